@@ -1,0 +1,210 @@
+//! The authorization vocabulary: permission strings, feature modules, workspace types and the
+//! built-in roles. Effective permissions are computed here and nowhere else.
+
+use std::collections::BTreeSet;
+
+/// Every permission a role can carry. A role's permissions are a subset of this list.
+pub const PERMISSIONS: &[&str] = &[
+    "org.update",
+    "members.read",
+    "members.manage",
+    "members.invite",
+    "roles.manage",
+    "modules.manage",
+    "audit.read",
+    "billing.manage",
+    "calendar.read",
+    "athletes.read",
+    "athletes.create",
+    "athletes.update",
+    "athletes.delete",
+    "footage.read",
+    "footage.upload",
+    "footage.delete",
+    "reviews.read",
+    "reviews.manage",
+    "training.read",
+    "training.manage",
+    "wearable.read",
+    "wearable.manage",
+    "competition.read",
+    "competition.manage",
+    "messaging.use",
+    "tv.manage",
+];
+
+/// Feature modules a workspace can switch off. A route of a disabled module answers 403
+/// `module_disabled`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Module {
+    Athletes,
+    Training,
+    Footage,
+    Reviews,
+    Wearable,
+    Competition,
+    Messaging,
+    Billing,
+    Tv,
+}
+
+impl Module {
+    pub const ALL: &'static [Module] = &[
+        Module::Athletes,
+        Module::Training,
+        Module::Footage,
+        Module::Reviews,
+        Module::Wearable,
+        Module::Competition,
+        Module::Messaging,
+        Module::Billing,
+        Module::Tv,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Module::Athletes => "athletes",
+            Module::Training => "training",
+            Module::Footage => "footage",
+            Module::Reviews => "reviews",
+            Module::Wearable => "wearable",
+            Module::Competition => "competition",
+            Module::Messaging => "messaging",
+            Module::Billing => "billing",
+            Module::Tv => "tv",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Module> {
+        Module::ALL.iter().copied().find(|m| m.key() == s)
+    }
+}
+
+/// Workspace types. The type sets defaults at creation (which modules start enabled); changing
+/// it later changes only the label and the defaults offered, never existing data or toggles.
+pub const ORG_TYPES: &[&str] = &["coach", "club", "school", "federation"];
+
+/// Modules disabled by default for a new workspace of `org_type`.
+pub fn default_disabled_modules(org_type: &str) -> Vec<&'static str> {
+    match org_type {
+        // A solo coach rarely runs TVs or a marketplace at first; they can switch them on.
+        "coach" => vec![Module::Tv.key()],
+        _ => vec![],
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltinRole {
+    pub key: &'static str,
+    pub name: &'static str,
+    pub permissions: fn() -> Vec<&'static str>,
+}
+
+fn all_permissions() -> Vec<&'static str> {
+    PERMISSIONS.to_vec()
+}
+
+fn admin_permissions() -> Vec<&'static str> {
+    // Everything but billing: who pays is the owner's call.
+    PERMISSIONS
+        .iter()
+        .copied()
+        .filter(|p| *p != "billing.manage")
+        .collect()
+}
+
+fn coach_permissions() -> Vec<&'static str> {
+    PERMISSIONS
+        .iter()
+        .copied()
+        .filter(|p| {
+            let area = p.split('.').next().unwrap_or("");
+            matches!(
+                area,
+                "athletes"
+                    | "footage"
+                    | "reviews"
+                    | "training"
+                    | "wearable"
+                    | "competition"
+                    | "messaging"
+                    | "calendar"
+                    | "tv"
+            ) || *p == "members.read"
+        })
+        .collect()
+}
+
+fn viewer_permissions() -> Vec<&'static str> {
+    PERMISSIONS
+        .iter()
+        .copied()
+        .filter(|p| p.ends_with(".read"))
+        .collect()
+}
+
+/// Roles every workspace gets; they cannot be deleted. `owner` also carries the right to
+/// transfer ownership and delete the workspace, which no permission string grants.
+pub const BUILTIN_ROLES: &[BuiltinRole] = &[
+    BuiltinRole {
+        key: "owner",
+        name: "Owner",
+        permissions: all_permissions,
+    },
+    BuiltinRole {
+        key: "admin",
+        name: "Admin",
+        permissions: admin_permissions,
+    },
+    BuiltinRole {
+        key: "coach",
+        name: "Coach",
+        permissions: coach_permissions,
+    },
+    BuiltinRole {
+        key: "viewer",
+        name: "Viewer",
+        permissions: viewer_permissions,
+    },
+];
+
+pub fn is_known_permission(p: &str) -> bool {
+    PERMISSIONS.contains(&p)
+}
+
+/// The caller's effective permissions in a workspace: the role's permissions, with the
+/// owner role always holding every permission (so a stale stored list cannot lock an owner out).
+pub fn effective_permissions(role_key: &str, role_permissions: &[String]) -> BTreeSet<String> {
+    if role_key == "owner" {
+        return PERMISSIONS.iter().map(|p| p.to_string()).collect();
+    }
+    role_permissions
+        .iter()
+        .filter(|p| is_known_permission(p))
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_roles_only_use_known_permissions() {
+        for r in BUILTIN_ROLES {
+            for p in (r.permissions)() {
+                assert!(is_known_permission(p), "{} has unknown {p}", r.key);
+            }
+        }
+    }
+
+    #[test]
+    fn viewer_cannot_create_athletes_and_coach_can() {
+        let viewer: Vec<String> = viewer_permissions().iter().map(|s| s.to_string()).collect();
+        let coach: Vec<String> = coach_permissions().iter().map(|s| s.to_string()).collect();
+        assert!(!effective_permissions("viewer", &viewer).contains("athletes.create"));
+        assert!(effective_permissions("coach", &coach).contains("athletes.create"));
+        assert!(!effective_permissions("coach", &coach).contains("roles.manage"));
+        assert!(effective_permissions("owner", &[]).contains("billing.manage"));
+    }
+}

@@ -1,0 +1,307 @@
+//! Configuration from environment variables. Every variable is documented in the README;
+//! a malformed value stops start-up with a message that names it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use url::Url;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub database_url: String,
+    pub bind_addr: SocketAddr,
+    pub data_dir: PathBuf,
+    pub public_base_url: Url,
+    pub cron_secret: Option<String>,
+    pub service_role_key: Option<String>,
+    /// Master secret for signing and encryption (SECRET_KEY, at least 32 bytes).
+    pub secret_key: Vec<u8>,
+    pub log_json: bool,
+    pub signup_mode_default: SignupMode,
+    pub request_timeout: Duration,
+    pub body_limit_bytes: usize,
+    /// Failed sign-ins allowed per email and per client address in `login_window`.
+    pub login_max_failures: u32,
+    pub login_window: Duration,
+    pub smtp: Option<SmtpConfig>,
+    pub mail_from: String,
+    pub reviewvideo: Option<OAuthProviderConfig>,
+    /// Run the job worker inside the api process (the embedded default on SQLite).
+    pub embedded_worker: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignupMode {
+    Open,
+    InviteLocked,
+    Waitlist,
+}
+
+impl SignupMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "open" => Some(SignupMode::Open),
+            "invite-locked" => Some(SignupMode::InviteLocked),
+            "waitlist" => Some(SignupMode::Waitlist),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignupMode::Open => "open",
+            SignupMode::InviteLocked => "invite-locked",
+            SignupMode::Waitlist => "waitlist",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SmtpConfig {
+    /// `smtp://host:port` (plain, for a local relay or tests), `smtp+starttls://…` or `smtps://…`,
+    /// with optional `user:password@`.
+    pub url: Url,
+}
+
+#[derive(Clone, Debug)]
+pub struct OAuthProviderConfig {
+    pub base_url: Url,
+    pub client_id: String,
+    pub client_secret: String,
+    pub scopes: String,
+    pub pkce: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration error in {var}: {message}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub message: String,
+}
+
+fn err(var: &'static str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        var,
+        message: message.into(),
+    }
+}
+
+impl Config {
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// Builds the configuration from any variable source (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let data_dir = PathBuf::from(get("DATA_DIR").unwrap_or_else(|| "./data".into()));
+        let database_url = get("DATABASE_URL")
+            .unwrap_or_else(|| format!("sqlite://{}/service.db", data_dir.display()));
+        if !(database_url.starts_with("sqlite:")
+            || database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://"))
+        {
+            return Err(err(
+                "DATABASE_URL",
+                "must start with sqlite: or postgres:// (e.g. sqlite://./data/service.db)",
+            ));
+        }
+        let bind_addr: SocketAddr = get("BIND_ADDR")
+            .unwrap_or_else(|| "127.0.0.1:8080".into())
+            .parse()
+            .map_err(|e| err("BIND_ADDR", format!("expected host:port ({e})")))?;
+        let public_base_url = match get("PUBLIC_BASE_URL") {
+            Some(v) => parse_url("PUBLIC_BASE_URL", &v)?,
+            None => Url::parse(&format!("http://{bind_addr}")).expect("socket address is a URL"),
+        };
+        let secret_key = match get("SECRET_KEY") {
+            Some(v) if v.len() >= 32 => v.into_bytes(),
+            Some(_) => return Err(err("SECRET_KEY", "must be at least 32 characters")),
+            None => Vec::new(), // filled by `ensure_secret_key` for the embedded default
+        };
+        let signup_mode_default = match get("SIGNUP_MODE") {
+            Some(v) => SignupMode::parse(&v).ok_or_else(|| {
+                err("SIGNUP_MODE", "must be one of open, invite-locked, waitlist")
+            })?,
+            None => SignupMode::Open,
+        };
+        let smtp = get("SMTP_URL")
+            .map(|v| {
+                let url = parse_url("SMTP_URL", &v)?;
+                match url.scheme() {
+                    "smtp" | "smtps" | "smtp+starttls" => Ok(SmtpConfig { url }),
+                    _ => Err(err("SMTP_URL", "scheme must be smtp, smtp+starttls or smtps")),
+                }
+            })
+            .transpose()?;
+        let reviewvideo = match get("REVIEWVIDEO_BASE_URL") {
+            None => None,
+            Some(base) => Some(OAuthProviderConfig {
+                base_url: parse_url("REVIEWVIDEO_BASE_URL", &base)?,
+                client_id: get("REVIEWVIDEO_CLIENT_ID").ok_or_else(|| {
+                    err("REVIEWVIDEO_CLIENT_ID", "required when REVIEWVIDEO_BASE_URL is set")
+                })?,
+                client_secret: get("REVIEWVIDEO_CLIENT_SECRET").ok_or_else(|| {
+                    err("REVIEWVIDEO_CLIENT_SECRET", "required when REVIEWVIDEO_BASE_URL is set")
+                })?,
+                scopes: get("REVIEWVIDEO_SCOPES")
+                    .unwrap_or_else(|| "public private video_files".into()),
+                pkce: parse_bool("REVIEWVIDEO_PKCE", get("REVIEWVIDEO_PKCE"), false)?,
+            }),
+        };
+        let embedded_default = database_url.starts_with("sqlite:");
+        Ok(Config {
+            bind_addr,
+            public_base_url,
+            cron_secret: get("CRON_SECRET"),
+            service_role_key: get("SERVICE_ROLE_KEY"),
+            secret_key,
+            log_json: match get("LOG_FORMAT").as_deref() {
+                None | Some("text") => false,
+                Some("json") => true,
+                Some(_) => return Err(err("LOG_FORMAT", "must be text or json")),
+            },
+            signup_mode_default,
+            request_timeout: Duration::from_secs(parse_num(
+                "REQUEST_TIMEOUT_SECS",
+                get("REQUEST_TIMEOUT_SECS"),
+                30,
+            )?),
+            body_limit_bytes: parse_num("BODY_LIMIT_BYTES", get("BODY_LIMIT_BYTES"), 1 << 20)?
+                as usize,
+            login_max_failures: parse_num("LOGIN_MAX_FAILURES", get("LOGIN_MAX_FAILURES"), 10)?
+                as u32,
+            login_window: Duration::from_secs(parse_num(
+                "LOGIN_WINDOW_SECS",
+                get("LOGIN_WINDOW_SECS"),
+                900,
+            )?),
+            smtp,
+            mail_from: get("MAIL_FROM").unwrap_or_else(|| "Surf Coach <no-reply@localhost>".into()),
+            reviewvideo,
+            embedded_worker: parse_bool(
+                "EMBEDDED_WORKER",
+                get("EMBEDDED_WORKER"),
+                embedded_default,
+            )?,
+            database_url,
+            data_dir,
+        })
+    }
+
+    /// The embedded default needs no set-up: without SECRET_KEY, a random key is generated once
+    /// and kept in `DATA_DIR/secret.key` (mode 0600) so sessions survive restarts.
+    pub fn ensure_secret_key(&mut self) -> std::io::Result<()> {
+        if !self.secret_key.is_empty() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.data_dir)?;
+        let path = self.data_dir.join("secret.key");
+        match std::fs::read(&path) {
+            Ok(k) if k.len() >= 32 => self.secret_key = k,
+            _ => {
+                let k = hex::encode(crate::crypto::random_bytes(32)).into_bytes();
+                write_private(&path, &k)?;
+                self.secret_key = k;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn cookies_secure(&self) -> bool {
+        self.public_base_url.scheme() == "https"
+    }
+
+    /// An absolute URL on this service for `path` (which starts with `/`).
+    pub fn public_url(&self, path: &str) -> String {
+        let base = self.public_base_url.as_str().trim_end_matches('/');
+        format!("{base}{path}")
+    }
+}
+
+#[cfg(unix)]
+fn write_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(data)
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    std::fs::write(path, data)
+}
+
+fn parse_url(var: &'static str, v: &str) -> Result<Url, ConfigError> {
+    let u = Url::parse(v).map_err(|e| err(var, format!("not a URL ({e})")))?;
+    if u.cannot_be_a_base() || u.host_str().is_none() {
+        return Err(err(var, "must be an absolute URL with a host"));
+    }
+    Ok(u)
+}
+
+fn parse_bool(var: &'static str, v: Option<String>, default: bool) -> Result<bool, ConfigError> {
+    match v.as_deref() {
+        None => Ok(default),
+        Some("1" | "true" | "yes" | "on") => Ok(true),
+        Some("0" | "false" | "no" | "off") => Ok(false),
+        Some(_) => Err(err(var, "must be true or false")),
+    }
+}
+
+fn parse_num(var: &'static str, v: Option<String>, default: u64) -> Result<u64, ConfigError> {
+    match v {
+        None => Ok(default),
+        Some(s) => s
+            .parse()
+            .map_err(|_| err(var, "must be a non-negative whole number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let m: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_are_the_embedded_service() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.database_url, "sqlite://./data/service.db");
+        assert_eq!(c.bind_addr.to_string(), "127.0.0.1:8080");
+        assert!(c.embedded_worker);
+        assert_eq!(c.signup_mode_default, SignupMode::Open);
+        assert!(c.reviewvideo.is_none());
+    }
+
+    #[test]
+    fn malformed_values_name_the_variable() {
+        for (var, val) in [
+            ("BIND_ADDR", "nonsense"),
+            ("DATABASE_URL", "mysql://x"),
+            ("PUBLIC_BASE_URL", "not a url"),
+            ("SECRET_KEY", "short"),
+            ("SIGNUP_MODE", "closed"),
+            ("LOG_FORMAT", "xml"),
+            ("REQUEST_TIMEOUT_SECS", "-3"),
+            ("SMTP_URL", "http://mail"),
+        ] {
+            let e = cfg(&[(var, val)]).unwrap_err();
+            assert_eq!(e.var, var, "{e}");
+            assert!(e.to_string().contains(var));
+        }
+        let e = cfg(&[("REVIEWVIDEO_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
+        assert_eq!(e.var, "REVIEWVIDEO_CLIENT_ID");
+    }
+}

@@ -1,0 +1,53 @@
+//! Migrations are embedded in the binaries, one folder per dialect under `migrations/`,
+//! numbered identically so both databases always have the same schema version.
+
+use super::Db;
+use sqlx::SqlSafeStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+
+macro_rules! migration_set {
+    ($dir:literal: $($version:literal $name:literal),* $(,)?) => {
+        vec![$(
+            Migration::new(
+                $version,
+                $name.into(),
+                MigrationType::Simple,
+                include_str!(concat!("../../../migrations/", $dir, "/", stringify!($version), "_", $name, ".sql")).into_sql_str(),
+                false,
+            ),
+        )*]
+    };
+}
+
+fn sqlite() -> Vec<Migration> {
+    migration_set!("sqlite": 1 "foundation")
+}
+
+fn postgres() -> Vec<Migration> {
+    migration_set!("postgres": 1 "foundation")
+}
+
+pub(super) async fn run(db: &Db, locking: bool) -> Result<(), sqlx::migrate::MigrateError> {
+    match db {
+        Db::Sqlite(pool) => {
+            let mut m = Migrator::with_migrations(sqlite());
+            m.set_locking(locking);
+            m.run(pool).await
+        }
+        Db::Pg(pool) => {
+            let mut m = Migrator::with_migrations(postgres());
+            m.set_locking(locking);
+            m.run(pool).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn both_dialects_have_the_same_versions() {
+        let a: Vec<i64> = super::sqlite().iter().map(|m| m.version).collect();
+        let b: Vec<i64> = super::postgres().iter().map(|m| m.version).collect();
+        assert_eq!(a, b);
+    }
+}

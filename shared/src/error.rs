@@ -1,0 +1,255 @@
+//! The one error type of the service and its JSON shape.
+//!
+//! Every failure leaves the api as `{"error": {"code", "message", "details"?}}` with a stable,
+//! snake_case `code` (the list lives in ARCHITECTURE.md, "Error codes"). Internal errors are
+//! logged with their cause and answered with a generic message: no SQL or stack in a response.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+#[derive(Debug)]
+pub struct Error {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+    pub retry_after_secs: Option<u64>,
+    /// The underlying cause of a 5xx, logged but never sent.
+    pub source: Option<anyhow::Error>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One invalid field of a request body or query.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Error {
+            status,
+            code,
+            message: message.into(),
+            details: None,
+            retry_after_secs: None,
+            source: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 400 `validation_failed` with per-field details.
+    pub fn validation(fields: Vec<FieldError>) -> Self {
+        let summary = fields
+            .iter()
+            .map(|f| format!("{}: {}", f.field, f.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Self::bad_request("validation_failed", summary).with_details(json!({ "fields": fields }))
+    }
+
+    pub fn field(field: &str, code: &'static str, message: impl Into<String>) -> Self {
+        Self::validation(vec![FieldError {
+            field: field.to_string(),
+            code,
+            message: message.into(),
+        }])
+    }
+
+    pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, code, message)
+    }
+
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, code, message)
+    }
+
+    /// 404 for a row that is absent or belongs to another workspace: the two are
+    /// indistinguishable on purpose.
+    pub fn not_found(what: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, code, message)
+    }
+
+    pub fn too_many_requests(retry_after_secs: u64) -> Self {
+        let mut e = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("too many requests; retry after {retry_after_secs} s"),
+        );
+        e.retry_after_secs = Some(retry_after_secs.max(1));
+        e
+    }
+
+    pub fn provider_not_configured(provider: &str) -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "provider_not_configured",
+            format!("the {provider} provider is not configured on this server"),
+        )
+    }
+
+    pub fn provider_failed(provider: &str, message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_GATEWAY,
+            "provider_failed",
+            format!("{provider}: {}", message.into()),
+        )
+    }
+
+    pub fn internal(source: impl Into<anyhow::Error>) -> Self {
+        let mut e = Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error; the request id identifies it in the logs",
+        );
+        e.source = Some(source.into());
+        e
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)?;
+        if let Some(s) = &self.source {
+            write!(f, " ({s:#})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::PoolTimedOut => {
+                let mut err = Error::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "the database is busy; retry shortly",
+                );
+                err.retry_after_secs = Some(1);
+                err.source = Some(e.into());
+                err
+            }
+            other => Error::internal(other),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Self {
+        match e.downcast::<Error>() {
+            Ok(err) => err,
+            Err(other) => Error::internal(other),
+        }
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            tracing::error!(status = self.status.as_u16(), code = self.code, error = %self, "request failed");
+        }
+        let mut body = json!({ "error": { "code": self.code, "message": self.message } });
+        if let Some(d) = self.details {
+            body["error"]["details"] = d;
+        }
+        let mut resp = (self.status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after_secs {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp
+    }
+}
+
+/// Collects field errors so a request reports every invalid field at once.
+#[derive(Default, Debug)]
+pub struct Validator {
+    errors: Vec<FieldError>,
+}
+
+impl Validator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, field: &str, code: &'static str, message: impl Into<String>) {
+        self.errors.push(FieldError {
+            field: field.to_string(),
+            code,
+            message: message.into(),
+        });
+    }
+
+    /// A trimmed, non-empty string of at most `max` characters.
+    pub fn text(&mut self, field: &str, value: &str, max: usize) -> String {
+        let v = value.trim();
+        if v.is_empty() {
+            self.add(field, "required", "must not be empty");
+        } else if v.chars().count() > max {
+            self.add(field, "too_long", format!("must be at most {max} characters"));
+        }
+        v.to_string()
+    }
+
+    /// A plausible email address, lower-cased. Deliverability is proven by the verification mail.
+    pub fn email(&mut self, field: &str, value: &str) -> String {
+        let v = value.trim().to_lowercase();
+        let ok = v.len() <= 254
+            && v.split_once('@').is_some_and(|(local, domain)| {
+                !local.is_empty()
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+                    && !v.contains(char::is_whitespace)
+                    && v.matches('@').count() == 1
+            });
+        if !ok {
+            self.add(field, "invalid_email", "must be an email address");
+        }
+        v
+    }
+
+    /// Password policy: 10 to 200 characters (NIST 800-63B favours length over composition rules).
+    pub fn password(&mut self, field: &str, value: &str) {
+        let n = value.chars().count();
+        if n < 10 {
+            self.add(field, "too_short", "must be at least 10 characters");
+        } else if n > 200 {
+            self.add(field, "too_long", "must be at most 200 characters");
+        }
+    }
+
+    pub fn check(&mut self, ok: bool, field: &str, code: &'static str, message: &str) {
+        if !ok {
+            self.add(field, code, message);
+        }
+    }
+
+    pub fn finish(self) -> Result<()> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::validation(self.errors))
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Code shared by the `api` and `worker` binaries: configuration, the database layer and its
+//! queries, the error type, auth primitives, mail and provider adapters.
+
+pub mod authz;
+pub mod config;
+pub mod crypto;
+pub mod db;
+pub mod error;
+pub mod mail;
+pub mod providers;
+pub mod repo;
+
+pub use error::{Error, Result};

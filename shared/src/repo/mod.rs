@@ -1,0 +1,13 @@
+//! Queries, one module per table family. Each function takes `&mut impl Executor`, so the
+//! caller chooses a pooled connection or a transaction; the SQL is written once for both
+//! databases (see `db`).
+
+pub mod audit;
+pub mod auth_tokens;
+pub mod oauth;
+pub mod orgs;
+pub mod ratelimit;
+pub mod settings;
+pub mod signup_invites;
+pub mod users;
+pub mod waitlist;

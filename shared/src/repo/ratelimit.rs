@@ -1,0 +1,54 @@
+//! Fixed-window rate limiting kept in the database, so every api process shares one count.
+
+use crate::db::{Executor, Ts};
+use crate::{execute, sql};
+use chrono::Duration;
+
+/// Counts one event against `key`; `Err(retry_after_secs)` once the window holds more than `max`.
+pub async fn hit(
+    x: &mut impl Executor,
+    key: &str,
+    max: u32,
+    window: Duration,
+) -> Result<Result<(), u64>, sqlx::Error> {
+    let now = Ts::now();
+    let (count, start): (i64, Ts) = sql!(x, c => sqlx::query_as(
+        "INSERT INTO rate_limits (key, window_start, count) VALUES ($1, $2, 1)
+         ON CONFLICT (key) DO UPDATE SET
+            count = CASE WHEN rate_limits.window_start <= $3 THEN 1 ELSE rate_limits.count + 1 END,
+            window_start = CASE WHEN rate_limits.window_start <= $3 THEN $2 ELSE rate_limits.window_start END
+         RETURNING count, window_start")
+        .bind(key).bind(now).bind(now.minus(window)).fetch_one(&mut *c).await)?;
+    Ok(verdict(count, max, start, window, now))
+}
+
+/// Checks `key` without counting; used where only failures count (sign-in).
+pub async fn peek(
+    x: &mut impl Executor,
+    key: &str,
+    max: u32,
+    window: Duration,
+) -> Result<Result<(), u64>, sqlx::Error> {
+    let now = Ts::now();
+    let row: Option<(i64, Ts)> = sql!(x, c => sqlx::query_as(
+        "SELECT count, window_start FROM rate_limits WHERE key = $1 AND window_start > $2")
+        .bind(key).bind(now.minus(window)).fetch_optional(&mut *c).await)?;
+    Ok(match row {
+        Some((count, start)) => verdict(count + 1, max, start, window, now),
+        None => Ok(()),
+    })
+}
+
+pub async fn clear(x: &mut impl Executor, key: &str) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query("DELETE FROM rate_limits WHERE key = $1").bind(key))?;
+    Ok(())
+}
+
+fn verdict(count: i64, max: u32, start: Ts, window: Duration, now: Ts) -> Result<(), u64> {
+    if count <= max as i64 {
+        Ok(())
+    } else {
+        let reset = start.plus(window);
+        Err((reset.0 - now.0).num_seconds().max(1) as u64)
+    }
+}

@@ -1,0 +1,13 @@
+//! Fake provider servers and sinks on loopback ports, shared by every area's integration tests.
+//!
+//! Integration tests build the app in-process and point its provider adapters at these fakes
+//! instead of the real services, so the tests run offline, deterministically and in parallel
+//! (every fake binds `127.0.0.1:0` and so gets its own port). Each fake records what it received
+//! so that a test can assert on the exact traffic the app produced.
+//!
+//! - [`smtp::SmtpSink`]: an SMTP server that accepts and stores every message (outgoing mail).
+//! - [`reviewvideo::FakeReviewVideo`]: an OAuth 2.0 authorization server in the style of the
+//!   video-review provider (authorize + token endpoints, PKCE, HTTP Basic client auth).
+
+pub mod reviewvideo;
+pub mod smtp;
