@@ -1,1 +1,58 @@
-fn main(){}
+//! `api`: serves the HTTP API (and, on the embedded default, runs jobs in-process).
+//! `api migrate`: applies database migrations and exits (the Procfile's release step).
+
+use api::{app, serve, state::AppState};
+use std::net::SocketAddr;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cfg = serve::load_config();
+    serve::init_tracing(cfg.log_json);
+    let db = serve::connect(&cfg).await?;
+    let cmd = std::env::args().nth(1);
+    match cmd.as_deref() {
+        Some("migrate") => {
+            db.migrate().await?;
+            tracing::info!("migrations applied");
+            return Ok(());
+        }
+        None | Some("serve") => {}
+        Some(other) => {
+            eprintln!("unknown command {other:?}; usage: api [serve|migrate]");
+            std::process::exit(2);
+        }
+    }
+    db.migrate().await?;
+    let bind = cfg.bind_addr;
+    let state = AppState::new(cfg, db.clone())?;
+    let router = app::build(state);
+    let listener = tokio::net::TcpListener::bind(bind).await?;
+    tracing::info!(%bind, "api listening");
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
+    db.close().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,75 @@
+//! Assembles the service: the registry's router plus the cross-cutting layers (request id,
+//! tracing, timeout, body limit, panic guard) and JSON answers for unknown routes and methods.
+
+use crate::routes;
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderName, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use shared::Error;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+pub fn build(state: AppState) -> Router {
+    let registry = routes::registry();
+    registry
+        .router(&state)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), timeout))
+        .layer(DefaultBodyLimit::max(state.cfg.body_limit_bytes))
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(
+                    TraceLayer::new_for_http().make_span_with(|req: &Request| {
+                        let id = req
+                            .extensions()
+                            .get::<RequestId>()
+                            .and_then(|r| r.header_value().to_str().ok())
+                            .unwrap_or("-");
+                        tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+                    }),
+                )
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+                .layer(CatchPanicLayer::custom(|_| {
+                    Error::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")
+                        .into_response()
+                })),
+        )
+        .with_state(state)
+}
+
+async fn not_found() -> Error {
+    Error::new(StatusCode::NOT_FOUND, "route_not_found", "no such route")
+}
+
+async fn method_not_allowed() -> Error {
+    Error::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not accept that method",
+    )
+}
+
+/// Bounds every request's handling time; answers JSON 503 `timeout` past it.
+async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    match tokio::time::timeout(state.cfg.request_timeout, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => {
+            let mut e = Error::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                "the request took too long",
+            );
+            e.retry_after_secs = Some(1);
+            e.into_response()
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per area of the interface. Each handler validates, does its work through
+//! `shared::repo` queries (in one transaction when it writes more than one row) and returns a
+//! typed JSON response.
+
+pub mod accounts;
+pub mod orgs;
+pub mod reviewvideo;
+pub mod system;

@@ -1,0 +1,235 @@
+//! Workspaces: list, create, read, update (including a change of type), members list.
+//! Types: coach, club, school, federation. The type picks defaults at creation (which modules
+//! start switched on); changing it later relabels the workspace and touches nothing else.
+
+use super::accounts::MembershipView;
+use crate::auth::{Caller, Ws};
+use crate::http::extract::Body;
+use crate::http::pagination::{Page, Paged};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use shared::authz::{Module, ORG_TYPES};
+use shared::db::{Id, Ts};
+use shared::error::Validator;
+use shared::repo::{audit, orgs};
+use shared::{Error, Result};
+use utoipa::ToSchema;
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrgView {
+    pub id: Id,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub org_type: String,
+    pub plan: String,
+    pub country: Option<String>,
+    /// Every module with whether it is switched on.
+    pub modules: std::collections::BTreeMap<String, bool>,
+    /// The caller's role here.
+    pub role: String,
+    pub created_at: Ts,
+}
+
+fn view(o: &orgs::Org, role: &str) -> OrgView {
+    OrgView {
+        id: o.id,
+        name: o.name.clone(),
+        org_type: o.org_type.clone(),
+        plan: o.plan.clone(),
+        country: o.country.clone(),
+        modules: Module::ALL
+            .iter()
+            .map(|m| {
+                (
+                    m.key().to_string(),
+                    !o.disabled_modules.0.iter().any(|d| d == m.key()),
+                )
+            })
+            .collect(),
+        role: role.to_string(),
+        created_at: o.created_at,
+    }
+}
+
+/// The caller's workspaces.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<axum::Json<Vec<MembershipView>>> {
+    let mut c = state.db.acquire().await?;
+    let ms = orgs::memberships_of(&mut c, caller.user.id).await?;
+    Ok(axum::Json(ms.iter().map(MembershipView::from).collect()))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateOrg {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub org_type: Option<String>,
+}
+
+const MAX_OWNED_WORKSPACES: i64 = 20;
+
+/// Creates another workspace with the caller as owner.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(req): Body<CreateOrg>,
+) -> Result<(StatusCode, axum::Json<OrgView>)> {
+    let mut v = Validator::new();
+    let name = v.text("name", &req.name, 100);
+    let org_type = req.org_type.as_deref().unwrap_or("coach");
+    v.check(
+        ORG_TYPES.contains(&org_type),
+        "type",
+        "invalid_choice",
+        "must be one of coach, club, school, federation",
+    );
+    v.finish()?;
+    let mut tx = state.db.begin().await?;
+    let owned = orgs::memberships_of(&mut tx, caller.user.id)
+        .await?
+        .iter()
+        .filter(|m| m.role_key == "owner")
+        .count() as i64;
+    if owned >= MAX_OWNED_WORKSPACES {
+        return Err(Error::conflict(
+            "workspace_limit",
+            format!("one account can own at most {MAX_OWNED_WORKSPACES} workspaces"),
+        ));
+    }
+    let org = orgs::create_with_owner(&mut tx, &name, org_type, caller.user.id).await?;
+    audit::record(
+        &mut tx,
+        audit::Entry {
+            org_id: Some(org.id),
+            actor: Some(caller.user.id),
+            impersonator: None,
+            action: "org.created",
+            target_type: "org",
+            target_id: Some(org.id.to_string()),
+            data: json!({ "type": org_type }),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, axum::Json(view(&org, "owner"))))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    ws: Ws,
+) -> Result<axum::Json<OrgView>> {
+    let mut c = state.db.acquire().await?;
+    let org = orgs::by_id(&mut c, ws.org_id)
+        .await?
+        .ok_or_else(|| Error::not_found("workspace"))?;
+    Ok(axum::Json(view(&org, &ws.role_key)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateOrg {
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub org_type: Option<String>,
+    /// ISO 3166-1 alpha-2 country code, e.g. "PT"; decides the age-gate threshold for minors.
+    pub country: Option<String>,
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Body(req): Body<UpdateOrg>,
+) -> Result<axum::Json<OrgView>> {
+    let mut v = Validator::new();
+    let name = req.name.as_deref().map(|n| v.text("name", n, 100));
+    if let Some(t) = &req.org_type {
+        v.check(
+            ORG_TYPES.contains(&t.as_str()),
+            "type",
+            "invalid_choice",
+            "must be one of coach, club, school, federation",
+        );
+    }
+    let country = req.country.as_deref().map(|c| c.trim().to_ascii_uppercase());
+    if let Some(c) = &country {
+        v.check(
+            c.len() == 2 && c.chars().all(|ch| ch.is_ascii_alphabetic()),
+            "country",
+            "invalid_country",
+            "must be a two-letter ISO 3166-1 code",
+        );
+    }
+    v.finish()?;
+    let mut tx = state.db.begin().await?;
+    let mut org = orgs::by_id(&mut tx, ws.org_id)
+        .await?
+        .ok_or_else(|| Error::not_found("workspace"))?;
+    let before = json!({ "name": org.name, "type": org.org_type, "country": org.country });
+    if let Some(n) = name {
+        org.name = n;
+    }
+    if let Some(t) = req.org_type {
+        org.org_type = t;
+    }
+    if country.is_some() {
+        org.country = country;
+    }
+    orgs::update(&mut tx, &org).await?;
+    audit::record(
+        &mut tx,
+        audit::Entry {
+            org_id: Some(org.id),
+            actor: Some(caller.user.id),
+            impersonator: None,
+            action: "org.updated",
+            target_type: "org",
+            target_id: Some(org.id.to_string()),
+            data: json!({ "before": before, "after": { "name": org.name, "type": org.org_type, "country": org.country } }),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::Json(view(&org, &ws.role_key)))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberView {
+    pub member_id: Id,
+    pub user_id: Id,
+    pub email: String,
+    pub name: String,
+    pub role: String,
+    pub joined_at: Ts,
+}
+
+pub async fn members(
+    State(state): State<AppState>,
+    ws: Ws,
+    page: Page,
+) -> Result<axum::Json<Paged<MemberView>>> {
+    let mut c = state.db.acquire().await?;
+    let rows = orgs::list_members(&mut c, ws.org_id, page.fetch_limit(), page.offset).await?;
+    Ok(axum::Json(
+        page.wrap(
+            rows.into_iter()
+                .map(|r| MemberView {
+                    member_id: r.member_id,
+                    user_id: r.user_id,
+                    email: r.email,
+                    name: r.name,
+                    role: r.role_key,
+                    joined_at: r.joined_at,
+                })
+                .collect(),
+        ),
+    ))
+}

@@ -1,0 +1,54 @@
+//! Health, wall clock and the OpenAPI document.
+
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use shared::db::Ts;
+use utoipa::ToSchema;
+
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    /// ok or degraded
+    pub status: &'static str,
+    pub database: &'static str,
+    pub version: &'static str,
+}
+
+/// 200 when the database answers, 503 otherwise (load balancers take the instance out).
+pub async fn health(State(state): State<AppState>) -> (StatusCode, axum::Json<Health>) {
+    let db_ok = tokio::time::timeout(std::time::Duration::from_secs(2), state.db.ping())
+        .await
+        .is_ok_and(|r| r.is_ok());
+    let status = if db_ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (
+        status,
+        axum::Json(Health {
+            status: if db_ok { "ok" } else { "degraded" },
+            database: if db_ok { "ok" } else { "unreachable" },
+            version: env!("CARGO_PKG_VERSION"),
+        }),
+    )
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTime {
+    /// RFC 3339 UTC with milliseconds.
+    pub now: String,
+    pub unix_ms: i64,
+}
+
+/// The server's wall clock, for clients measuring their clock offset (NTP-style: they note
+/// send and receive times around this call).
+pub async fn time() -> axum::Json<ServerTime> {
+    let now = Ts::now();
+    axum::Json(ServerTime {
+        now: now.to_rfc3339(),
+        unix_ms: now.unix_millis(),
+    })
+}
+
+pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
+    axum::Json(crate::routes::registry().openapi())
+}

@@ -1,0 +1,214 @@
+//! The middleware every route runs through, configured with the route's policy.
+
+use super::{Auth, Caller, Via, Ws, WsFrom};
+use crate::http::cookies;
+use crate::state::AppState;
+use axum::extract::{FromRequestParts, RawPathParams, Request, State};
+use axum::http::{HeaderMap, Method, header, request::Parts};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use shared::Error;
+use shared::authz::effective_permissions;
+use shared::crypto::constant_time_eq;
+use shared::db::{Id, Ts};
+use shared::repo::{auth_tokens, orgs, users};
+
+/// The guard's configuration for one route.
+#[derive(Clone)]
+pub struct Guard {
+    pub app: AppState,
+    pub auth: Auth,
+    /// `/api/mobile/*` twins accept bearer tokens only.
+    pub bearer_only: bool,
+}
+
+pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
+    let (mut parts, body) = req.into_parts();
+    match authorize(&g, &mut parts).await {
+        Ok(()) => next.run(Request::from_parts(parts, body)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn authorize(g: &Guard, parts: &mut Parts) -> Result<(), Error> {
+    match g.auth {
+        Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) => Ok(()),
+        Auth::Service => shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()),
+        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_deref()),
+        Auth::User => {
+            let caller = resolve_caller(g, parts).await?;
+            parts.extensions.insert(caller);
+            Ok(())
+        }
+        Auth::Admin => {
+            let caller = resolve_caller(g, parts).await?;
+            if !caller.user.is_platform_admin {
+                return Err(Error::forbidden(
+                    "admin_required",
+                    "this needs a platform administrator",
+                ));
+            }
+            parts.extensions.insert(caller);
+            Ok(())
+        }
+        Auth::Member { perm, module, from } => {
+            let caller = resolve_caller(g, parts).await?;
+            let org_id = match from {
+                WsFrom::Path => Some(path_org_id(parts).await?),
+                WsFrom::Selected => selected_org(&parts.headers)?,
+            };
+            let ws = resolve_workspace(g, &caller, org_id).await?;
+            if let Some(m) = module
+                && ws.disabled_modules.iter().any(|d| d == m.key())
+            {
+                return Err(Error::forbidden(
+                    "module_disabled",
+                    format!("the {} module is switched off in this workspace", m.key()),
+                ));
+            }
+            if let Some(p) = perm {
+                ws.require(p)?;
+            }
+            parts.extensions.insert(caller);
+            parts.extensions.insert(ws);
+            Ok(())
+        }
+    }
+}
+
+/// `Authorization: Bearer <secret>` compared in constant time with a configured secret. An
+/// unset secret refuses everyone.
+fn shared_secret(headers: &HeaderMap, expected: Option<&str>) -> Result<(), Error> {
+    let given = bearer(headers)
+        .ok_or_else(|| Error::unauthorized("unauthenticated", "missing bearer credentials"))?;
+    match expected {
+        Some(secret) if constant_time_eq(given.as_bytes(), secret.as_bytes()) => Ok(()),
+        _ => Err(Error::unauthorized(
+            "invalid_token",
+            "the bearer credentials are not valid",
+        )),
+    }
+}
+
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
+    let mut conn = g.app.db.acquire().await?;
+    let invalid = || Error::unauthorized("invalid_token", "the credentials are not valid or have expired");
+    if let Some(token) = bearer(&parts.headers) {
+        let t = auth_tokens::token_by_secret(&mut conn, token)
+            .await?
+            .filter(|t| t.kind == "access" && t.revoked_at.is_none() && t.expires_at > Ts::now())
+            .ok_or_else(invalid)?;
+        let user = users::by_id(&mut conn, t.user_id).await?.ok_or_else(invalid)?;
+        return Ok(Caller {
+            user,
+            via: Via::Bearer {
+                family_id: t.family_id,
+            },
+        });
+    }
+    if g.bearer_only {
+        return Err(Error::unauthorized(
+            "unauthenticated",
+            "this route needs Authorization: Bearer <access token>",
+        ));
+    }
+    let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
+        return Err(Error::unauthorized("unauthenticated", "sign in first"));
+    };
+    let session = auth_tokens::session_by_token(&mut conn, &token)
+        .await?
+        .ok_or_else(invalid)?;
+    if !is_safe(&parts.method) {
+        let expected = g.app.keys.sign("csrf", token.as_bytes());
+        let given = parts
+            .headers
+            .get(cookies::CSRF_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !constant_time_eq(expected.as_bytes(), given.as_bytes()) {
+            return Err(Error::forbidden(
+                "csrf_failed",
+                "cookie-authenticated writes need the X-CSRF-Token header (the sc_csrf cookie's value)",
+            ));
+        }
+    }
+    let user = users::by_id(&mut conn, session.user_id)
+        .await?
+        .ok_or_else(invalid)?;
+    Ok(Caller {
+        user,
+        via: Via::Session {
+            session_id: session.id,
+        },
+    })
+}
+
+fn is_safe(m: &Method) -> bool {
+    matches!(*m, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+fn selected_org(headers: &HeaderMap) -> Result<Option<Id>, Error> {
+    match headers.get("x-workspace-id") {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map(Some)
+            .ok_or_else(|| {
+                Error::bad_request("invalid_workspace_header", "X-Workspace-Id must be a UUID")
+            }),
+    }
+}
+
+async fn path_org_id(parts: &mut Parts) -> Result<Id, Error> {
+    let params = RawPathParams::from_request_parts(parts, &())
+        .await
+        .map_err(|_| Error::not_found("workspace"))?;
+    params
+        .iter()
+        .find(|(k, _)| *k == "id")
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or_else(|| Error::not_found("workspace"))
+}
+
+/// The caller's membership of `org` (or of their default workspace). Not being a member is
+/// indistinguishable from the workspace not existing: 404.
+async fn resolve_workspace(g: &Guard, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
+    let mut conn = g.app.db.acquire().await?;
+    let m = match org {
+        Some(org) => orgs::membership(&mut conn, caller.user.id, org)
+            .await?
+            .ok_or_else(|| Error::not_found("workspace"))?,
+        None => {
+            let all = orgs::memberships_of(&mut conn, caller.user.id).await?;
+            let default = caller.user.default_org_id;
+            let pick = all
+                .iter()
+                .position(|m| Some(m.org_id) == default)
+                .unwrap_or(0);
+            all.into_iter().nth(pick).ok_or_else(|| {
+                Error::conflict(
+                    "no_workspace",
+                    "you belong to no workspace yet; POST /api/auth/ensure-org creates one",
+                )
+            })?
+        }
+    };
+    Ok(Ws {
+        org_id: m.org_id,
+        member_id: m.member_id,
+        permissions: effective_permissions(&m.role_key, &m.permissions.0),
+        role_key: m.role_key,
+        disabled_modules: m.disabled_modules.0,
+    })
+}

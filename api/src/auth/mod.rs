@@ -1,0 +1,198 @@
+//! Who is calling, and may they? One place resolves the caller for every route, from the auth
+//! policy the route registry gives it (see `registry.rs`):
+//!
+//! - web: `sc_session` cookie (+ `X-CSRF-Token` on writes), phone: `Authorization: Bearer sca_…`;
+//! - service role and cron: `Authorization: Bearer <SERVICE_ROLE_KEY | CRON_SECRET>`;
+//! - public, token and webhook routes pass through; their handler checks the token or signature.
+//!
+//! Workspace-scoped policies also resolve the workspace (path `{id}`, else the
+//! `X-Workspace-Id` header, else the user's default) and check module and permission.
+
+mod guard;
+
+pub use guard::{Guard, bearer, guard};
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use shared::Error;
+use shared::authz::Module;
+use shared::db::Id;
+use shared::repo::users::User;
+use std::collections::BTreeSet;
+
+/// Where a workspace-scoped route takes its workspace from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WsFrom {
+    /// The `X-Workspace-Id` header, else the user's default workspace.
+    Selected,
+    /// The route's `{id}` path parameter (routes under `/api/orgs/{id}`).
+    Path,
+}
+
+/// A route's auth policy. Every route has exactly one.
+#[derive(Clone, Copy, Debug)]
+pub enum Auth {
+    /// No credentials. The text says why that is safe.
+    Public(&'static str),
+    /// A token in the path, query or body is the credential; the handler checks it and answers
+    /// 401 when it is missing or bad. The text names the token.
+    Token(&'static str),
+    /// A provider's signature over the body; the handler verifies it. The text names the scheme.
+    Webhook(&'static str),
+    /// Any signed-in user (cookie or bearer).
+    User,
+    /// A signed-in member of a workspace, with a permission (none: any member) and module.
+    Member {
+        perm: Option<&'static str>,
+        module: Option<Module>,
+        from: WsFrom,
+    },
+    /// A platform administrator.
+    Admin,
+    /// The internal service-role key.
+    Service,
+    /// The cron secret.
+    Cron,
+}
+
+impl Auth {
+    pub const fn member(perm: &'static str) -> Auth {
+        Auth::Member {
+            perm: Some(perm),
+            module: None,
+            from: WsFrom::Selected,
+        }
+    }
+    pub const fn any_member() -> Auth {
+        Auth::Member {
+            perm: None,
+            module: None,
+            from: WsFrom::Selected,
+        }
+    }
+    pub const fn org(perm: Option<&'static str>) -> Auth {
+        Auth::Member {
+            perm,
+            module: None,
+            from: WsFrom::Path,
+        }
+    }
+    pub const fn in_module(self, m: Module) -> Auth {
+        match self {
+            Auth::Member { perm, from, .. } => Auth::Member {
+                perm,
+                module: Some(m),
+                from,
+            },
+            other => other,
+        }
+    }
+
+    /// Routes that need no credentials from the guard (their handler may check a token).
+    pub fn is_open(&self) -> bool {
+        matches!(self, Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_))
+    }
+
+    /// The short label used in the OpenAPI document and the README's route table.
+    pub fn label(&self) -> String {
+        match self {
+            Auth::Public(_) => "public".into(),
+            Auth::Token(_) => "token".into(),
+            Auth::Webhook(_) => "webhook".into(),
+            Auth::User => "session".into(),
+            Auth::Member { perm, module, .. } => {
+                let mut s = "session".to_string();
+                if let Some(p) = perm {
+                    s.push_str(&format!(" + {p}"));
+                }
+                if let Some(m) = module {
+                    s.push_str(&format!(" (module {})", m.key()));
+                }
+                s
+            }
+            Auth::Admin => "admin".into(),
+            Auth::Service => "service".into(),
+            Auth::Cron => "cron".into(),
+        }
+    }
+}
+
+/// How the caller proved who they are.
+#[derive(Clone, Debug)]
+pub enum Via {
+    /// Web cookie session; `session_id` identifies the row.
+    Session { session_id: Id },
+    /// Phone bearer access token of a sign-in family.
+    Bearer { family_id: Id },
+}
+
+/// The signed-in user of this request.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub user: User,
+    pub via: Via,
+}
+
+impl Caller {
+    /// A stable reference to this sign-in (session or token family), to bind OAuth state to.
+    pub fn sign_in_ref(&self) -> String {
+        match &self.via {
+            Via::Session { session_id } => format!("session:{session_id}"),
+            Via::Bearer { family_id } => format!("bearer:{family_id}"),
+        }
+    }
+}
+
+/// The workspace a request acts in, with the caller's effective permissions there.
+#[derive(Clone, Debug)]
+pub struct Ws {
+    pub org_id: Id,
+    pub member_id: Id,
+    pub role_key: String,
+    pub permissions: BTreeSet<String>,
+    pub disabled_modules: Vec<String>,
+}
+
+impl Ws {
+    pub fn can(&self, perm: &str) -> bool {
+        self.permissions.contains(perm)
+    }
+
+    /// Checks a permission inside a handler (for rules finer than the route's policy).
+    pub fn require(&self, perm: &str) -> Result<(), Error> {
+        if self.can(perm) {
+            Ok(())
+        } else {
+            Err(Error::forbidden(
+                "permission_denied",
+                format!("this needs the {perm} permission in this workspace"),
+            ))
+        }
+    }
+
+    pub fn is_owner(&self) -> bool {
+        self.role_key == "owner"
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Error;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Ws {
+    type Rejection = Error;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        parts
+            .extensions
+            .get::<Ws>()
+            .cloned()
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))
+    }
+}

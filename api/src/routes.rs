@@ -1,0 +1,118 @@
+//! Every route of the service, with its auth policy. Reading this file answers "who may call
+//! what". Public routes say why they are public. Routes are added here and nowhere else (a test
+//! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
+
+use crate::areas::{accounts, orgs, reviewvideo, system};
+use crate::auth::Auth;
+use crate::registry::{Registry, route};
+use axum::http::Method;
+
+const GET: Method = Method::GET;
+const POST: Method = Method::POST;
+const PATCH: Method = Method::PATCH;
+
+pub fn registry() -> Registry {
+    use accounts::{account, email_links, mobile, sessions, signup};
+    Registry::new(vec![
+        // ---- accounts: sign-up, sign-in, sessions, tokens ----
+        route(POST, "/api/auth/signup", signup::signup)
+            .auth(Auth::Public("creates a new account; governed by the signup mode, rate-limited per address"))
+            .area("accounts").summary("Create a coach account and workspace")
+            .body::<signup::SignupRequest>().ok::<signup::SignupResponse>(201),
+        route(GET, "/api/signup-mode", signup::signup_mode)
+            .auth(Auth::Public("the sign-up page must know the mode before anyone has an account; reveals only whether a given invite code is usable"))
+            .area("accounts").summary("Report the signup mode; query `invite` checks an invite code")
+            .ok::<signup::SignupModeResponse>(200),
+        route(POST, "/api/waitlist", signup::join_waitlist)
+            .auth(Auth::Public("people without an account ask for access; same answer for repeats, rate-limited"))
+            .area("accounts").summary("Record a request for access")
+            .body::<signup::WaitlistRequest>().ok::<signup::Accepted>(202),
+        route(POST, "/api/auth/signin", sessions::signin)
+            .auth(Auth::Public("sign-in itself: exchanges email and password for a session; failures rate-limited"))
+            .area("accounts").summary("Sign in (web): sets the session and CSRF cookies")
+            .body::<sessions::SigninRequest>().ok::<sessions::SigninResponse>(200),
+        route(POST, "/api/auth/signout", sessions::signout)
+            .auth(Auth::User).mobile()
+            .area("accounts").summary("Sign out this session (web) or this sign-in's tokens (phone)")
+            .empty(204, "signed out"),
+        route(GET, "/api/auth/me", sessions::me)
+            .auth(Auth::User).mobile()
+            .area("accounts").summary("The signed-in user and their workspaces")
+            .ok::<sessions::MeResponse>(200),
+        route(POST, "/api/mobile/auth/token", mobile::token)
+            .auth(Auth::Public("phone sign-in: exchanges email and password for tokens; failures rate-limited like web sign-in"))
+            .area("accounts").summary("Phone sign-in: access and refresh tokens")
+            .body::<mobile::TokenRequest>().ok::<mobile::TokenResponse>(200),
+        route(POST, "/api/mobile/auth/refresh", mobile::refresh)
+            .auth(Auth::Token("the refresh token in the body; rotated on use, replay revokes the sign-in"))
+            .area("accounts").summary("Rotate a refresh token for a new token pair")
+            .body::<mobile::RefreshRequest>().ok::<mobile::TokenResponse>(200),
+        route(GET, "/auth/callback", email_links::callback)
+            .auth(Auth::Token("the single-use emailed token in the query (verification or password reset)"))
+            .area("accounts").summary("Emailed-link landing: verifies the token, redirects to the web client")
+            .empty(303, "to the web client"),
+        route(POST, "/api/auth/verify-email/resend", email_links::resend_verification)
+            .auth(Auth::User).mobile()
+            .area("accounts").summary("Mail a new email-verification link")
+            .ok::<signup::Accepted>(202),
+        route(POST, "/api/auth/password/forgot", email_links::forgot_password)
+            .auth(Auth::Public("a user who forgot the password cannot sign in; same answer whether or not the account exists, rate-limited"))
+            .area("accounts").summary("Mail a password-reset link")
+            .body::<email_links::ForgotRequest>().ok::<signup::Accepted>(202),
+        route(POST, "/api/auth/password/reset", email_links::reset_password)
+            .auth(Auth::Token("the single-use emailed reset token in the body"))
+            .area("accounts").summary("Set a new password with an emailed token; signs out everywhere")
+            .body::<email_links::ResetRequest>().empty(204, "password changed"),
+        route(POST, "/api/auth/ensure-org", account::ensure_org)
+            .auth(Auth::User).mobile()
+            .area("accounts").summary("Provision a workspace for a coach who has none")
+            .body::<account::EnsureOrgRequest>().ok::<account::EnsureOrgResponse>(201)
+            .ok::<account::EnsureOrgResponse>(200),
+        route(POST, "/api/auth/delete-account", account::delete_account)
+            .auth(Auth::User).mobile()
+            .area("accounts").summary("Delete the current account")
+            .body::<account::DeleteAccountRequest>().ok::<account::DeleteAccountResponse>(200),
+        route(GET, "/api/auth/reviewvideo", reviewvideo::start)
+            .auth(Auth::User)
+            .area("accounts").summary("Start connecting the video-review provider (OAuth 2.0)")
+            .empty(302, "to the provider's authorization page"),
+        route(GET, "/api/auth/reviewvideo/callback", reviewvideo::callback)
+            .auth(Auth::User)
+            .area("accounts").summary("Complete the video-review provider's OAuth flow")
+            .empty(303, "to the web client's integrations page"),
+        // ---- system ----
+        route(GET, "/api/health", system::health)
+            .auth(Auth::Public("load balancers and uptime checks probe it; reveals only up/down"))
+            .area("accounts").summary("Health probe (checks the database)")
+            .ok::<system::Health>(200),
+        route(GET, "/api/time", system::time)
+            .auth(Auth::Public("clients measure clock offset before signing in; reveals only the time"))
+            .area("accounts").summary("Server wall clock, millisecond precision")
+            .ok::<system::ServerTime>(200),
+        route(GET, "/api/openapi.json", system::openapi)
+            .auth(Auth::Public("the interface description is not secret; client generators fetch it"))
+            .area("accounts").summary("This OpenAPI 3.1 document")
+            .empty(200, "OpenAPI document"),
+        // ---- workspaces ----
+        route(GET, "/api/orgs", orgs::list)
+            .auth(Auth::User)
+            .area("workspaces").summary("The caller's workspaces")
+            .ok::<Vec<accounts::MembershipView>>(200),
+        route(POST, "/api/orgs", orgs::create)
+            .auth(Auth::User)
+            .area("workspaces").summary("Create a workspace owned by the caller")
+            .body::<orgs::CreateOrg>().ok::<orgs::OrgView>(201),
+        route(GET, "/api/orgs/{id}", orgs::get)
+            .auth(Auth::org(None))
+            .area("workspaces").summary("Read a workspace")
+            .ok::<orgs::OrgView>(200),
+        route(PATCH, "/api/orgs/{id}", orgs::update)
+            .auth(Auth::org(Some("org.update")))
+            .area("workspaces").summary("Update a workspace (name, type, country)")
+            .body::<orgs::UpdateOrg>().ok::<orgs::OrgView>(200),
+        route(GET, "/api/orgs/{id}/members", orgs::members)
+            .auth(Auth::org(Some("members.read")))
+            .area("workspaces").summary("List members (paginated)")
+            .empty(200, "a page of members"),
+    ])
+}

@@ -1,0 +1,47 @@
+//! What every handler can reach: configuration, the database, keys, mail and provider clients.
+
+use shared::config::Config;
+use shared::crypto::Keys;
+use shared::db::Db;
+use shared::mail::Mailer;
+use shared::providers::reviewvideo::ReviewVideo;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub cfg: Config,
+    pub db: Db,
+    pub keys: Keys,
+    pub mailer: Mailer,
+    pub reviewvideo: Option<ReviewVideo>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// Builds the state from configuration; `cfg.secret_key` must be set (see
+    /// `Config::ensure_secret_key`).
+    pub fn new(cfg: Config, db: Db) -> anyhow::Result<AppState> {
+        anyhow::ensure!(!cfg.secret_key.is_empty(), "secret key missing");
+        let http = shared::providers::http::client();
+        let mailer = Mailer::from_config(&cfg)?;
+        let reviewvideo = cfg
+            .reviewvideo
+            .clone()
+            .map(|c| ReviewVideo::new(c, http.clone()));
+        Ok(AppState(Arc::new(Inner {
+            keys: Keys::new(&cfg.secret_key),
+            cfg,
+            db,
+            mailer,
+            reviewvideo,
+        })))
+    }
+}

@@ -1,0 +1,303 @@
+//! The integration-test harness: builds the app in-process on a fresh database (SQLite by
+//! default, PostgreSQL when TEST_DATABASE_URL is set: one schema per test), with the SMTP sink
+//! and the fake OAuth provider on loopback ports, and drives it with `oneshot`.
+
+use api::state::AppState;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use shared::config::Config;
+use shared::db::{Db, Id, PoolSettings};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use testkit::reviewvideo::FakeReviewVideo;
+use testkit::smtp::SmtpSink;
+use tower::ServiceExt;
+
+pub const PASSWORD: &str = "correct horse battery staple";
+pub const RV_CLIENT_ID: &str = "client-123";
+pub const RV_CLIENT_SECRET: &str = "secret-456";
+
+pub struct TestApp {
+    pub state: AppState,
+    pub router: Router,
+    pub smtp: SmtpSink,
+    pub reviewvideo: FakeReviewVideo,
+    dir: PathBuf,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A signed-in web user: the session cookie and the CSRF token.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub cookie: String,
+    pub csrf: String,
+    pub user_id: Id,
+    pub org_id: Id,
+}
+
+impl TestApp {
+    pub async fn new() -> TestApp {
+        Self::with_env(&[]).await
+    }
+
+    /// Builds the app with extra (or overriding) configuration variables.
+    pub async fn with_env(vars: &[(&str, &str)]) -> TestApp {
+        let smtp = SmtpSink::start().await;
+        let reviewvideo = FakeReviewVideo::start(RV_CLIENT_ID, RV_CLIENT_SECRET).await;
+        let dir = std::env::temp_dir().join(format!("surfcoach-test-{}", Id::new()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (db_url, pg_schema) = match std::env::var("TEST_DATABASE_URL") {
+            Ok(url) if !url.is_empty() => {
+                let schema = format!("t_{}", Id::new().0.simple());
+                let admin = Db::connect(&url, &PoolSettings { max_connections: 1, ..Default::default() })
+                    .await
+                    .expect("TEST_DATABASE_URL reachable");
+                shared::execute!(
+                    &mut admin.acquire().await.unwrap(),
+                    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+                )
+                .unwrap();
+                admin.close().await;
+                (url, Some(schema))
+            }
+            _ => (format!("sqlite://{}/test.db", dir.display()), None),
+        };
+        let mut env: HashMap<String, String> = [
+            ("DATABASE_URL", db_url.clone()),
+            ("DATA_DIR", dir.display().to_string()),
+            ("SECRET_KEY", "test-secret-key-test-secret-key-0123456789".into()),
+            ("PUBLIC_BASE_URL", "http://app.test".into()),
+            ("SMTP_URL", format!("smtp://127.0.0.1:{}", smtp.port())),
+            ("MAIL_FROM", "Surf Coach <no-reply@app.test>".into()),
+            ("CRON_SECRET", "cron-secret-for-tests".into()),
+            ("SERVICE_ROLE_KEY", "service-key-for-tests".into()),
+            ("REVIEWVIDEO_BASE_URL", reviewvideo.base_url()),
+            ("REVIEWVIDEO_CLIENT_ID", RV_CLIENT_ID.into()),
+            ("REVIEWVIDEO_CLIENT_SECRET", RV_CLIENT_SECRET.into()),
+            ("REVIEWVIDEO_PKCE", "true".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        for (k, v) in vars {
+            if v.is_empty() {
+                env.remove(*k);
+            } else {
+                env.insert(k.to_string(), v.to_string());
+            }
+        }
+        let cfg = Config::from_lookup(|k| env.get(k).cloned()).expect("test config");
+        let settings = PoolSettings {
+            pg_schema,
+            ..Default::default()
+        };
+        let db = Db::connect(&cfg.database_url, &settings).await.expect("connect");
+        db.migrate_unlocked().await.expect("migrate");
+        let state = AppState::new(cfg, db).expect("state");
+        let router = api::app::build(state.clone());
+        TestApp {
+            state,
+            router,
+            smtp,
+            reviewvideo,
+            dir,
+        }
+    }
+
+    pub fn req(&self, method: Method, path: &str) -> Req<'_> {
+        Req {
+            app: self,
+            method,
+            path: path.to_string(),
+            headers: HeaderMap::new(),
+            body: None,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Req<'_> {
+        self.req(Method::GET, path)
+    }
+
+    pub fn post(&self, path: &str) -> Req<'_> {
+        self.req(Method::POST, path)
+    }
+
+    /// Signs up `email` through the API and returns the signed-in web session.
+    pub async fn signup(&self, email: &str) -> Session {
+        let r = self
+            .post("/api/auth/signup")
+            .json(json!({ "email": email, "password": PASSWORD, "name": "Coach Kai" }))
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        session_from(&r, email)
+    }
+
+    pub async fn signin(&self, email: &str, password: &str) -> Resp {
+        self.post("/api/auth/signin")
+            .json(json!({ "email": email, "password": password }))
+            .send()
+            .await
+    }
+
+    /// Phone sign-in; returns (access, refresh).
+    pub async fn phone_tokens(&self, email: &str) -> (String, String) {
+        let r = self
+            .post("/api/mobile/auth/token")
+            .json(json!({ "email": email, "password": PASSWORD, "clientName": "Kai's phone" }))
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        (
+            r.json["accessToken"].as_str().unwrap().to_string(),
+            r.json["refreshToken"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Counts rows of `table` (to assert nothing was written).
+    pub async fn count(&self, table: &str) -> i64 {
+        let mut c = self.state.db.acquire().await.unwrap();
+        let q = format!("SELECT COUNT(*) FROM {table}");
+        shared::sql!(&mut c, c => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(q.clone())).fetch_one(&mut *c).await).unwrap()
+    }
+
+    pub async fn wait_mail(&self, to: &str) -> testkit::smtp::Mail {
+        self.smtp.wait_for(to, Duration::from_secs(5)).await
+    }
+}
+
+pub fn session_from(r: &Resp, _email: &str) -> Session {
+    let cookie = r
+        .cookie("sc_session")
+        .expect("session cookie set");
+    Session {
+        cookie,
+        csrf: r.json["csrfToken"].as_str().expect("csrfToken").to_string(),
+        user_id: r.json["user"]["id"].as_str().unwrap().parse().unwrap(),
+        org_id: r.json["workspace"]["workspaceId"]
+            .as_str()
+            .map(|s| s.parse().unwrap())
+            .unwrap_or(Id::nil()),
+    }
+}
+
+pub struct Req<'a> {
+    app: &'a TestApp,
+    method: Method,
+    path: String,
+    headers: HeaderMap,
+    body: Option<Vec<u8>>,
+}
+
+impl Req<'_> {
+    pub fn json(mut self, v: Value) -> Self {
+        self.headers
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.body = Some(serde_json::to_vec(&v).unwrap());
+        self
+    }
+    pub fn raw(mut self, content_type: &str, body: &[u8]) -> Self {
+        self.headers
+            .insert(header::CONTENT_TYPE, HeaderValue::from_str(content_type).unwrap());
+        self.body = Some(body.to_vec());
+        self
+    }
+    pub fn header(mut self, k: &'static str, v: &str) -> Self {
+        self.headers.insert(k, HeaderValue::from_str(v).unwrap());
+        self
+    }
+    pub fn bearer(self, token: &str) -> Self {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+    /// Cookie session with its CSRF header, as the web client sends them.
+    pub fn session(self, s: &Session) -> Self {
+        self.header("cookie", &format!("sc_session={}", s.cookie))
+            .header("x-csrf-token", &s.csrf)
+    }
+    /// Cookie only, no CSRF header.
+    pub fn cookie_only(self, s: &Session) -> Self {
+        self.header("cookie", &format!("sc_session={}", s.cookie))
+    }
+    pub async fn send(self) -> Resp {
+        let mut req = Request::builder()
+            .method(self.method)
+            .uri(&self.path)
+            .body(Body::from(self.body.unwrap_or_default()))
+            .unwrap();
+        *req.headers_mut() = self.headers;
+        req.extensions_mut()
+            .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+        let resp = self.app.router.clone().oneshot(req).await.unwrap();
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        let body = String::from_utf8_lossy(&bytes).to_string();
+        let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Resp {
+            status,
+            headers,
+            body,
+            json,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+    pub json: Value,
+}
+
+impl Resp {
+    pub fn code(&self) -> &str {
+        self.json["error"]["code"].as_str().unwrap_or("<no error code>")
+    }
+    pub fn location(&self) -> String {
+        self.headers
+            .get(header::LOCATION)
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default()
+    }
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(|c| {
+                let first = c.split(';').next()?;
+                let (k, v) = first.split_once('=')?;
+                (k == name && !v.is_empty()).then(|| v.to_string())
+            })
+    }
+    /// Asserts an error response: status, code, and the JSON error shape.
+    #[track_caller]
+    pub fn assert_error(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        assert_eq!(self.code(), code, "body: {}", self.body);
+        assert!(self.json["error"]["message"].is_string(), "body: {}", self.body);
+    }
+    /// The names of the invalid fields in a validation error.
+    pub fn fields(&self) -> Vec<String> {
+        self.json["error"]["details"]["fields"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|f| f["field"].as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
