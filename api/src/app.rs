@@ -11,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use shared::Error;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
 use tower_http::trace::TraceLayer;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");

@@ -9,11 +9,17 @@ use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
-use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::path::{
+    HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn,
+};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{Components, ComponentsBuilder, Schema};
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, RefOr, ResponseBuilder, Required};
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::{
+    ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, RefOr, Required, ResponseBuilder,
+};
 
 type SchemaList = Vec<(String, RefOr<Schema>)>;
 

@@ -29,7 +29,10 @@ pub fn load_config() -> Config {
         std::process::exit(2);
     }
     if let Err(e) = cfg.ensure_secret_key() {
-        eprintln!("SECRET_KEY not set and {}/secret.key not writable: {e}", cfg.data_dir.display());
+        eprintln!(
+            "SECRET_KEY not set and {}/secret.key not writable: {e}",
+            cfg.data_dir.display()
+        );
         std::process::exit(2);
     }
     cfg

@@ -120,7 +120,10 @@ impl Config {
         };
         let signup_mode_default = match get("SIGNUP_MODE") {
             Some(v) => SignupMode::parse(&v).ok_or_else(|| {
-                err("SIGNUP_MODE", "must be one of open, invite-locked, waitlist")
+                err(
+                    "SIGNUP_MODE",
+                    "must be one of open, invite-locked, waitlist",
+                )
             })?,
             None => SignupMode::Open,
         };
@@ -129,7 +132,10 @@ impl Config {
                 let url = parse_url("SMTP_URL", &v)?;
                 match url.scheme() {
                     "smtp" | "smtps" | "smtp+starttls" => Ok(SmtpConfig { url }),
-                    _ => Err(err("SMTP_URL", "scheme must be smtp, smtp+starttls or smtps")),
+                    _ => Err(err(
+                        "SMTP_URL",
+                        "scheme must be smtp, smtp+starttls or smtps",
+                    )),
                 }
             })
             .transpose()?;
@@ -138,10 +144,16 @@ impl Config {
             Some(base) => Some(OAuthProviderConfig {
                 base_url: parse_url("REVIEWVIDEO_BASE_URL", &base)?,
                 client_id: get("REVIEWVIDEO_CLIENT_ID").ok_or_else(|| {
-                    err("REVIEWVIDEO_CLIENT_ID", "required when REVIEWVIDEO_BASE_URL is set")
+                    err(
+                        "REVIEWVIDEO_CLIENT_ID",
+                        "required when REVIEWVIDEO_BASE_URL is set",
+                    )
                 })?,
                 client_secret: get("REVIEWVIDEO_CLIENT_SECRET").ok_or_else(|| {
-                    err("REVIEWVIDEO_CLIENT_SECRET", "required when REVIEWVIDEO_BASE_URL is set")
+                    err(
+                        "REVIEWVIDEO_CLIENT_SECRET",
+                        "required when REVIEWVIDEO_BASE_URL is set",
+                    )
                 })?,
                 scopes: get("REVIEWVIDEO_SCOPES")
                     .unwrap_or_else(|| "public private video_files".into()),

@@ -80,7 +80,11 @@ impl Error {
     /// 404 for a row that is absent or belongs to another workspace: the two are
     /// indistinguishable on purpose.
     pub fn not_found(what: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{what} not found"),
+        )
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
@@ -126,7 +130,13 @@ impl Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)?;
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code,
+            self.message
+        )?;
         if let Some(s) = &self.source {
             write!(f, " ({s:#})")?;
         }
@@ -206,7 +216,11 @@ impl Validator {
         if v.is_empty() {
             self.add(field, "required", "must not be empty");
         } else if v.chars().count() > max {
-            self.add(field, "too_long", format!("must be at most {max} characters"));
+            self.add(
+                field,
+                "too_long",
+                format!("must be at most {max} characters"),
+            );
         }
         v.to_string()
     }

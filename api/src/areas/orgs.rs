@@ -121,10 +121,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, axum::Json(view(&org, "owner"))))
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    ws: Ws,
-) -> Result<axum::Json<OrgView>> {
+pub async fn get(State(state): State<AppState>, ws: Ws) -> Result<axum::Json<OrgView>> {
     let mut c = state.db.acquire().await?;
     let org = orgs::by_id(&mut c, ws.org_id)
         .await?
@@ -158,7 +155,10 @@ pub async fn update(
             "must be one of coach, club, school, federation",
         );
     }
-    let country = req.country.as_deref().map(|c| c.trim().to_ascii_uppercase());
+    let country = req
+        .country
+        .as_deref()
+        .map(|c| c.trim().to_ascii_uppercase());
     if let Some(c) = &country {
         v.check(
             c.len() == 2 && c.chars().all(|ch| ch.is_ascii_alphabetic()),

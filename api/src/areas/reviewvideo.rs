@@ -89,7 +89,9 @@ pub async fn callback(
         let desc = q.error_description.unwrap_or_default();
         return Err(Error::bad_request(
             "oauth_denied",
-            format!("the provider did not grant access ({err}) {desc}").trim().to_string(),
+            format!("the provider did not grant access ({err}) {desc}")
+                .trim()
+                .to_string(),
         ));
     }
     let code = q
@@ -116,10 +118,19 @@ pub async fn callback(
             ),
             other => Error::from(other),
         })?;
-    let enc = state.keys.encrypt(TOKEN_PURPOSE, token.access_token.as_bytes());
+    let enc = state
+        .keys
+        .encrypt(TOKEN_PURPOSE, token.access_token.as_bytes());
     let mut tx = state.db.begin().await?;
-    oauth::upsert_connection(&mut tx, caller.user.id, PROVIDER, &enc, &token.scope, &token.user)
-        .await?;
+    oauth::upsert_connection(
+        &mut tx,
+        caller.user.id,
+        PROVIDER,
+        &enc,
+        &token.scope,
+        &token.user,
+    )
+    .await?;
     audit::record(
         &mut tx,
         audit::Entry {

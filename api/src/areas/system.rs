@@ -20,7 +20,11 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, axum::Json<He
     let db_ok = tokio::time::timeout(std::time::Duration::from_secs(2), state.db.ping())
         .await
         .is_ok_and(|r| r.is_ok());
-    let status = if db_ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if db_ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (
         status,
         axum::Json(Health {

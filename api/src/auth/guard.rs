@@ -101,13 +101,20 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
     let mut conn = g.app.db.acquire().await?;
-    let invalid = || Error::unauthorized("invalid_token", "the credentials are not valid or have expired");
+    let invalid = || {
+        Error::unauthorized(
+            "invalid_token",
+            "the credentials are not valid or have expired",
+        )
+    };
     if let Some(token) = bearer(&parts.headers) {
         let t = auth_tokens::token_by_secret(&mut conn, token)
             .await?
             .filter(|t| t.kind == "access" && t.revoked_at.is_none() && t.expires_at > Ts::now())
             .ok_or_else(invalid)?;
-        let user = users::by_id(&mut conn, t.user_id).await?.ok_or_else(invalid)?;
+        let user = users::by_id(&mut conn, t.user_id)
+            .await?
+            .ok_or_else(invalid)?;
         return Ok(Caller {
             user,
             via: Via::Bearer {

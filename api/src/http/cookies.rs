@@ -22,7 +22,13 @@ pub fn get(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
-pub fn set(name: &str, value: &str, max_age_secs: i64, http_only: bool, secure: bool) -> HeaderValue {
+pub fn set(
+    name: &str,
+    value: &str,
+    max_age_secs: i64,
+    http_only: bool,
+    secure: bool,
+) -> HeaderValue {
     let mut c = format!("{name}={value}; Path=/; SameSite=Lax; Max-Age={max_age_secs}");
     if http_only {
         c.push_str("; HttpOnly");

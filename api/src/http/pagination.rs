@@ -35,7 +35,12 @@ impl<S: Send + Sync> FromRequestParts<S> for Page {
             "out_of_range",
             "must be between 1 and 200",
         );
-        v.check(offset >= 0, "offset", "out_of_range", "must not be negative");
+        v.check(
+            offset >= 0,
+            "offset",
+            "out_of_range",
+            "must not be negative",
+        );
         v.finish()?;
         Ok(Page { limit, offset })
     }

@@ -12,7 +12,10 @@ use std::collections::BTreeSet;
 fn concrete(path: &str) -> String {
     let mut p = path.to_string();
     for name in path_params(path) {
-        p = p.replace(&format!("{{{name}}}"), "0190f000-0000-7000-8000-000000000001");
+        p = p.replace(
+            &format!("{{{name}}}"),
+            "0190f000-0000-7000-8000-000000000001",
+        );
     }
     p
 }
@@ -23,17 +26,42 @@ fn every_route_has_a_policy_and_open_routes_say_why() {
     assert!(!reg.routes.is_empty());
     let mut seen = BTreeSet::new();
     for r in &reg.routes {
-        assert!(seen.insert((r.method.clone(), r.path.clone())), "{} {} registered twice", r.method, r.path);
-        assert!(!r.area.is_empty() && !r.summary.is_empty(), "{} {} lacks area or summary", r.method, r.path);
+        assert!(
+            seen.insert((r.method.clone(), r.path.clone())),
+            "{} {} registered twice",
+            r.method,
+            r.path
+        );
+        assert!(
+            !r.area.is_empty() && !r.summary.is_empty(),
+            "{} {} lacks area or summary",
+            r.method,
+            r.path
+        );
         match r.auth {
             Auth::Public(why) | Auth::Token(why) | Auth::Webhook(why) => {
-                assert!(!why.starts_with("unset"), "{} {} has no auth policy", r.method, r.path);
-                assert!(why.len() >= 20, "{} {}: justification too thin: {why:?}", r.method, r.path);
+                assert!(
+                    !why.starts_with("unset"),
+                    "{} {} has no auth policy",
+                    r.method,
+                    r.path
+                );
+                assert!(
+                    why.len() >= 20,
+                    "{} {}: justification too thin: {why:?}",
+                    r.method,
+                    r.path
+                );
             }
             _ => {}
         }
         if r.path.starts_with("/api/mobile/") {
-            assert!(r.bearer_only || r.auth.is_open(), "{} {} must be bearer-only", r.method, r.path);
+            assert!(
+                r.bearer_only || r.auth.is_open(),
+                "{} {} must be bearer-only",
+                r.method,
+                r.path
+            );
         }
     }
 }
@@ -47,16 +75,25 @@ fn openapi_lists_exactly_the_registered_routes() {
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
             documented.insert((method.to_uppercase(), path.clone()));
-            assert!(op["security"].is_array(), "{method} {path} without security");
+            assert!(
+                op["security"].is_array(),
+                "{method} {path} without security"
+            );
         }
     }
-    let registered: BTreeSet<_> = reg.routes.iter().map(|r| (r.method.to_string(), r.path.clone())).collect();
+    let registered: BTreeSet<_> = reg
+        .routes
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.clone()))
+        .collect();
     assert_eq!(documented, registered);
     // Request bodies refer to schemas that exist.
     let schemas = doc["components"]["schemas"].as_object().unwrap();
     for item in doc["paths"].as_object().unwrap().values() {
         for op in item.as_object().unwrap().values() {
-            if let Some(r) = op["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str() {
+            if let Some(r) =
+                op["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str()
+            {
                 let name = r.rsplit('/').next().unwrap();
                 assert!(schemas.contains_key(name), "missing schema {name}");
             }
@@ -88,7 +125,10 @@ fn routes_are_only_added_through_the_registry() {
         }
     }
     let mut hits = vec![];
-    scan(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut hits);
+    scan(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut hits,
+    );
     assert!(hits.is_empty(), "raw routes outside registry.rs: {hits:?}");
 }
 
@@ -102,18 +142,47 @@ async fn every_non_public_route_refuses_missing_and_bad_credentials() {
             continue;
         }
         let path = concrete(&r.path);
-        for bad in [None, Some("Bearer not-a-real-token"), Some("Bearer sca_forged"), Some("Basic Zm9vOmJhcg==")] {
+        for bad in [
+            None,
+            Some("Bearer not-a-real-token"),
+            Some("Bearer sca_forged"),
+            Some("Basic Zm9vOmJhcg=="),
+        ] {
             let mut req = app.req(r.method.clone(), &path).json(json!({}));
             if let Some(h) = bad {
                 req = req.header("authorization", h);
             }
             let resp = req.send().await;
-            assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{} {} with {bad:?}: {}", r.method, r.path, resp.body);
-            assert!(resp.json["error"]["code"].is_string(), "{} {}: not the JSON error shape: {}", r.method, r.path, resp.body);
+            assert_eq!(
+                resp.status,
+                StatusCode::UNAUTHORIZED,
+                "{} {} with {bad:?}: {}",
+                r.method,
+                r.path,
+                resp.body
+            );
+            assert!(
+                resp.json["error"]["code"].is_string(),
+                "{} {}: not the JSON error shape: {}",
+                r.method,
+                r.path,
+                resp.body
+            );
         }
         // A forged cookie is no better.
-        let resp = app.req(r.method.clone(), &path).json(json!({})).header("cookie", "sc_session=scs_forged").send().await;
-        assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{} {} with forged cookie", r.method, r.path);
+        let resp = app
+            .req(r.method.clone(), &path)
+            .json(json!({}))
+            .header("cookie", "sc_session=scs_forged")
+            .send()
+            .await;
+        assert_eq!(
+            resp.status,
+            StatusCode::UNAUTHORIZED,
+            "{} {} with forged cookie",
+            r.method,
+            r.path
+        );
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} routes checked");
@@ -130,7 +199,11 @@ async fn unknown_routes_and_methods_answer_json_with_a_request_id() {
     let r = app.get("/api/time").send().await;
     let id = r.headers["x-request-id"].to_str().unwrap();
     assert_eq!(id.len(), 36, "a UUID: {id}");
-    let r = app.get("/api/time").header("x-request-id", "client-chosen-id").send().await;
+    let r = app
+        .get("/api/time")
+        .header("x-request-id", "client-chosen-id")
+        .send()
+        .await;
     assert_eq!(r.headers["x-request-id"], "client-chosen-id");
 }
 
@@ -138,7 +211,11 @@ async fn unknown_routes_and_methods_answer_json_with_a_request_id() {
 async fn oversized_bodies_are_refused() {
     let app = TestApp::with_env(&[("BODY_LIMIT_BYTES", "1024")]).await;
     let big = "x".repeat(4096);
-    let r = app.post("/api/waitlist").json(json!({ "email": "a@example.com", "note": big })).send().await;
+    let r = app
+        .post("/api/waitlist")
+        .json(json!({ "email": "a@example.com", "note": big }))
+        .send()
+        .await;
     r.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
     assert_eq!(app.count("waitlist").await, 0);
 }
@@ -148,8 +225,15 @@ async fn cron_and_service_secrets_are_checked_in_constant_time() {
     use api::auth::Guard;
     use axum::routing::get;
     let app = TestApp::new().await;
-    for (auth, secret) in [(Auth::Cron, "cron-secret-for-tests"), (Auth::Service, "service-key-for-tests")] {
-        let g = Guard { app: app.state.clone(), auth, bearer_only: false };
+    for (auth, secret) in [
+        (Auth::Cron, "cron-secret-for-tests"),
+        (Auth::Service, "service-key-for-tests"),
+    ] {
+        let g = Guard {
+            app: app.state.clone(),
+            auth,
+            bearer_only: false,
+        };
         let router = axum::Router::new()
             .route("/probe", get(|| async { "ok" }))
             .route_layer(axum::middleware::from_fn_with_state(g, api::auth::guard));
@@ -163,7 +247,12 @@ async fn cron_and_service_secrets_are_checked_in_constant_time() {
             if let Some(h) = &header {
                 req = req.header("authorization", h);
             }
-            let resp = tower::ServiceExt::oneshot(router.clone(), req.body(axum::body::Body::empty()).unwrap()).await.unwrap();
+            let resp = tower::ServiceExt::oneshot(
+                router.clone(),
+                req.body(axum::body::Body::empty()).unwrap(),
+            )
+            .await
+            .unwrap();
             assert_eq!(resp.status(), want, "{auth:?} {header:?}");
         }
     }
@@ -185,7 +274,10 @@ async fn workspace_policies_check_module_permission_and_membership() {
         bearer_only: false,
     };
     let router = axum::Router::new()
-        .route("/probe", post(|ws: Ws| async move { ws.org_id.to_string() }))
+        .route(
+            "/probe",
+            post(|ws: Ws| async move { ws.org_id.to_string() }),
+        )
         .route_layer(axum::middleware::from_fn_with_state(g, api::auth::guard));
     let call = |s: &Session, ws: Option<String>| {
         let router = router.clone();
@@ -197,9 +289,15 @@ async fn workspace_policies_check_module_permission_and_membership() {
             if let Some(w) = ws {
                 req = req.header("x-workspace-id", w);
             }
-            let resp = tower::ServiceExt::oneshot(router, req.body(axum::body::Body::empty()).unwrap()).await.unwrap();
+            let resp =
+                tower::ServiceExt::oneshot(router, req.body(axum::body::Body::empty()).unwrap())
+                    .await
+                    .unwrap();
             let status = resp.status();
-            let bytes = http_body_util::BodyExt::collect(resp.into_body()).await.unwrap().to_bytes();
+            let bytes = http_body_util::BodyExt::collect(resp.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
             (status, String::from_utf8_lossy(&bytes).to_string())
         }
     };
@@ -209,13 +307,22 @@ async fn workspace_policies_check_module_permission_and_membership() {
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert!(body.contains("permission_denied"), "{body}");
     let (st, body) = call(&owner, Some(other.org_id.to_string())).await;
-    assert_eq!(st, StatusCode::NOT_FOUND, "another workspace is not found: {body}");
+    assert_eq!(
+        st,
+        StatusCode::NOT_FOUND,
+        "another workspace is not found: {body}"
+    );
     let (st, body) = call(&owner, Some("garbage".into())).await;
     assert_eq!(st, StatusCode::BAD_REQUEST, "{body}");
     // Switch the module off: 403 module_disabled, even for the owner.
     let mut c = app.state.db.acquire().await.unwrap();
-    shared::execute!(&mut c, sqlx::query("UPDATE orgs SET disabled_modules = $1 WHERE id = $2")
-        .bind(sqlx::types::Json(vec!["athletes".to_string()])).bind(owner.org_id)).unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE orgs SET disabled_modules = $1 WHERE id = $2")
+            .bind(sqlx::types::Json(vec!["athletes".to_string()]))
+            .bind(owner.org_id)
+    )
+    .unwrap();
     let (st, body) = call(&owner, None).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert!(body.contains("module_disabled"), "{body}");

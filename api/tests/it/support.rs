@@ -60,9 +60,15 @@ impl TestApp {
         let (db_url, pg_schema) = match std::env::var("TEST_DATABASE_URL") {
             Ok(url) if !url.is_empty() => {
                 let schema = format!("t_{}", Id::new().0.simple());
-                let admin = Db::connect(&url, &PoolSettings { max_connections: 1, ..Default::default() })
-                    .await
-                    .expect("TEST_DATABASE_URL reachable");
+                let admin = Db::connect(
+                    &url,
+                    &PoolSettings {
+                        max_connections: 1,
+                        ..Default::default()
+                    },
+                )
+                .await
+                .expect("TEST_DATABASE_URL reachable");
                 shared::execute!(
                     &mut admin.acquire().await.unwrap(),
                     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
@@ -76,7 +82,10 @@ impl TestApp {
         let mut env: HashMap<String, String> = [
             ("DATABASE_URL", db_url.clone()),
             ("DATA_DIR", dir.display().to_string()),
-            ("SECRET_KEY", "test-secret-key-test-secret-key-0123456789".into()),
+            (
+                "SECRET_KEY",
+                "test-secret-key-test-secret-key-0123456789".into(),
+            ),
             ("PUBLIC_BASE_URL", "http://app.test".into()),
             ("SMTP_URL", format!("smtp://127.0.0.1:{}", smtp.port())),
             ("MAIL_FROM", "Surf Coach <no-reply@app.test>".into()),
@@ -102,7 +111,9 @@ impl TestApp {
             pg_schema,
             ..Default::default()
         };
-        let db = Db::connect(&cfg.database_url, &settings).await.expect("connect");
+        let db = Db::connect(&cfg.database_url, &settings)
+            .await
+            .expect("connect");
         db.migrate_unlocked().await.expect("migrate");
         let state = AppState::new(cfg, db).expect("state");
         let router = api::app::build(state.clone());
@@ -178,9 +189,7 @@ impl TestApp {
 }
 
 pub fn session_from(r: &Resp, _email: &str) -> Session {
-    let cookie = r
-        .cookie("sc_session")
-        .expect("session cookie set");
+    let cookie = r.cookie("sc_session").expect("session cookie set");
     Session {
         cookie,
         csrf: r.json["csrfToken"].as_str().expect("csrfToken").to_string(),
@@ -202,14 +211,18 @@ pub struct Req<'a> {
 
 impl Req<'_> {
     pub fn json(mut self, v: Value) -> Self {
-        self.headers
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         self.body = Some(serde_json::to_vec(&v).unwrap());
         self
     }
     pub fn raw(mut self, content_type: &str, body: &[u8]) -> Self {
-        self.headers
-            .insert(header::CONTENT_TYPE, HeaderValue::from_str(content_type).unwrap());
+        self.headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(content_type).unwrap(),
+        );
         self.body = Some(body.to_vec());
         self
     }
@@ -263,7 +276,9 @@ pub struct Resp {
 
 impl Resp {
     pub fn code(&self) -> &str {
-        self.json["error"]["code"].as_str().unwrap_or("<no error code>")
+        self.json["error"]["code"]
+            .as_str()
+            .unwrap_or("<no error code>")
     }
     pub fn location(&self) -> String {
         self.headers
@@ -287,7 +302,11 @@ impl Resp {
     pub fn assert_error(&self, status: StatusCode, code: &str) {
         assert_eq!(self.status, status, "body: {}", self.body);
         assert_eq!(self.code(), code, "body: {}", self.body);
-        assert!(self.json["error"]["message"].is_string(), "body: {}", self.body);
+        assert!(
+            self.json["error"]["message"].is_string(),
+            "body: {}",
+            self.body
+        );
     }
     /// The names of the invalid fields in a validation error.
     pub fn fields(&self) -> Vec<String> {

@@ -107,7 +107,9 @@ macro_rules! sql {
 macro_rules! execute {
     ($exec:expr, $query:expr) => {
         match $crate::db::Executor::conn($exec) {
-            $crate::db::DbConn::Sqlite(c) => $query.execute(&mut *c).await.map(|r| r.rows_affected()),
+            $crate::db::DbConn::Sqlite(c) => {
+                $query.execute(&mut *c).await.map(|r| r.rows_affected())
+            }
             $crate::db::DbConn::Pg(c) => $query.execute(&mut *c).await.map(|r| r.rows_affected()),
         }
     };

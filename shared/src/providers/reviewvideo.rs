@@ -86,7 +86,10 @@ impl ReviewVideo {
             .http
             .post(url)
             .basic_auth(&self.cfg.client_id, Some(&self.cfg.client_secret))
-            .header("Accept", "application/vnd.vimeo.*+json;version=3.4, application/json")
+            .header(
+                "Accept",
+                "application/vnd.vimeo.*+json;version=3.4, application/json",
+            )
             .form(&form)
             .send()
             .await

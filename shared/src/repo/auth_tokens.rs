@@ -54,15 +54,27 @@ pub async fn session_by_token(
 }
 
 pub async fn delete_session(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("DELETE FROM web_sessions WHERE id = $1").bind(id))?;
+    execute!(
+        x,
+        sqlx::query("DELETE FROM web_sessions WHERE id = $1").bind(id)
+    )?;
     Ok(())
 }
 
 /// Signs the user out everywhere (password reset, account deletion).
 pub async fn revoke_all_for_user(x: &mut impl Executor, user: Id) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("DELETE FROM web_sessions WHERE user_id = $1").bind(user))?;
-    execute!(x, sqlx::query("UPDATE api_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL")
-        .bind(user).bind(Ts::now()))?;
+    execute!(
+        x,
+        sqlx::query("DELETE FROM web_sessions WHERE user_id = $1").bind(user)
+    )?;
+    execute!(
+        x,
+        sqlx::query(
+            "UPDATE api_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL"
+        )
+        .bind(user)
+        .bind(Ts::now())
+    )?;
     Ok(())
 }
 
@@ -122,14 +134,24 @@ pub async fn token_by_secret(
 
 /// Marks a refresh token used; false if it was already used (a replay).
 pub async fn mark_used(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
-    let n = execute!(x, sqlx::query("UPDATE api_tokens SET used_at = $2 WHERE id = $1 AND used_at IS NULL")
-        .bind(id).bind(Ts::now()))?;
+    let n = execute!(
+        x,
+        sqlx::query("UPDATE api_tokens SET used_at = $2 WHERE id = $1 AND used_at IS NULL")
+            .bind(id)
+            .bind(Ts::now())
+    )?;
     Ok(n == 1)
 }
 
 pub async fn revoke_family(x: &mut impl Executor, family: Id) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("UPDATE api_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL")
-        .bind(family).bind(Ts::now()))?;
+    execute!(
+        x,
+        sqlx::query(
+            "UPDATE api_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL"
+        )
+        .bind(family)
+        .bind(Ts::now())
+    )?;
     Ok(())
 }
 

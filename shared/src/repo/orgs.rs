@@ -45,8 +45,10 @@ pub struct Membership {
     pub disabled_modules: Json<Vec<String>>,
 }
 
-const ORG_COLUMNS: &str = "id, name, type, plan, seat_cap, disabled_modules, country, created_by, created_at, updated_at";
-const MEMBERSHIP_SELECT: &str = "SELECT m.id AS member_id, o.id AS org_id, o.name AS org_name, o.type AS org_type,
+const ORG_COLUMNS: &str =
+    "id, name, type, plan, seat_cap, disabled_modules, country, created_by, created_at, updated_at";
+const MEMBERSHIP_SELECT: &str =
+    "SELECT m.id AS member_id, o.id AS org_id, o.name AS org_name, o.type AS org_type,
         r.id AS role_id, r.key AS role_key, r.name AS role_name, r.permissions, o.disabled_modules
      FROM members m JOIN orgs o ON o.id = m.org_id JOIN roles r ON r.id = m.role_id";
 
@@ -146,8 +148,12 @@ pub async fn count_owners(x: &mut impl Executor, org: Id) -> Result<i64, sqlx::E
 }
 
 pub async fn remove_member(x: &mut impl Executor, org: Id, user: Id) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("DELETE FROM members WHERE org_id = $1 AND user_id = $2")
-        .bind(org).bind(user))?;
+    execute!(
+        x,
+        sqlx::query("DELETE FROM members WHERE org_id = $1 AND user_id = $2")
+            .bind(org)
+            .bind(user)
+    )?;
     Ok(())
 }
 

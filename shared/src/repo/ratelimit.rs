@@ -40,7 +40,10 @@ pub async fn peek(
 }
 
 pub async fn clear(x: &mut impl Executor, key: &str) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("DELETE FROM rate_limits WHERE key = $1").bind(key))?;
+    execute!(
+        x,
+        sqlx::query("DELETE FROM rate_limits WHERE key = $1").bind(key)
+    )?;
     Ok(())
 }
 

@@ -13,9 +13,15 @@ pub async fn get(x: &mut impl Executor, key: &str) -> Result<Option<Value>, sqlx
 }
 
 pub async fn set(x: &mut impl Executor, key: &str, value: &Value) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query(
-        "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
-        .bind(key).bind(Json(value)).bind(Ts::now()))?;
+    execute!(
+        x,
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
+        )
+        .bind(key)
+        .bind(Json(value))
+        .bind(Ts::now())
+    )?;
     Ok(())
 }

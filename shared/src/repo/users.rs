@@ -57,8 +57,13 @@ pub async fn set_password(
     id: Id,
     password_hash: &str,
 ) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1")
-        .bind(id).bind(password_hash).bind(Ts::now()))?;
+    execute!(
+        x,
+        sqlx::query("UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(password_hash)
+            .bind(Ts::now())
+    )?;
     Ok(())
 }
 
@@ -75,8 +80,13 @@ pub async fn set_default_org(
     id: Id,
     org: Option<Id>,
 ) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query("UPDATE users SET default_org_id = $2, updated_at = $3 WHERE id = $1")
-        .bind(id).bind(org).bind(Ts::now()))?;
+    execute!(
+        x,
+        sqlx::query("UPDATE users SET default_org_id = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(org)
+            .bind(Ts::now())
+    )?;
     Ok(())
 }
 

@@ -65,7 +65,10 @@ pub async fn ensure_org(
     let mut tx = state.db.begin().await?;
     // Touch the user row first: on PostgreSQL this locks it, so two concurrent calls for the
     // same user queue here instead of both creating a workspace (SQLite's write lock does the same).
-    execute!(&mut tx, sqlx::query("UPDATE users SET updated_at = updated_at WHERE id = $1").bind(user))?;
+    execute!(
+        &mut tx,
+        sqlx::query("UPDATE users SET updated_at = updated_at WHERE id = $1").bind(user)
+    )?;
     if let Some(m) = orgs::memberships_of(&mut tx, user).await?.first() {
         return Ok((
             StatusCode::OK,
@@ -189,8 +192,14 @@ pub async fn delete_account(
     tx.commit().await?;
     let secure = state.cfg.cookies_secure();
     let mut h = HeaderMap::new();
-    h.append(header::SET_COOKIE, cookies::clear(cookies::SESSION_COOKIE, secure));
-    h.append(header::SET_COOKIE, cookies::clear(cookies::CSRF_COOKIE, secure));
+    h.append(
+        header::SET_COOKIE,
+        cookies::clear(cookies::SESSION_COOKIE, secure),
+    );
+    h.append(
+        header::SET_COOKIE,
+        cookies::clear(cookies::CSRF_COOKIE, secure),
+    );
     Ok((
         h,
         axum::Json(DeleteAccountResponse {

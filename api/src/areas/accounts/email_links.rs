@@ -3,6 +3,7 @@
 //! - `type=verify_email`: marks the address verified, then 303 to `/auth/verified`;
 //! - `type=reset_password`: checks the token without using it (mail scanners fetch links), then
 //!   303 to `/auth/reset-password?token=…`, whose form posts to `POST /api/auth/password/reset`.
+//!
 //! A bad, used or expired token answers 401 with a code saying which.
 
 use super::send_link;
@@ -34,9 +35,10 @@ fn token_error(state: EmailTokenState) -> Error {
         EmailTokenState::Expired => {
             Error::unauthorized("token_expired", "this link has expired; ask for a new one")
         }
-        EmailTokenState::Used => {
-            Error::unauthorized("token_used", "this link was already used; ask for a new one")
-        }
+        EmailTokenState::Used => Error::unauthorized(
+            "token_used",
+            "this link was already used; ask for a new one",
+        ),
         _ => Error::unauthorized("invalid_token", "this link is not valid"),
     }
 }
@@ -56,7 +58,9 @@ pub async fn callback(
     match q.kind.as_deref() {
         Some("verify_email") => {
             let mut tx = state.db.begin().await?;
-            match auth_tokens::consume_email_token(&mut tx, &token, EmailPurpose::VerifyEmail).await? {
+            match auth_tokens::consume_email_token(&mut tx, &token, EmailPurpose::VerifyEmail)
+                .await?
+            {
                 EmailTokenState::Valid(user) => {
                     users::mark_email_verified(&mut tx, user).await?;
                     tx.commit().await?;
@@ -67,12 +71,14 @@ pub async fn callback(
         }
         Some("reset_password") => {
             let mut c = state.db.acquire().await?;
-            match auth_tokens::check_email_token(&mut c, &token, EmailPurpose::ResetPassword).await? {
-                EmailTokenState::Valid(_) => Ok(see_other(
-                    state
-                        .cfg
-                        .public_url(&format!("/auth/reset-password?token={token}")),
-                )),
+            match auth_tokens::check_email_token(&mut c, &token, EmailPurpose::ResetPassword)
+                .await?
+            {
+                EmailTokenState::Valid(_) => {
+                    Ok(see_other(state.cfg.public_url(&format!(
+                        "/auth/reset-password?token={token}"
+                    ))))
+                }
                 other => Err(token_error(other)),
             }
         }
@@ -106,7 +112,10 @@ pub async fn resend_verification(
         .map_err(Error::too_many_requests)?;
     }
     send_link(&state, &caller.user, EmailPurpose::VerifyEmail).await;
-    Ok((StatusCode::ACCEPTED, axum::Json(Accepted { status: "sent" })))
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(Accepted { status: "sent" }),
+    ))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -170,10 +179,13 @@ pub async fn reset_password(
     v.finish()?;
     let hash = password::hash_async(req.password).await;
     let mut tx = state.db.begin().await?;
-    let user = match auth_tokens::consume_email_token(&mut tx, &req.token, EmailPurpose::ResetPassword).await? {
-        EmailTokenState::Valid(u) => u,
-        other => return Err(token_error(other)),
-    };
+    let user =
+        match auth_tokens::consume_email_token(&mut tx, &req.token, EmailPurpose::ResetPassword)
+            .await?
+        {
+            EmailTokenState::Valid(u) => u,
+            other => return Err(token_error(other)),
+        };
     users::set_password(&mut tx, user, &hash).await?;
     users::mark_email_verified(&mut tx, user).await?;
     auth_tokens::revoke_all_for_user(&mut tx, user).await?;

@@ -75,7 +75,12 @@ pub async fn refresh(
     State(state): State<AppState>,
     Body(req): Body<RefreshRequest>,
 ) -> Result<axum::Json<TokenResponse>> {
-    let invalid = || Error::unauthorized("invalid_token", "the refresh token is not valid or has expired");
+    let invalid = || {
+        Error::unauthorized(
+            "invalid_token",
+            "the refresh token is not valid or has expired",
+        )
+    };
     let mut tx = state.db.begin().await?;
     let t = auth_tokens::token_by_secret(&mut tx, &req.refresh_token)
         .await?
@@ -89,7 +94,9 @@ pub async fn refresh(
             "this refresh token was already used; the sign-in is revoked, sign in again",
         ));
     }
-    let user = users::by_id(&mut tx, t.user_id).await?.ok_or_else(invalid)?;
+    let user = users::by_id(&mut tx, t.user_id)
+        .await?
+        .ok_or_else(invalid)?;
     let pair = auth_tokens::issue_pair(&mut tx, user.id, t.family_id, None).await?;
     tx.commit().await?;
     Ok(axum::Json(response(pair, &user)))

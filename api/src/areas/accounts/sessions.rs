@@ -71,10 +71,16 @@ pub async fn check_credentials(
 ) -> Result<User> {
     let mut v = Validator::new();
     let email = v.email("email", email);
-    v.check(!password_given.is_empty(), "password", "required", "must not be empty");
+    v.check(
+        !password_given.is_empty(),
+        "password",
+        "required",
+        "must not be empty",
+    );
     v.finish()?;
     let max = state.cfg.login_max_failures;
-    let window = chrono::Duration::from_std(state.cfg.login_window).unwrap_or(chrono::Duration::minutes(15));
+    let window =
+        chrono::Duration::from_std(state.cfg.login_window).unwrap_or(chrono::Duration::minutes(15));
     let keys = [
         format!("login:email:{email}"),
         format!("login:ip:{}", crate::http::client_ip(parts)),
@@ -129,8 +135,14 @@ pub async fn signout(State(state): State<AppState>, caller: Caller) -> Result<Re
     }
     let secure = state.cfg.cookies_secure();
     let mut h = HeaderMap::new();
-    h.append(header::SET_COOKIE, cookies::clear(cookies::SESSION_COOKIE, secure));
-    h.append(header::SET_COOKIE, cookies::clear(cookies::CSRF_COOKIE, secure));
+    h.append(
+        header::SET_COOKIE,
+        cookies::clear(cookies::SESSION_COOKIE, secure),
+    );
+    h.append(
+        header::SET_COOKIE,
+        cookies::clear(cookies::CSRF_COOKIE, secure),
+    );
     Ok((StatusCode::NO_CONTENT, h).into_response())
 }
 

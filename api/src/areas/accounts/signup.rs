@@ -136,7 +136,11 @@ pub async fn signup(
         SignupMode::Open => {}
         SignupMode::InviteLocked if !invite_ok => {
             return Err(Error::forbidden(
-                if invite.is_some() { "invite_invalid" } else { "invite_required" },
+                if invite.is_some() {
+                    "invite_invalid"
+                } else {
+                    "invite_required"
+                },
                 "sign-up needs a valid invite code right now",
             ));
         }
@@ -185,7 +189,8 @@ pub async fn signup(
     let membership = orgs::membership(&mut tx, user.id, org.id)
         .await?
         .ok_or_else(|| Error::internal(anyhow::anyhow!("owner membership missing after insert")))?;
-    let (session_headers, csrf) = sessions::start_web_session(&state, &mut tx, &user, &parts).await?;
+    let (session_headers, csrf) =
+        sessions::start_web_session(&state, &mut tx, &user, &parts).await?;
     tx.commit().await?;
 
     let sent = send_link(&state, &user, EmailPurpose::VerifyEmail).await;
