@@ -14,7 +14,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -37,7 +37,8 @@ pub fn build(state: AppState) -> Router {
                             .and_then(|r| r.header_value().to_str().ok())
                             .unwrap_or("-");
                         tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
-                    }),
+                    })
+                    .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
                 )
                 .layer(PropagateRequestIdLayer::new(REQUEST_ID))
                 .layer(CatchPanicLayer::custom(|_| {

@@ -155,6 +155,33 @@ impl Registry {
         router
     }
 
+    /// The route table as Markdown (docs/routes.md is generated from it; a test keeps it current).
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "# Routes\n\nGenerated from `api/src/routes.rs` by `UPDATE_DOCS=1 cargo nextest run -E 'test(docs_routes)'`; a test fails when it is stale.\n\n| method | path | auth | area | what it does | why open |\n|---|---|---|---|---|---|\n",
+        );
+        let mut rows: Vec<&RouteDef> = self.routes.iter().collect();
+        rows.sort_by(|a, b| {
+            (a.area, &a.path, a.method.as_str()).cmp(&(b.area, &b.path, b.method.as_str()))
+        });
+        for r in rows {
+            let why = match r.auth {
+                Auth::Public(w) | Auth::Token(w) | Auth::Webhook(w) => w,
+                _ => "",
+            };
+            let auth = if r.bearer_only {
+                format!("{} (bearer only)", r.auth.label())
+            } else {
+                r.auth.label()
+            };
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} | {} | {} |\n",
+                r.method, r.path, auth, r.area, r.summary, why
+            ));
+        }
+        out
+    }
+
     /// The OpenAPI 3.1 document.
     pub fn openapi(&self) -> OpenApi {
         let mut paths = Paths::new();

@@ -327,3 +327,17 @@ async fn workspace_policies_check_module_permission_and_membership() {
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert!(body.contains("module_disabled"), "{body}");
 }
+
+#[test]
+fn docs_routes_table_is_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/routes.md");
+    let fresh = api::routes::registry().markdown();
+    if std::env::var("UPDATE_DOCS").is_ok() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "docs/routes.md is stale: run UPDATE_DOCS=1 cargo nextest run -E 'test(docs_routes)'"
+    );
+}
