@@ -6,13 +6,14 @@ use std::net::SocketAddr;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    worker::install_crypto_provider();
     let cfg = serve::load_config();
     serve::init_tracing(cfg.log_json);
     let db = serve::connect(&cfg).await?;
     let cmd = std::env::args().nth(1);
     match cmd.as_deref() {
         Some("migrate") => {
-            db.migrate().await?;
+            serve::migrate(&db).await?;
             tracing::info!("migrations applied");
             return Ok(());
         }
@@ -22,9 +23,14 @@ async fn main() -> anyhow::Result<()> {
             std::process::exit(2);
         }
     }
-    db.migrate().await?;
+    serve::migrate(&db).await?;
     let bind = cfg.bind_addr;
-    let state = AppState::new(cfg, db.clone())?;
+    let embedded = if cfg.embedded_worker {
+        Some(serve::start_embedded_worker(&cfg, &db).await?)
+    } else {
+        None
+    };
+    let state = AppState::new(cfg, db.clone()).await?;
     let router = app::build(state);
     let listener = tokio::net::TcpListener::bind(bind).await?;
     tracing::info!(%bind, "api listening");
@@ -34,6 +40,9 @@ async fn main() -> anyhow::Result<()> {
     )
     .with_graceful_shutdown(shutdown_signal())
     .await?;
+    if let Some(w) = embedded {
+        w.shutdown().await;
+    }
     db.close().await;
     Ok(())
 }

@@ -307,5 +307,6 @@ fn http_method(m: &Method) -> HttpMethod {
 pub fn path_params(path: &str) -> Vec<&str> {
     path.split('/')
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|s| s.trim_start_matches('*'))
         .collect()
 }

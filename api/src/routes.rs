@@ -2,7 +2,7 @@
 //! what". Public routes say why they are public. Routes are added here and nowhere else (a test
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
-use crate::areas::{accounts, orgs, reviewvideo, system};
+use crate::areas::{accounts, cron, jobs, orgs, reviewvideo, storage, system};
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
 use axum::http::Method;
@@ -10,10 +10,11 @@ use axum::http::Method;
 const GET: Method = Method::GET;
 const POST: Method = Method::POST;
 const PATCH: Method = Method::PATCH;
+const PUT: Method = Method::PUT;
 
 pub fn registry() -> Registry {
     use accounts::{account, email_links, mobile, sessions, signup};
-    Registry::new(vec![
+    let mut rows = vec![
         // ---- accounts: sign-up, sign-in, sessions, tokens ----
         route(POST, "/api/auth/signup", signup::signup)
             .auth(Auth::Public("creates a new account; governed by the signup mode, rate-limited per address"))
@@ -114,5 +115,41 @@ pub fn registry() -> Registry {
             .auth(Auth::org(Some("members.read")))
             .area("workspaces").summary("List members (paginated)")
             .empty(200, "a page of members"),
-    ])
+        // ---- jobs ----
+        route(GET, "/api/jobs/{id}", jobs::get)
+            .auth(Auth::User).mobile()
+            .area("jobs").summary("A job's status, progress, result and error (poll this)")
+            .ok::<jobs::JobView>(200),
+        route(POST, "/api/jobs/{id}/cancel", jobs::cancel)
+            .auth(Auth::User).mobile()
+            .area("jobs").summary("Cancel a job (kinds that allow it)")
+            .ok::<jobs::JobView>(200),
+        route(POST, "/api/admin/jobs/{id}/retry", jobs::retry)
+            .auth(Auth::Admin)
+            .area("admin").summary("Re-queue a failed or cancelled job with fresh attempts")
+            .ok::<jobs::JobAccepted>(202),
+        // ---- object storage (local store's signed URLs) ----
+        route(GET, "/api/storage/{store}/{*key}", storage::download)
+            .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
+            .area("footage").summary("Download an object through a signed URL (Range supported)")
+            .empty(200, "the object's bytes (206 for a range)"),
+        route(PUT, "/api/storage/{store}/{*key}", storage::upload)
+            .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
+            .area("footage").summary("Upload an object through a signed URL (streamed)")
+            .empty(201, "stored"),
+    ];
+    // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
+    for task in ::jobs::cron::TASKS {
+        let path = format!("/api/cron/{}", task.name);
+        for method in [GET, POST] {
+            rows.push(
+                route(method, &path, cron::run)
+                    .auth(Auth::Cron)
+                    .area("cron")
+                    .summary(task.summary)
+                    .ok::<jobs::JobAccepted>(202),
+            );
+        }
+    }
+    Registry::new(rows)
 }

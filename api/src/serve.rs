@@ -44,3 +44,24 @@ pub async fn connect(cfg: &Config) -> anyhow::Result<Db> {
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     Ok(db)
 }
+
+/// Our migrations, then the job queue's tables.
+pub async fn migrate(db: &Db) -> anyhow::Result<()> {
+    db.migrate().await?;
+    jobs::queue::setup(db).await?;
+    Ok(())
+}
+
+/// The embedded default runs the worker (queues and scheduler) inside the api process.
+pub async fn start_embedded_worker(cfg: &Config, db: &Db) -> anyhow::Result<worker::Running> {
+    let wcfg = worker::config::WorkerConfig::from_env(db.dialect() == shared::db::Dialect::Sqlite)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let deps = std::sync::Arc::new(worker::Deps {
+        db: db.clone(),
+        cfg: cfg.clone(),
+        worker: wcfg,
+        mailer: shared::mail::Mailer::from_config(cfg)?,
+    });
+    tracing::info!("running the job worker in this process (EMBEDDED_WORKER)");
+    worker::start(deps).await
+}

@@ -5,6 +5,7 @@ use shared::crypto::Keys;
 use shared::db::Db;
 use shared::mail::Mailer;
 use shared::providers::reviewvideo::ReviewVideo;
+use shared::storage::Storage;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -16,6 +17,7 @@ pub struct Inner {
     pub keys: Keys,
     pub mailer: Mailer,
     pub reviewvideo: Option<ReviewVideo>,
+    pub storage: Storage,
 }
 
 impl std::ops::Deref for AppState {
@@ -28,7 +30,7 @@ impl std::ops::Deref for AppState {
 impl AppState {
     /// Builds the state from configuration; `cfg.secret_key` must be set (see
     /// `Config::ensure_secret_key`).
-    pub fn new(cfg: Config, db: Db) -> anyhow::Result<AppState> {
+    pub async fn new(cfg: Config, db: Db) -> anyhow::Result<AppState> {
         anyhow::ensure!(!cfg.secret_key.is_empty(), "secret key missing");
         let http = shared::providers::http::client();
         let mailer = Mailer::from_config(&cfg)?;
@@ -36,7 +38,9 @@ impl AppState {
             .reviewvideo
             .clone()
             .map(|c| ReviewVideo::new(c, http.clone()));
+        let storage = Storage::new(&cfg.storage).await?;
         Ok(AppState(Arc::new(Inner {
+            storage,
             keys: Keys::new(&cfg.secret_key),
             cfg,
             db,

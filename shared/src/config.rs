@@ -28,6 +28,7 @@ pub struct Config {
     pub reviewvideo: Option<OAuthProviderConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
+    pub storage: crate::storage::StorageConfig,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -161,7 +162,9 @@ impl Config {
             }),
         };
         let embedded_default = database_url.starts_with("sqlite:");
+        let storage = crate::storage::StorageConfig::from_lookup(&get, &data_dir)?;
         Ok(Config {
+            storage,
             bind_addr,
             public_base_url,
             cron_secret: get("CRON_SECRET"),

@@ -9,5 +9,6 @@ pub mod error;
 pub mod mail;
 pub mod providers;
 pub mod repo;
+pub mod storage;
 
 pub use error::{Error, Result};

@@ -9,5 +9,6 @@
 //! - [`reviewvideo::FakeReviewVideo`]: an OAuth 2.0 authorization server in the style of the
 //!   video-review provider (authorize + token endpoints, PKCE, HTTP Basic client auth).
 
+pub mod db;
 pub mod reviewvideo;
 pub mod smtp;

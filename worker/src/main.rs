@@ -1,26 +1,74 @@
-//! `worker`: the job-running process of the scale-out deployment. The job system (queues,
-//! handlers, scheduler) is being built (see the README's status table); until it lands this
-//! binary checks its configuration and database and then waits for SIGTERM, so deployments can
-//! already run the `worker` process type.
+//! `worker`: runs jobs and the built-in scheduler until SIGTERM/SIGINT.
+//! `worker schedules`: prints the effective schedule and exits.
 
-use shared::config::Config;
-use shared::db::{Db, PoolSettings};
+use std::sync::Arc;
+use worker::{Deps, config::WorkerConfig};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let cfg = match Config::from_env() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
+    worker::install_crypto_provider();
+    let fail = |e: shared::config::ConfigError| -> ! {
+        eprintln!("{e}");
+        std::process::exit(2)
     };
-    let db = Db::connect(&cfg.database_url, &PoolSettings::default())
+    let mut cfg = shared::config::Config::from_env().unwrap_or_else(|e| fail(e));
+    let wcfg =
+        WorkerConfig::from_env(cfg.database_url.starts_with("sqlite:")).unwrap_or_else(|e| fail(e));
+    if std::env::args().nth(1).as_deref() == Some("schedules") {
+        println!(
+            "{:<26} {:<18} {:<10} what",
+            "task", "schedule (UTC)", "queue"
+        );
+        for (t, expr) in worker::scheduler::effective(&wcfg) {
+            println!(
+                "{:<26} {:<18} {:<10} {}",
+                t.name,
+                expr.as_deref().unwrap_or("off"),
+                t.queue.name(),
+                t.summary
+            );
+        }
+        return Ok(());
+    }
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,apalis=warn"));
+    if cfg.log_json {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .json()
+            .init();
+    } else {
+        tracing_subscriber::fmt().with_env_filter(filter).init();
+    }
+    if cfg.secret_key.is_empty() {
+        cfg.ensure_secret_key()?;
+    }
+    let db = shared::db::Db::connect(&cfg.database_url, &Default::default())
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
-    db.ping().await?;
-    eprintln!("worker: database reachable; no job types are registered yet");
-    tokio::signal::ctrl_c().await?;
+    db.migrate().await?;
+    jobs::queue::setup(&db).await?;
+    let mailer = shared::mail::Mailer::from_config(&cfg)?;
+    let deps = Arc::new(Deps {
+        db: db.clone(),
+        cfg,
+        worker: wcfg,
+        mailer,
+    });
+    let running = worker::start(deps).await?;
+    tracing::info!(pid = std::process::id(), "worker running");
+    shutdown_signal().await;
+    tracing::info!("shutting down: finishing running jobs");
+    running.shutdown().await;
     db.close().await;
     Ok(())
+}
+
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
 }

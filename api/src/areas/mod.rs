@@ -3,6 +3,9 @@
 //! typed JSON response.
 
 pub mod accounts;
+pub mod cron;
+pub mod jobs;
 pub mod orgs;
 pub mod reviewvideo;
+pub mod storage;
 pub mod system;

@@ -106,3 +106,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
             })
     }
 }
+
+/// Path parameters; a malformed one (say, an id that is not a UUID) is a 404 like an absent row.
+pub struct Path<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Error> {
+        axum::extract::Path::<T>::from_request_parts(parts, s)
+            .await
+            .map(|p| Path(p.0))
+            .map_err(|_| Error::new(StatusCode::NOT_FOUND, "not_found", "not found"))
+    }
+}

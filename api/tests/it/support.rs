@@ -13,8 +13,8 @@ use shared::config::Config;
 use shared::db::{Db, Id, PoolSettings};
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
+use testkit::db::TestDb;
 use testkit::reviewvideo::FakeReviewVideo;
 use testkit::smtp::SmtpSink;
 use tower::ServiceExt;
@@ -28,13 +28,8 @@ pub struct TestApp {
     pub router: Router,
     pub smtp: SmtpSink,
     pub reviewvideo: FakeReviewVideo,
-    dir: PathBuf,
-}
-
-impl Drop for TestApp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+    // Dropped last: the database outlives the pools above.
+    pub tdb: TestDb,
 }
 
 /// A signed-in web user: the session cookie and the CSRF token.
@@ -55,30 +50,9 @@ impl TestApp {
     pub async fn with_env(vars: &[(&str, &str)]) -> TestApp {
         let smtp = SmtpSink::start().await;
         let reviewvideo = FakeReviewVideo::start(RV_CLIENT_ID, RV_CLIENT_SECRET).await;
-        let dir = std::env::temp_dir().join(format!("surfcoach-test-{}", Id::new()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (db_url, pg_schema) = match std::env::var("TEST_DATABASE_URL") {
-            Ok(url) if !url.is_empty() => {
-                let schema = format!("t_{}", Id::new().0.simple());
-                let admin = Db::connect(
-                    &url,
-                    &PoolSettings {
-                        max_connections: 1,
-                        ..Default::default()
-                    },
-                )
-                .await
-                .expect("TEST_DATABASE_URL reachable");
-                shared::execute!(
-                    &mut admin.acquire().await.unwrap(),
-                    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-                )
-                .unwrap();
-                admin.close().await;
-                (url, Some(schema))
-            }
-            _ => (format!("sqlite://{}/test.db", dir.display()), None),
-        };
+        let tdb = TestDb::new().await;
+        let dir = tdb.dir.clone();
+        let db_url = tdb.url.clone();
         let mut env: HashMap<String, String> = [
             ("DATABASE_URL", db_url.clone()),
             ("DATA_DIR", dir.display().to_string()),
@@ -107,22 +81,72 @@ impl TestApp {
             }
         }
         let cfg = Config::from_lookup(|k| env.get(k).cloned()).expect("test config");
-        let settings = PoolSettings {
-            pg_schema,
-            ..Default::default()
-        };
-        let db = Db::connect(&cfg.database_url, &settings)
+        let db = Db::connect(&cfg.database_url, &PoolSettings::default())
             .await
             .expect("connect");
-        db.migrate_unlocked().await.expect("migrate");
-        let state = AppState::new(cfg, db).expect("state");
+        api::serve::migrate(&db).await.expect("migrate");
+        let state = AppState::new(cfg, db).await.expect("state");
         let router = api::app::build(state.clone());
         TestApp {
             state,
             router,
             smtp,
             reviewvideo,
-            dir,
+            tdb,
+        }
+    }
+
+    /// Starts a job worker in this process (fast polling and backoff, no scheduler unless
+    /// `SCHEDULER=on` is in `extra`). Stop it with `shutdown`.
+    pub async fn start_worker(&self, extra: &[(&str, &str)]) -> worker::Running {
+        let mut vars: HashMap<String, String> = [
+            ("WORKER_POLL_MS", "20"),
+            ("WORKER_BACKOFF_BASE_MS", "200"),
+            ("WORKER_HEARTBEAT_MS", "1000"),
+            ("WORKER_SHUTDOWN_MS", "5000"),
+            ("SCHEDULER", "off"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in extra {
+            vars.insert(k.to_string(), v.to_string());
+        }
+        let sqlite = !self.tdb.is_postgres();
+        let wcfg =
+            worker::config::WorkerConfig::from_lookup(|k| vars.get(k).cloned(), sqlite).unwrap();
+        let deps = std::sync::Arc::new(worker::Deps {
+            db: self.state.db.clone(),
+            cfg: self.state.cfg.clone(),
+            worker: wcfg,
+            mailer: self.state.mailer.clone(),
+        });
+        worker::start(deps).await.expect("worker starts")
+    }
+
+    /// Polls a job's progress row until `done` says so (10 s at most).
+    pub async fn wait_job(
+        &self,
+        id: Id,
+        done: impl Fn(&jobs::progress::Progress) -> bool,
+    ) -> jobs::progress::Progress {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let p = {
+                let mut c = self.state.db.acquire().await.unwrap();
+                jobs::progress::get(&mut c, id)
+                    .await
+                    .unwrap()
+                    .expect("job exists")
+            };
+            if done(&p) {
+                return p;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "job {id} stuck: {p:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 

@@ -20,22 +20,28 @@ macro_rules! migration_set {
 }
 
 fn sqlite() -> Vec<Migration> {
-    migration_set!("sqlite": 1 "foundation")
+    migration_set!("sqlite": 1 "foundation", 2 "jobs")
 }
 
 fn postgres() -> Vec<Migration> {
-    migration_set!("postgres": 1 "foundation")
+    migration_set!("postgres": 1 "foundation", 2 "jobs")
 }
+
+/// Our own bookkeeping table: apalis-sqlite keeps its migrations in `_sqlx_migrations` of the
+/// same database, and two migrators sharing one table each see the other's rows as unknown.
+const TABLE: &str = "_service_migrations";
 
 pub(super) async fn run(db: &Db, locking: bool) -> Result<(), sqlx::migrate::MigrateError> {
     match db {
         Db::Sqlite(pool) => {
             let mut m = Migrator::with_migrations(sqlite());
+            m.dangerous_set_table_name(TABLE);
             m.set_locking(locking);
             m.run(pool).await
         }
         Db::Pg(pool) => {
             let mut m = Migrator::with_migrations(postgres());
+            m.dangerous_set_table_name(TABLE);
             m.set_locking(locking);
             m.run(pool).await
         }

@@ -1,0 +1,202 @@
+//! Progress rows: one per job, written by the worker, read by the api.
+
+use super::{JobSpec, Owner};
+use serde::Serialize;
+use serde_json::Value;
+use shared::db::{Executor, Id, Ts, is_unique_violation};
+use shared::{execute, sql};
+use sqlx::FromRow;
+use sqlx::types::Json;
+
+pub const QUEUED: &str = "queued";
+pub const RUNNING: &str = "running";
+pub const SUCCEEDED: &str = "succeeded";
+pub const FAILED: &str = "failed";
+pub const CANCELLED: &str = "cancelled";
+
+#[derive(Debug, Clone, FromRow, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    pub id: Id,
+    pub kind: String,
+    pub queue: String,
+    pub org_id: Option<Id>,
+    pub created_by: Option<Id>,
+    pub idempotency_key: Option<String>,
+    pub status: String,
+    pub attempts: i64,
+    pub max_attempts: i64,
+    pub percent: Option<i64>,
+    pub message: Option<String>,
+    pub payload: Json<Value>,
+    pub result: Option<Json<Value>>,
+    pub last_error: Option<String>,
+    pub cancel_requested: bool,
+    pub run_after: Ts,
+    pub created_at: Ts,
+    pub started_at: Option<Ts>,
+    pub finished_at: Option<Ts>,
+    pub updated_at: Ts,
+}
+
+const COLUMNS: &str = "id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts, percent, message, payload, result, last_error, cancel_requested, run_after, created_at, started_at, finished_at, updated_at";
+
+/// Inserts a queued row; `None` when a live job with the same kind and key exists.
+pub(crate) async fn insert(
+    x: &mut impl Executor,
+    spec: &JobSpec,
+    owner: Owner,
+    run_after: Ts,
+) -> Result<Option<Id>, sqlx::Error> {
+    let id = Id::new();
+    let now = Ts::now();
+    // ON CONFLICT with the partial unique index: the losing one of two concurrent enqueues
+    // waits for the winner's commit and then inserts nothing.
+    let r = execute!(x, sqlx::query(
+        "INSERT INTO job_progress (id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts,
+            payload, cancel_requested, run_after, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, FALSE, $9, $10, $10)
+         ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING")
+        .bind(id).bind(&spec.kind).bind(spec.queue.name()).bind(owner.org_id).bind(owner.user_id)
+        .bind(&spec.idempotency_key).bind(spec.max_attempts as i64).bind(Json(&spec.payload))
+        .bind(run_after).bind(now));
+    match r {
+        Ok(1) => Ok(Some(id)),
+        Ok(_) => Ok(None),
+        Err(e) if is_unique_violation(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+pub(crate) async fn live_with_key(
+    x: &mut impl Executor,
+    kind: &str,
+    key: &str,
+) -> Result<Option<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, Id>(
+        "SELECT id FROM job_progress WHERE kind = $1 AND idempotency_key = $2 AND status IN ('queued', 'running')")
+        .bind(kind).bind(key).fetch_optional(&mut *c).await)
+}
+
+pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx::Error> {
+    let q = format!("SELECT {COLUMNS} FROM job_progress WHERE id = $1");
+    sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).fetch_optional(&mut *c).await)
+}
+
+/// Takes a job for an attempt: `running`, attempts + 1. `None` when it is finished or
+/// cancelled (a duplicate delivery) or unknown.
+pub async fn claim(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx::Error> {
+    let now = Ts::now();
+    let q = format!(
+        "UPDATE job_progress SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
+         WHERE id = $1 AND status IN ('queued', 'running') RETURNING {COLUMNS}"
+    );
+    sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).fetch_optional(&mut *c).await)
+}
+
+/// Reports progress from a running job (percent clamped to 0..=100).
+pub async fn report(
+    x: &mut impl Executor,
+    id: Id,
+    percent: Option<i64>,
+    message: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET percent = COALESCE($2, percent), message = COALESCE($3, message), updated_at = $4
+         WHERE id = $1 AND status = 'running'")
+        .bind(id).bind(percent.map(|p| p.clamp(0, 100))).bind(message).bind(Ts::now()))?;
+    Ok(())
+}
+
+pub async fn succeed(x: &mut impl Executor, id: Id, result: &Value) -> Result<(), sqlx::Error> {
+    let now = Ts::now();
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'succeeded', percent = 100, result = $2, last_error = NULL, finished_at = $3, updated_at = $3
+         WHERE id = $1 AND status = 'running'")
+        .bind(id).bind(Json(result)).bind(now))?;
+    Ok(())
+}
+
+pub async fn fail(x: &mut impl Executor, id: Id, error: &str) -> Result<(), sqlx::Error> {
+    let now = Ts::now();
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'failed', last_error = $2, finished_at = $3, updated_at = $3
+         WHERE id = $1 AND status IN ('queued', 'running')")
+        .bind(id).bind(truncate(error)).bind(now))?;
+    Ok(())
+}
+
+/// Puts a running job back in the queue after a transient failure, not to run before `at`.
+/// The caller pushes the queue task in the same transaction.
+pub async fn retry_later(
+    x: &mut impl Executor,
+    id: Id,
+    error: &str,
+    at: Ts,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'queued', last_error = $2, run_after = $3, updated_at = $4
+         WHERE id = $1 AND status = 'running'")
+        .bind(id).bind(truncate(error)).bind(at).bind(Ts::now()))?;
+    Ok(())
+}
+
+pub async fn mark_cancelled(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
+    let now = Ts::now();
+    execute!(
+        x,
+        sqlx::query(
+            "UPDATE job_progress SET status = 'cancelled', finished_at = $2, updated_at = $2
+         WHERE id = $1 AND status IN ('queued', 'running')"
+        )
+        .bind(id)
+        .bind(now)
+    )?;
+    Ok(())
+}
+
+/// Asks a job to stop: a queued one is cancelled at once; a running one is flagged and its
+/// handler stops at its next check. Returns the new status, or `None` when already finished.
+pub async fn request_cancel(x: &mut impl Executor, id: Id) -> Result<Option<String>, sqlx::Error> {
+    let now = Ts::now();
+    let queued = execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'cancelled', cancel_requested = TRUE, finished_at = $2, updated_at = $2
+         WHERE id = $1 AND status = 'queued'")
+        .bind(id).bind(now))?;
+    if queued == 1 {
+        return Ok(Some(CANCELLED.into()));
+    }
+    let running = execute!(x, sqlx::query(
+        "UPDATE job_progress SET cancel_requested = TRUE, updated_at = $2 WHERE id = $1 AND status = 'running'")
+        .bind(id).bind(now))?;
+    Ok((running == 1).then(|| RUNNING.into()))
+}
+
+pub async fn is_cancel_requested(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, bool>("SELECT cancel_requested FROM job_progress WHERE id = $1")
+        .bind(id).fetch_optional(&mut *c).await)
+    .map(|v| v.unwrap_or(true))
+}
+
+/// Re-queues a failed or cancelled job with fresh attempts (an admin's retry). The caller
+/// pushes the queue task in the same transaction. False when the job is not failed/cancelled.
+pub async fn requeue(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
+    let now = Ts::now();
+    let n = execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'queued', attempts = 0, cancel_requested = FALSE, finished_at = NULL,
+            run_after = $2, updated_at = $2
+         WHERE id = $1 AND status IN ('failed', 'cancelled')")
+        .bind(id).bind(now))?;
+    Ok(n == 1)
+}
+
+/// Deletes finished jobs older than `before`; returns how many.
+pub async fn prune(x: &mut impl Executor, before: Ts) -> Result<u64, sqlx::Error> {
+    execute!(x, sqlx::query(
+        "DELETE FROM job_progress WHERE status IN ('succeeded', 'failed', 'cancelled') AND finished_at < $1")
+        .bind(before))
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(2000).collect()
+}

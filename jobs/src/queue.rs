@@ -1,0 +1,80 @@
+//! The queue table is apalis's (`Jobs` on SQLite, `apalis.jobs` on PostgreSQL). We insert its
+//! tasks ourselves, inside the caller's transaction, because apalis pushes through its own pool.
+//! The column layout is that of apalis-sqlite/apalis-postgres 1.0.0 (pinned with `=`); the
+//! job system's tests exercise these inserts against the real worker on both databases.
+
+use super::{JobRef, Queue};
+use shared::db::{DbConn, Executor, Id, Ts};
+use ulid::Ulid;
+
+/// Our own attempts and backoff live in `job_progress`; apalis may re-deliver a task a few
+/// times when the worker's own bookkeeping fails (a database blip), never more.
+const APALIS_MAX_ATTEMPTS: i64 = 3;
+
+/// apalis decodes task ids as ULIDs.
+pub fn new_task_id() -> String {
+    Ulid::from(uuid::Uuid::now_v7().as_u128()).to_string()
+}
+
+/// Inserts one queue task for job `id`, runnable at `run_at`.
+pub async fn push(
+    x: &mut impl Executor,
+    queue: Queue,
+    id: Id,
+    run_at: Ts,
+) -> Result<(), sqlx::Error> {
+    let payload = serde_json::to_vec(&JobRef { id }).expect("JobRef serializes");
+    let task_id = new_task_id();
+    match x.conn() {
+        DbConn::Sqlite(c) => {
+            sqlx::query(
+                "INSERT INTO Jobs (job, id, job_type, status, attempts, max_attempts, run_at, priority, metadata)
+                 VALUES ($1, $2, $3, 'Pending', 0, $4, $5, 0, '{}')",
+            )
+            .bind(payload)
+            .bind(task_id)
+            .bind(queue.name())
+            .bind(APALIS_MAX_ATTEMPTS)
+            // apalis-sqlite keeps run_at in whole unix seconds; round up so a delayed job
+            // never starts early.
+            .bind((run_at.0.timestamp_micros() + 999_999).div_euclid(1_000_000))
+            .execute(&mut *c)
+            .await?;
+        }
+        DbConn::Pg(c) => {
+            sqlx::query(
+                "INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority, metadata)
+                 VALUES ($1, $2, $3, 'Pending', 0, $4, $5, 0, ''::hstore)",
+            )
+            .bind(task_id)
+            .bind(queue.name())
+            .bind(payload)
+            .bind(APALIS_MAX_ATTEMPTS as i32)
+            .bind(run_at.0)
+            .execute(&mut *c)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates apalis's tables (its own migrations, tracked apart from ours).
+pub async fn setup(db: &shared::db::Db) -> Result<(), sqlx::Error> {
+    match db {
+        shared::db::Db::Sqlite(p) => {
+            apalis_sqlite::SqliteStorage::<()>::setup(p)
+                .await
+                .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;
+            // apalis's setup switches one pooled connection to synchronous=OFF; restore ours.
+            sqlx::query("PRAGMA synchronous = NORMAL")
+                .execute(p)
+                .await?;
+        }
+        shared::db::Db::Pg(p) => {
+            apalis_postgres::PostgresStorage::<()>::setup(p)
+                .await
+                .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;
+        }
+    }
+    Ok(())
+}

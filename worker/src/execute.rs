@@ -1,0 +1,102 @@
+//! One attempt of one job: claim the progress row, run the handler, record the outcome.
+//!
+//! Every outcome ends in the progress row. Handlers are idempotent, so a task delivered twice
+//! (a worker killed after the work, before its ack) finds the row finished and does nothing,
+//! and a job re-run after a crash starts over. Transient failures are retried by writing the
+//! row back to `queued` and pushing a new queue task with a future `run_at`, in one
+//! transaction: the backoff waits in the database, so a restart neither loses nor hurries it.
+
+use crate::Deps;
+use crate::handlers::{self, Ctx};
+use futures::FutureExt;
+use jobs::progress::{self, Progress};
+use jobs::{JobError, Queue, backoff};
+use shared::db::{Id, Ts};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+/// Runs one attempt of job `id`. An `Err` means our own bookkeeping failed (the database is
+/// unreachable); apalis then re-delivers the task.
+pub async fn execute(deps: &Arc<Deps>, id: Id) -> Result<(), sqlx::Error> {
+    let job = {
+        let mut c = deps.db.acquire().await?;
+        match progress::claim(&mut c, id).await? {
+            Some(j) => j,
+            None => return Ok(()), // finished, cancelled or unknown: a duplicate delivery
+        }
+    };
+    let mut c = deps.db.acquire().await?;
+    if job.cancel_requested {
+        progress::mark_cancelled(&mut c, id).await?;
+        return Ok(());
+    }
+    if job.attempts > job.max_attempts {
+        // Only a crash between claim and outcome gets here (each crash re-delivers the task).
+        progress::fail(
+            &mut c,
+            id,
+            &format!(
+                "gave up after {} attempts: the worker stopped mid-run each time",
+                job.max_attempts
+            ),
+        )
+        .await?;
+        return Ok(());
+    }
+    drop(c);
+    let span = tracing::info_span!("job", job_id = %id, kind = %job.kind, attempt = job.attempts);
+    let _enter = span.enter();
+    let ctx = Ctx {
+        deps: deps.clone(),
+        job_id: id,
+        org_id: job.org_id,
+        attempt: job.attempts as u32,
+    };
+    let outcome = AssertUnwindSafe(handlers::dispatch(&ctx, &job.kind, job.payload.0.clone()))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
+    record(deps, &job, outcome).await
+}
+
+async fn record(
+    deps: &Deps,
+    job: &Progress,
+    outcome: Result<serde_json::Value, JobError>,
+) -> Result<(), sqlx::Error> {
+    match outcome {
+        Ok(result) => {
+            let mut c = deps.db.acquire().await?;
+            progress::succeed(&mut c, job.id, &result).await?;
+            tracing::info!("job succeeded");
+        }
+        Err(JobError::Cancelled) => {
+            let mut c = deps.db.acquire().await?;
+            progress::mark_cancelled(&mut c, job.id).await?;
+            tracing::info!("job cancelled");
+        }
+        Err(JobError::Permanent(e)) => {
+            let mut c = deps.db.acquire().await?;
+            progress::fail(&mut c, job.id, &e).await?;
+            tracing::warn!(error = %e, "job failed permanently");
+        }
+        Err(JobError::Transient(e)) if job.attempts < job.max_attempts => {
+            let at = Ts::now().plus(
+                chrono::Duration::from_std(backoff(job.attempts as u32, deps.worker.backoff_base))
+                    .unwrap_or_default(),
+            );
+            let mut tx = deps.db.begin().await?;
+            progress::retry_later(&mut tx, job.id, &e, at).await?;
+            let queue = Queue::parse(&job.queue).unwrap_or(Queue::Default);
+            jobs::queue::push(&mut tx, queue, job.id, at).await?;
+            tx.commit().await?;
+            tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
+        }
+        Err(JobError::Transient(e)) => {
+            let mut c = deps.db.acquire().await?;
+            progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}")).await?;
+            tracing::warn!(error = %e, "job failed after its last attempt");
+        }
+    }
+    Ok(())
+}

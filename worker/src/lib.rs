@@ -1,0 +1,60 @@
+//! The job-running side of the service: apalis workers per queue ([`runtime`]), one attempt
+//! of a job ([`execute`]), the handlers by kind ([`handlers`]) and the built-in scheduler
+//! ([`scheduler`]). The `worker` binary runs them; the api embeds them on the embedded default.
+
+pub mod config;
+pub mod execute;
+pub mod handlers;
+pub mod runtime;
+pub mod scheduler;
+
+use shared::config::Config;
+use shared::db::Db;
+use shared::mail::Mailer;
+use std::sync::Arc;
+
+/// What job handlers can reach.
+pub struct Deps {
+    pub db: Db,
+    pub cfg: Config,
+    pub worker: config::WorkerConfig,
+    pub mailer: Mailer,
+}
+
+/// A started worker: its queue runtime and (when enabled) its scheduler.
+pub struct Running {
+    runtime: runtime::Runtime,
+    scheduler: Option<scheduler::Scheduler>,
+    deadline: std::time::Duration,
+}
+
+/// Starts the workers and the scheduler of this process.
+pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Running> {
+    let runtime = runtime::Runtime::start(deps.clone()).await?;
+    let scheduler = if deps.worker.scheduler {
+        Some(scheduler::Scheduler::start(deps.clone()).await?)
+    } else {
+        None
+    };
+    Ok(Running {
+        runtime,
+        scheduler,
+        deadline: deps.worker.shutdown_deadline,
+    })
+}
+
+impl Running {
+    /// Graceful stop: no new ticks, no new jobs, running jobs get until the deadline.
+    pub async fn shutdown(self) {
+        if let Some(s) = self.scheduler {
+            s.shutdown().await;
+        }
+        self.runtime.shutdown(self.deadline).await;
+    }
+}
+
+/// rustls needs one process-wide crypto provider; two are compiled in (aws-lc-rs from reqwest,
+/// lettre and the S3 client; ring from apalis's sqlx features), so pick one explicitly.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
