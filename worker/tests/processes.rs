@@ -1,0 +1,216 @@
+//! The worker as real processes: a SIGKILLed worker's job runs again elsewhere, SIGTERM lets
+//! running jobs finish, and three schedulers fire each tick once.
+
+use jobs::kinds::Probe;
+use jobs::{Job, Owner};
+use shared::db::{Db, Id, PoolSettings};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use testkit::db::TestDb;
+
+struct Fixture {
+    tdb: TestDb,
+    db: Db,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        let tdb = TestDb::new().await;
+        let db = Db::connect(&tdb.url, &PoolSettings::default())
+            .await
+            .unwrap();
+        db.migrate().await.unwrap();
+        jobs::queue::setup(&db).await.unwrap();
+        Fixture { tdb, db }
+    }
+
+    fn spawn(&self, name: &str, extra: &[(&str, &str)]) -> Child {
+        let log = std::fs::File::create(self.tdb.dir.join(format!("{name}.log"))).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_worker"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", &self.tdb.url)
+            .env("DATA_DIR", &self.tdb.dir)
+            .env("SECRET_KEY", "process-test-secret-key-0123456789abcdef")
+            .env("WORKER_POLL_MS", "20")
+            .env("WORKER_HEARTBEAT_MS", "500")
+            .env("WORKER_LEASE_MISSES", "2")
+            .env("SCHEDULER", "off")
+            .env("RUST_LOG", "info,sqlx=warn")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .stdin(Stdio::null());
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.spawn().expect("worker binary starts")
+    }
+
+    async fn enqueue(&self, p: Probe) -> Id {
+        let mut tx = self.db.begin().await.unwrap();
+        let e = jobs::enqueue(&mut tx, &p.spec(), Owner::default())
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        e.id
+    }
+
+    async fn wait(
+        &self,
+        id: Id,
+        secs: u64,
+        done: impl Fn(&jobs::progress::Progress) -> bool,
+    ) -> jobs::progress::Progress {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let p = {
+                let mut c = self.db.acquire().await.unwrap();
+                jobs::progress::get(&mut c, id).await.unwrap().unwrap()
+            };
+            if done(&p) {
+                return p;
+            }
+            if Instant::now() > deadline {
+                let logs: Vec<String> = std::fs::read_dir(&self.tdb.dir)
+                    .unwrap()
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .collect();
+                panic!("job {id} stuck: {p:?}\nlogs:\n{}", logs.join("\n---\n"));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+fn sigterm(child: &Child) {
+    let ok = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -TERM");
+}
+
+fn wait_exit(child: &mut Child, secs: u64) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "worker did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test]
+async fn a_killed_workers_job_runs_again_on_another_worker() {
+    let f = Fixture::new().await;
+    let mut w1 = f.spawn("w1", &[]);
+    let id = f
+        .enqueue(Probe {
+            sleep_ms: 5000,
+            marker: Some("survivor".into()),
+            ..Default::default()
+        })
+        .await;
+    f.wait(id, 20, |p| p.status == "running").await;
+    w1.kill().unwrap(); // SIGKILL: no chance to release anything
+    w1.wait().unwrap();
+    let mut w2 = f.spawn("w2", &[]);
+    let p = f.wait(id, 30, |p| p.status == "succeeded").await;
+    assert_eq!(
+        p.attempts, 2,
+        "one attempt died with w1, the second ran on w2"
+    );
+    assert_eq!(p.result.unwrap().0["marker"], "survivor");
+    sigterm(&w2);
+    wait_exit(&mut w2, 20);
+}
+
+#[tokio::test]
+async fn sigterm_lets_the_running_job_finish_then_exits() {
+    let f = Fixture::new().await;
+    let mut w = f.spawn("w", &[]);
+    let id = f
+        .enqueue(Probe {
+            sleep_ms: 1500,
+            ..Default::default()
+        })
+        .await;
+    f.wait(id, 20, |p| p.status == "running").await;
+    sigterm(&w);
+    let status = wait_exit(&mut w, 20);
+    assert!(status.success(), "{status:?}");
+    let mut c = f.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, id).await.unwrap().unwrap();
+    assert_eq!(p.status, "succeeded", "finished before exit: {p:?}");
+    assert_eq!(p.attempts, 1);
+}
+
+#[tokio::test]
+async fn three_worker_processes_fire_each_tick_once() {
+    let f = Fixture::new().await;
+    let mut env: Vec<(String, String)> = jobs::cron::TASKS
+        .iter()
+        .map(|t| {
+            (
+                format!("SCHEDULE_{}", t.name.to_uppercase().replace('-', "_")),
+                "off".to_string(),
+            )
+        })
+        .collect();
+    env.push(("SCHEDULE_TOKENS_CLEANUP".into(), "* * * * * *".into()));
+    env.push(("SCHEDULER".into(), "on".into()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut ws: Vec<Child> = (0..3).map(|i| f.spawn(&format!("s{i}"), &env)).collect();
+    tokio::time::sleep(Duration::from_millis(5500)).await;
+    for w in &ws {
+        sigterm(w);
+    }
+    for w in &mut ws {
+        wait_exit(w, 20);
+    }
+    let mut c = f.db.acquire().await.unwrap();
+    let ticks: i64 = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM cron_ticks WHERE schedule = 'tokens-cleanup'").fetch_one(&mut *c).await).unwrap();
+    let jobs: i64 = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM job_progress WHERE kind = 'cron.tokens-cleanup'").fetch_one(&mut *c).await).unwrap();
+    // Three processes each firing every second for ~5 s (less start-up time) would make up to
+    // 15 jobs; once per tick is at most one per elapsed second.
+    assert!((2..=6).contains(&ticks), "{ticks} ticks");
+    assert!(jobs >= 2 && jobs <= ticks, "{jobs} jobs for {ticks} ticks");
+    let succeeded: i64 = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM job_progress WHERE kind = 'cron.tokens-cleanup' AND status = 'succeeded'").fetch_one(&mut *c).await).unwrap();
+    assert!(succeeded >= 1);
+}
+
+#[tokio::test]
+async fn schedules_command_prints_the_effective_schedule() {
+    let out = Command::new(env!("CARGO_BIN_EXE_worker"))
+        .arg("schedules")
+        .env("SCHEDULE_JOBS_PRUNE", "off")
+        .env("SCHEDULE_TOKENS_CLEANUP", "0 */5 * * * *")
+        .env("DATA_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 15, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("jobs-prune") && l.contains(" off ")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("tokens-cleanup") && l.contains("0 */5 * * * *")),
+        "{text}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_worker"))
+        .arg("schedules")
+        .env("SCHEDULE_JOBS_PRUNE", "every tuesday")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("SCHEDULE_JOBS_PRUNE"));
+}
