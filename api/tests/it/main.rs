@@ -1,8 +1,10 @@
 //! Integration tests of the api, in one binary (one link step).
 
 mod accounts;
+mod embedded;
 mod jobs;
 mod orgs;
 mod registry;
 mod reviewvideo;
+mod storage;
 mod support;
