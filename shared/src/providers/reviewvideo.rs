@@ -2,7 +2,7 @@
 //! `/oauth/authorize`, `/oauth/access_token` with HTTP Basic client authentication, optional
 //! PKCE S256).
 
-use super::http::{ProviderError, json_or_error};
+use super::http::{ProviderError, Retry, json_or_error, send};
 use crate::config::OAuthProviderConfig;
 use serde::Deserialize;
 use serde_json::Value;
