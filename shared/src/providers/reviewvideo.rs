@@ -82,18 +82,18 @@ impl ReviewVideo {
         if let Some(v) = code_verifier {
             form.push(("code_verifier", v));
         }
-        let resp = self
-            .http
-            .post(url)
-            .basic_auth(&self.cfg.client_id, Some(&self.cfg.client_secret))
-            .header(
-                "Accept",
-                "application/vnd.vimeo.*+json;version=3.4, application/json",
-            )
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| ProviderError::from_reqwest(PROVIDER, e))?;
+        // Codes are single use: the exchange is never retried.
+        let resp = send(PROVIDER, Retry::Once, || {
+            self.http
+                .post(url.clone())
+                .basic_auth(&self.cfg.client_id, Some(&self.cfg.client_secret))
+                .header(
+                    "Accept",
+                    "application/vnd.vimeo.*+json;version=3.4, application/json",
+                )
+                .form(&form)
+        })
+        .await?;
         json_or_error(PROVIDER, resp).await
     }
 }

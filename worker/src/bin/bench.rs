@@ -34,12 +34,10 @@ use shared::db::{Db, Id, PoolSettings, Ts};
 use sqlx::{Connection, PgConnection, PgPool};
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 /// Prefix of every database the bench creates (with the bench's pid as suffix).
@@ -185,13 +183,15 @@ async fn main() -> Result<()> {
         .filter(|s| p.selected(&s.id()))
         .collect();
     if scenarios.is_empty() {
-        bail!("BENCH_ONLY selects no scenario (ids: sqlite-1, sqlite-2, postgres-1, postgres-2, graphile-1, graphile-2)");
+        bail!(
+            "BENCH_ONLY selects no scenario (ids: sqlite-1, sqlite-2, postgres-1, postgres-2, graphile-1, graphile-2)"
+        );
     }
-    let needs_pg = scenarios
-        .iter()
-        .any(|s| !matches!(s, Scenario::Sqlite(_)));
+    let needs_pg = scenarios.iter().any(|s| !matches!(s, Scenario::Sqlite(_)));
     if needs_pg && p.pg_admin.is_none() {
-        bail!("BENCH_PG_URL (a PostgreSQL admin URL) is required for the PostgreSQL and graphile-worker scenarios");
+        bail!(
+            "BENCH_PG_URL (a PostgreSQL admin URL) is required for the PostgreSQL and graphile-worker scenarios"
+        );
     }
     let ours = scenarios
         .iter()
@@ -246,7 +246,10 @@ async fn facts(p: &Params) -> String {
     let load = std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    let _ = writeln!(s, "- machine: nproc {cores} ({cpu}), load average at start {load}");
+    let _ = writeln!(
+        s,
+        "- machine: nproc {cores} ({cpu}), load average at start {load}"
+    );
     if let Some(admin) = &p.pg_admin {
         let v = match PgConnection::connect(admin).await {
             Ok(mut c) => sqlx::query_scalar::<_, String>("SHOW server_version")
@@ -425,7 +428,11 @@ fn cpu_seconds(pid: u32) -> f64 {
     };
     let f: Vec<&str> = rest.split_whitespace().collect();
     // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
-    let ticks = |i: usize| f.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        f.get(i - 3)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     (ticks(14) + ticks(15)) / clock_ticks()
 }
 
@@ -494,10 +501,11 @@ async fn drop_stale_databases(admin: &str) -> Result<()> {
     let mut c = PgConnection::connect(admin)
         .await
         .context("connecting to BENCH_PG_URL")?;
-    let names: Vec<String> = sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname LIKE $1")
-        .bind(format!("{DB_PREFIX}%"))
-        .fetch_all(&mut c)
-        .await?;
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname LIKE $1")
+            .bind(format!("{DB_PREFIX}%"))
+            .fetch_all(&mut c)
+            .await?;
     drop(c);
     for name in names {
         let pid = name.rsplit('_').next().and_then(|p| p.parse::<u32>().ok());
@@ -516,28 +524,64 @@ async fn backend_cpu(admin: &str, db: &str) -> f64 {
     let Ok(mut c) = PgConnection::connect(admin).await else {
         return 0.0;
     };
-    let pids: Vec<i32> =
-        sqlx::query_scalar("SELECT pid FROM pg_stat_activity WHERE datname = $1")
-            .bind(db)
-            .fetch_all(&mut c)
-            .await
-            .unwrap_or_default();
+    let pids: Vec<i32> = sqlx::query_scalar("SELECT pid FROM pg_stat_activity WHERE datname = $1")
+        .bind(db)
+        .fetch_all(&mut c)
+        .await
+        .unwrap_or_default();
     pids.into_iter().map(|p| cpu_seconds(p as u32)).sum()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-/// Sends SIGTERM to a child we started and waits for it; kills it after `grace`.
-async fn stop_child(child: &mut Child, grace: Duration) {
-    if let Some(pid) = child.id() {
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
-            .status();
+/// A process the bench started; killed if still running when dropped (an error path).
+struct Proc(std::process::Child);
+
+impl Proc {
+    fn spawn(cmd: &mut Command) -> std::io::Result<Proc> {
+        cmd.spawn().map(Proc)
     }
-    if tokio::time::timeout(grace, child.wait()).await.is_err() {
-        eprintln!("a worker process did not stop within {grace:?}; killing it");
-        let _ = child.kill().await;
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+    /// `Some(status)` once it has exited.
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.0.try_wait().ok().flatten()
+    }
+    /// Waits up to `limit` for it to exit by itself.
+    async fn wait_for(&mut self, limit: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if self.exited().is_some() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+    /// SIGTERM (a graceful stop), then SIGKILL after `grace`.
+    async fn stop(&mut self, grace: Duration) {
+        if self.exited().is_some() {
+            return;
+        }
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status();
+        if !self.wait_for(grace).await {
+            eprintln!("process {} did not stop within {grace:?}; killing it", self.pid());
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if self.exited().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
     }
 }
 
@@ -570,7 +614,14 @@ async fn ours_postgres(p: &Params, procs: usize) -> Result<Outcome> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let url = create_database(admin, &name).await?;
-    let r = ours(p, Scenario::Postgres(procs), &url, &dir, Some((admin, &name))).await;
+    let r = ours(
+        p,
+        Scenario::Postgres(procs),
+        &url,
+        &dir,
+        Some((admin, &name)),
+    )
+    .await;
     drop_database(admin, &name).await;
     if r.is_ok() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -591,7 +642,7 @@ async fn progress_rows(db: &Db) -> Result<Vec<Row>> {
 }
 
 /// Waits until no job is queued or running; the elapsed time, or an error on timeout.
-async fn ours_drained(db: &Db, timeout: Duration, children: &mut [Child]) -> Result<Duration> {
+async fn ours_drained(db: &Db, timeout: Duration, children: &mut [Proc]) -> Result<Duration> {
     let t = Instant::now();
     loop {
         let mut c = db.acquire().await?;
@@ -603,7 +654,7 @@ async fn ours_drained(db: &Db, timeout: Duration, children: &mut [Child]) -> Res
             return Ok(t.elapsed());
         }
         for ch in children.iter_mut() {
-            if let Ok(Some(st)) = ch.try_wait() {
+            if let Some(st) = ch.exited() {
                 bail!("a worker process exited ({st}) with {left} jobs left");
             }
         }
@@ -673,16 +724,15 @@ async fn ours(
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
-            .stderr(log)
-            .kill_on_drop(true);
+            .stderr(log);
         if let Some(l) = &p.worker_rust_log {
             cmd.env("RUST_LOG", l);
         }
-        children.push(cmd.spawn().context("starting a worker process")?);
+        children.push(Proc::spawn(&mut cmd).context("starting a worker process")?);
     }
     let r = ours_phases(p, &db, &mut children, spawned, pg_cpu0, pg).await;
     for ch in children.iter_mut() {
-        stop_child(ch, Duration::from_secs(20)).await;
+        ch.stop(Duration::from_secs(20)).await;
     }
     db.close().await;
     let (jobs_per_s, lat) = r?;
@@ -698,18 +748,14 @@ async fn ours(
 async fn ours_phases(
     p: &Params,
     db: &Db,
-    children: &mut [Child],
+    children: &mut [Proc],
     spawned: Instant,
     pg_cpu0: f64,
     pg: Option<(&str, &str)>,
 ) -> Result<(f64, Spread)> {
-    let wall = ours_drained(db, p.timeout, children).await?;
-    let wall = wall.max(spawned.elapsed().min(wall));
-    let worker_cpu: f64 = children
-        .iter()
-        .filter_map(|c| c.id())
-        .map(cpu_seconds)
-        .sum();
+    ours_drained(db, p.timeout, children).await?;
+    let seen = spawned.elapsed();
+    let worker_cpu: f64 = children.iter().map(|c| cpu_seconds(c.pid())).sum();
     let pg_cpu = match pg {
         Some((admin, name)) => backend_cpu(admin, name).await - pg_cpu0,
         None => 0.0,
@@ -719,15 +765,23 @@ async fn ours_phases(
     if not_ok > 0 {
         bail!("{not_ok} of {} jobs did not succeed", rows.len());
     }
-    let first = rows.iter().filter_map(|r| r.3).min().context("no job started")?;
-    let last = rows.iter().filter_map(|r| r.4).max().context("no job finished")?;
+    let first = rows
+        .iter()
+        .filter_map(|r| r.3)
+        .min()
+        .context("no job started")?;
+    let last = rows
+        .iter()
+        .filter_map(|r| r.4)
+        .max()
+        .context("no job finished")?;
     let busy_ms = ms_between(first, last);
     let jobs_per_s = p.jobs as f64 / (busy_ms / 1000.0);
     eprintln!(
         "throughput: first start → last finish {:.3} s = {:.0} jobs/s (spawn → drained seen {:.2} s)",
         busy_ms / 1000.0,
         jobs_per_s,
-        spawned.elapsed().as_secs_f64().min(wall.as_secs_f64())
+        seen.as_secs_f64()
     );
     let per_job = |s: f64| s * 1e6 / p.jobs as f64;
     eprintln!(
@@ -801,7 +855,7 @@ async fn graphile(p: &Params, procs: usize) -> Result<Outcome> {
 
 /// A graphile-worker process: its stdin (commands) and the reports it printed.
 struct GwProc {
-    child: Child,
+    child: Proc,
     stdin: Option<ChildStdin>,
 }
 
@@ -833,7 +887,7 @@ async fn gw_drained(pool: &PgPool, timeout: Duration, procs: &mut [GwProc]) -> R
             return Ok(());
         }
         for pr in procs.iter_mut() {
-            if let Ok(Some(st)) = pr.child.try_wait() {
+            if let Some(st) = pr.child.exited() {
                 bail!("a graphile-worker process exited ({st}) with {left} jobs left");
             }
         }
@@ -853,8 +907,8 @@ async fn gw_report(
     tokio::time::sleep(Duration::from_millis(200)).await;
     for pr in procs.iter_mut() {
         let stdin = pr.stdin.as_mut().context("stdin closed")?;
-        stdin.write_all(b"report\n").await?;
-        stdin.flush().await?;
+        stdin.write_all(b"report\n")?;
+        stdin.flush()?;
     }
     let mut total = GwReport::default();
     let mut got = 0;
@@ -891,17 +945,21 @@ async fn graphile_inner(
     admin: &str,
     name: &str,
 ) -> Result<Outcome> {
-    let st = Command::new("node")
+    let mut migrate = Command::new("node");
+    migrate
         .arg(script)
         .arg("migrate")
         .env("DATABASE_URL", url)
         .stdout(log_file(&dir.join("migrate.log"))?)
-        .stderr(log_file(&dir.join("migrate.err.log"))?)
-        .status()
-        .await
+        .stderr(log_file(&dir.join("migrate.err.log"))?);
+    let st = tokio::task::spawn_blocking(move || migrate.status())
+        .await?
         .context("running node (is Node.js installed?)")?;
     if !st.success() {
-        bail!("graphile-worker migration failed ({st}); see {}", dir.display());
+        bail!(
+            "graphile-worker migration failed ({st}); see {}",
+            dir.display()
+        );
     }
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(4)
@@ -933,24 +991,25 @@ async fn graphile_inner(
     let (tx, mut reports) = mpsc::unbounded_channel();
     let mut procs = vec![];
     for i in 0..nprocs {
-        let mut child = Command::new("node")
-            .arg(script)
-            .arg("run")
-            .env("DATABASE_URL", url)
-            .env("CONCURRENCY", p.concurrency.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log_file(&dir.join(format!("worker-{i}.err.log")))?)
-            .kill_on_drop(true)
-            .spawn()
-            .context("starting a graphile-worker process")?;
-        let stdout = child.stdout.take().expect("piped");
-        let stdin = child.stdin.take();
+        let mut child = Proc::spawn(
+            Command::new("node")
+                .arg(script)
+                .arg("run")
+                .env("DATABASE_URL", url)
+                .env("CONCURRENCY", p.concurrency.to_string())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(log_file(&dir.join(format!("worker-{i}.err.log")))?),
+        )
+        .context("starting a graphile-worker process")?;
+        let stdout = child.0.stdout.take().expect("piped");
+        let stdin = child.0.stdin.take();
         let mut log = log_file(&dir.join(format!("worker-{i}.log")))?;
         let tx = tx.clone();
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+        // A thread per process splits its output: reports to the channel, the rest to its log.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
                 match line.strip_prefix("BENCH ") {
                     Some(json) => match serde_json::from_str::<serde_json::Value>(json) {
                         Ok(v) => {
@@ -969,11 +1028,7 @@ async fn graphile_inner(
 
     let r = async {
         gw_drained(&pool, p.timeout, &mut procs).await?;
-        let node_cpu: f64 = procs
-            .iter()
-            .filter_map(|pr| pr.child.id())
-            .map(cpu_seconds)
-            .sum();
+        let node_cpu: f64 = procs.iter().map(|pr| cpu_seconds(pr.child.pid())).sum();
         let pg_cpu = backend_cpu(admin, name).await - pg_cpu0;
         let rep = gw_report(&mut procs, &mut reports).await?;
         if rep.count != p.jobs {
@@ -1025,11 +1080,8 @@ async fn graphile_inner(
         pr.stdin.take();
     }
     for pr in procs.iter_mut() {
-        if tokio::time::timeout(Duration::from_secs(15), pr.child.wait())
-            .await
-            .is_err()
-        {
-            stop_child(&mut pr.child, Duration::from_secs(5)).await;
+        if !pr.child.wait_for(Duration::from_secs(15)).await {
+            pr.child.stop(Duration::from_secs(5)).await;
         }
     }
     pool.close().await;
