@@ -115,6 +115,8 @@ pub fn registry() -> Registry {
             .auth(Auth::org(Some("members.read")))
             .area("workspaces").summary("List members (paginated)")
             .empty(200, "a page of members"),
+        // ---- athletes (issue 5): rows below this line ----
+        // ---- training sessions (issue 5): rows below this line ----
         // ---- jobs ----
         route(GET, "/api/jobs/{id}", jobs::get)
             .auth(Auth::User).mobile()

@@ -3,9 +3,11 @@
 //! typed JSON response.
 
 pub mod accounts;
+pub mod athletes;
 pub mod cron;
 pub mod jobs;
 pub mod orgs;
 pub mod reviewvideo;
 pub mod storage;
 pub mod system;
+pub mod training;

@@ -1,6 +1,7 @@
 //! Integration tests of the api, in one binary (one link step).
 
 mod accounts;
+mod athletes;
 mod embedded;
 mod jobs;
 mod orgs;
@@ -8,3 +9,4 @@ mod registry;
 mod reviewvideo;
 mod storage;
 mod support;
+mod training;

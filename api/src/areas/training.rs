@@ -1,0 +1,1 @@
+//! Training sessions and their rosters (issue 5).

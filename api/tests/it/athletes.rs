@@ -1,0 +1,1 @@
+//! Athletes area tests (issue 5).

@@ -1,0 +1,1 @@
+//! Training sessions tests (issue 5).

@@ -1,0 +1,1 @@
+-- Workspaces: invites, TV devices, impersonation, activity, subscriptions (issue 4).

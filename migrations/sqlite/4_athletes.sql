@@ -1,0 +1,1 @@
+-- Athletes, athlete invites, guardians, training sessions (issue 5).
