@@ -2,7 +2,9 @@
 //! what". Public routes say why they are public. Routes are added here and nowhere else (a test
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
-use crate::areas::{accounts, cron, jobs, orgs, reviewvideo, storage, system};
+use crate::areas::{
+    accounts, cron, invites, jobs, members, orgs, reviewvideo, roles, storage, system,
+};
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
 use axum::http::Method;
@@ -11,6 +13,7 @@ const GET: Method = Method::GET;
 const POST: Method = Method::POST;
 const PATCH: Method = Method::PATCH;
 const PUT: Method = Method::PUT;
+const DELETE: Method = Method::DELETE;
 
 pub fn registry() -> Registry {
     use accounts::{account, email_links, mobile, sessions, signup};
@@ -115,6 +118,78 @@ pub fn registry() -> Registry {
             .auth(Auth::org(Some("members.read")))
             .area("workspaces").summary("List members (paginated)")
             .empty(200, "a page of members"),
+        route(PATCH, "/api/orgs/{id}/members/{memberId}", members::update)
+            .auth(Auth::org(Some("members.manage")))
+            .area("workspaces").summary("Change a member's role (the last owner stays owner)")
+            .body::<members::UpdateMember>().ok::<orgs::MemberView>(200),
+        route(DELETE, "/api/orgs/{id}/members/{memberId}", members::remove)
+            .auth(Auth::org(None))
+            .area("workspaces").summary("Remove a member (members.manage), or leave (yourself)")
+            .empty(204, "removed"),
+        route(POST, "/api/orgs/{id}/transfer-ownership", members::transfer_ownership)
+            .auth(Auth::org(None))
+            .area("workspaces").summary("Make another member owner (owners only); the caller becomes admin")
+            .body::<members::TransferOwnership>().ok::<Vec<orgs::MemberView>>(200),
+        route(POST, "/api/orgs/{id}/reset-password", members::reset_password)
+            .auth(Auth::org(Some("members.manage")))
+            .area("workspaces").summary("Mail a member a password-reset link")
+            .body::<members::ResetPassword>().ok::<accounts::signup::Accepted>(202),
+        route(GET, "/api/orgs/{id}/coach-directory", members::coach_directory)
+            .auth(Auth::org(None))
+            .area("workspaces").summary("Coaches of the workspace, names only (for pickers)")
+            .ok::<Vec<members::DirectoryEntry>>(200),
+        route(GET, "/api/orgs/{id}/roles", roles::list)
+            .auth(Auth::org(Some("members.read")))
+            .area("workspaces").summary("Roles with their permissions and member counts")
+            .ok::<Vec<roles::RoleView>>(200),
+        route(POST, "/api/orgs/{id}/roles", roles::create)
+            .auth(Auth::org(Some("roles.manage")))
+            .area("workspaces").summary("Create a role")
+            .body::<roles::CreateRole>().ok::<roles::RoleView>(201),
+        route(PATCH, "/api/orgs/{id}/roles/{roleId}", roles::update)
+            .auth(Auth::org(Some("roles.manage")))
+            .area("workspaces").summary("Rename a role or change its permissions (not owner)")
+            .body::<roles::UpdateRole>().ok::<roles::RoleView>(200),
+        route(DELETE, "/api/orgs/{id}/roles/{roleId}", roles::delete)
+            .auth(Auth::org(Some("roles.manage")))
+            .area("workspaces").summary("Delete a custom role that nobody holds")
+            .empty(204, "deleted"),
+        route(PATCH, "/api/orgs/{id}/modules", roles::set_modules)
+            .auth(Auth::org(Some("modules.manage")))
+            .area("workspaces").summary("Switch feature modules on or off")
+            .body::<roles::ModulesUpdate>().ok::<roles::ModulesView>(200),
+        route(GET, "/api/orgs/{id}/audit", orgs::audit_log)
+            .auth(Auth::org(Some("audit.read")))
+            .area("workspaces").summary("The workspace's audit log (filters: action, from, to)")
+            .empty(200, "a page of audit entries"),
+        route(POST, "/api/orgs/{id}/members/invite", invites::create)
+            .auth(Auth::org(Some("members.invite")))
+            .area("workspaces").summary("Invite a member by email (seat-capped)")
+            .body::<invites::CreateInvite>().ok::<invites::CreatedInvite>(201),
+        route(POST, "/api/orgs/{id}/invite", invites::create)
+            .auth(Auth::org(Some("members.invite")))
+            .area("workspaces").summary("Alias of members/invite")
+            .body::<invites::CreateInvite>().ok::<invites::CreatedInvite>(201),
+        route(GET, "/api/orgs/{id}/invites", invites::list)
+            .auth(Auth::org(Some("members.read")))
+            .area("workspaces").summary("Member invites, newest first")
+            .empty(200, "a page of invites"),
+        route(GET, "/api/orgs/{id}/invites/{inviteId}", invites::get)
+            .auth(Auth::org(Some("members.read")))
+            .area("workspaces").summary("One member invite")
+            .ok::<invites::InviteView>(200),
+        route(DELETE, "/api/orgs/{id}/invites/{inviteId}", invites::revoke)
+            .auth(Auth::org(Some("members.invite")))
+            .area("workspaces").summary("Revoke a pending invite")
+            .empty(204, "revoked"),
+        route(GET, "/api/orgs/invite/{token}", invites::preview)
+            .auth(Auth::User)
+            .area("workspaces").summary("Preview a member invite by its token")
+            .ok::<invites::InvitePreview>(200),
+        route(POST, "/api/orgs/invite/{token}/accept", invites::accept)
+            .auth(Auth::User)
+            .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
+            .ok::<accounts::MembershipView>(200),
         // ---- athletes (issue 5): rows below this line ----
         // ---- training sessions (issue 5): rows below this line ----
         // ---- jobs ----

@@ -132,15 +132,13 @@ pub async fn cancel(
     }
     audit::record(
         &mut tx,
-        audit::Entry {
-            org_id: job.org_id,
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "job.cancel_requested",
-            target_type: "job",
-            target_id: Some(id.to_string()),
-            data: serde_json::json!({ "kind": job.kind }),
-        },
+        caller.audit(
+            job.org_id,
+            "job.cancel_requested",
+            "job",
+            Some(id.to_string()),
+            serde_json::json!({ "kind": job.kind }),
+        ),
     )
     .await?;
     let job = progress::get(&mut tx, id)
@@ -173,15 +171,13 @@ pub async fn retry(
     jobs::queue::push(&mut tx, queue, id, Ts::now()).await?;
     audit::record(
         &mut tx,
-        audit::Entry {
-            org_id: job.org_id,
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "job.retried",
-            target_type: "job",
-            target_id: Some(id.to_string()),
-            data: serde_json::json!({ "kind": job.kind, "previousStatus": job.status }),
-        },
+        caller.audit(
+            job.org_id,
+            "job.retried",
+            "job",
+            Some(id.to_string()),
+            serde_json::json!({ "kind": job.kind, "previousStatus": job.status }),
+        ),
     )
     .await?;
     tx.commit().await?;

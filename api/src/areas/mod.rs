@@ -5,9 +5,12 @@
 pub mod accounts;
 pub mod athletes;
 pub mod cron;
+pub mod invites;
 pub mod jobs;
+pub mod members;
 pub mod orgs;
 pub mod reviewvideo;
+pub mod roles;
 pub mod storage;
 pub mod system;
 pub mod training;

@@ -106,15 +106,13 @@ pub async fn create(
     let org = orgs::create_with_owner(&mut tx, &name, org_type, caller.user.id).await?;
     audit::record(
         &mut tx,
-        audit::Entry {
-            org_id: Some(org.id),
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "org.created",
-            target_type: "org",
-            target_id: Some(org.id.to_string()),
-            data: json!({ "type": org_type }),
-        },
+        caller.audit(
+            Some(org.id),
+            "org.created",
+            "org",
+            Some(org.id.to_string()),
+            json!({ "type": org_type }),
+        ),
     )
     .await?;
     tx.commit().await?;
@@ -185,15 +183,7 @@ pub async fn update(
     orgs::update(&mut tx, &org).await?;
     audit::record(
         &mut tx,
-        audit::Entry {
-            org_id: Some(org.id),
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "org.updated",
-            target_type: "org",
-            target_id: Some(org.id.to_string()),
-            data: json!({ "before": before, "after": { "name": org.name, "type": org.org_type, "country": org.country } }),
-        },
+        caller.audit(Some(org.id), "org.updated", "org", Some(org.id.to_string()), json!({ "before": before, "after": { "name": org.name, "type": org.org_type, "country": org.country } })),
     )
     .await?;
     tx.commit().await?;
@@ -232,4 +222,66 @@ pub async fn members(
                 .collect(),
         ),
     ))
+}
+
+#[derive(Deserialize)]
+pub struct AuditQuery {
+    action: Option<String>,
+    from: Option<Ts>,
+    to: Option<Ts>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditView {
+    pub id: Id,
+    pub action: String,
+    pub actor_user_id: Option<Id>,
+    /// The platform admin who acted through an impersonation, if any.
+    pub impersonator_user_id: Option<Id>,
+    pub target_type: String,
+    pub target_id: Option<String>,
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+    pub created_at: Ts,
+}
+
+/// The workspace's audit log, newest first; filter by action (exact, or a prefix ending in
+/// `.`, e.g. `member.`) and by time.
+pub async fn audit_log(
+    State(state): State<AppState>,
+    ws: Ws,
+    crate::http::extract::Query(q): crate::http::extract::Query<AuditQuery>,
+    page: Page,
+) -> Result<axum::Json<Paged<AuditView>>> {
+    let mut c = state.db.acquire().await?;
+    let rows = audit::search(
+        &mut c,
+        audit::Filter {
+            org_id: Some(ws.org_id),
+            action: q.action.as_deref(),
+            from: q.from,
+            to: q.to,
+            actor: None,
+        },
+        page.fetch_limit(),
+        page.offset,
+    )
+    .await?;
+    Ok(axum::Json(
+        page.wrap(rows.into_iter().map(audit_view).collect()),
+    ))
+}
+
+pub fn audit_view(r: audit::Row) -> AuditView {
+    AuditView {
+        id: r.id,
+        action: r.action,
+        actor_user_id: r.actor_user_id,
+        impersonator_user_id: r.impersonator_user_id,
+        target_type: r.target_type,
+        target_id: r.target_id,
+        data: r.data.0,
+        created_at: r.created_at,
+    }
 }

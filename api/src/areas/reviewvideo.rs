@@ -133,15 +133,13 @@ pub async fn callback(
     .await?;
     audit::record(
         &mut tx,
-        audit::Entry {
-            org_id: None,
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "integration.connected",
-            target_type: "provider",
-            target_id: Some(PROVIDER.into()),
-            data: json!({ "scope": token.scope }),
-        },
+        caller.audit(
+            None,
+            "integration.connected",
+            "provider",
+            Some(PROVIDER.into()),
+            json!({ "scope": token.scope }),
+        ),
     )
     .await?;
     tx.commit().await?;

@@ -11,7 +11,7 @@ use shared::Error;
 use shared::authz::effective_permissions;
 use shared::crypto::constant_time_eq;
 use shared::db::{Id, Ts};
-use shared::repo::{auth_tokens, orgs, users};
+use shared::repo::{auth_tokens, impersonation, orgs, users};
 
 /// The guard's configuration for one route.
 #[derive(Clone)]
@@ -22,25 +22,48 @@ pub struct Guard {
     pub bearer_only: bool,
 }
 
+/// Response headers that say an impersonation is in effect.
+pub const IMPERSONATED_BY: &str = "x-impersonated-by";
+pub const IMPERSONATING: &str = "x-impersonating";
+
 pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
     match authorize(&g, &mut parts).await {
-        Ok(()) => next.run(Request::from_parts(parts, body)).await,
+        Ok(imp) => {
+            let mut resp = next.run(Request::from_parts(parts, body)).await;
+            if let Some((admin, target)) = imp {
+                let h = resp.headers_mut();
+                h.insert(
+                    IMPERSONATED_BY,
+                    admin.to_string().parse().expect("uuid header"),
+                );
+                h.insert(
+                    IMPERSONATING,
+                    target.to_string().parse().expect("uuid header"),
+                );
+            }
+            resp
+        }
         Err(e) => e.into_response(),
     }
 }
 
-async fn authorize(g: &Guard, parts: &mut Parts) -> Result<(), Error> {
+/// Checks the policy; returns (admin, user) when an impersonation is in effect.
+async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Error> {
     match g.auth {
-        Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) => Ok(()),
-        Auth::Service => shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()),
-        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_deref()),
+        Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) => Ok(None),
+        Auth::Service => {
+            shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()).map(|_| None)
+        }
+        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_deref()).map(|_| None),
         Auth::User => {
-            let caller = resolve_caller(g, parts).await?;
+            let (caller, imp) = impersonated(g, resolve_caller(g, parts).await?).await?;
             parts.extensions.insert(caller);
-            Ok(())
+            Ok(imp)
         }
         Auth::Admin => {
+            // Admin routes always act as the real admin, also while impersonating (so
+            // `impersonate/stop` and the admin pages keep working).
             let caller = resolve_caller(g, parts).await?;
             if !caller.user.is_platform_admin {
                 return Err(Error::forbidden(
@@ -48,11 +71,15 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<(), Error> {
                     "this needs a platform administrator",
                 ));
             }
+            let mut c = g.app.db.acquire().await?;
+            let imp = impersonation::active(&mut c, &caller.sign_in_ref())
+                .await?
+                .map(|i| (i.admin_id, i.target_user_id));
             parts.extensions.insert(caller);
-            Ok(())
+            Ok(imp)
         }
         Auth::Member { perm, module, from } => {
-            let caller = resolve_caller(g, parts).await?;
+            let (caller, imp) = impersonated(g, resolve_caller(g, parts).await?).await?;
             let org_id = match from {
                 WsFrom::Path => Some(path_org_id(parts).await?),
                 WsFrom::Selected => selected_org(&parts.headers)?,
@@ -71,9 +98,33 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<(), Error> {
             }
             parts.extensions.insert(caller);
             parts.extensions.insert(ws);
-            Ok(())
+            Ok(imp)
         }
     }
+}
+
+/// Swaps in the impersonated user when this sign-in has an active impersonation.
+async fn impersonated(g: &Guard, caller: Caller) -> Result<(Caller, Option<(Id, Id)>), Error> {
+    if !caller.user.is_platform_admin {
+        return Ok((caller, None));
+    }
+    let mut c = g.app.db.acquire().await?;
+    let Some(i) = impersonation::active(&mut c, &caller.sign_in_ref()).await? else {
+        return Ok((caller, None));
+    };
+    let target = users::by_id(&mut c, i.target_user_id)
+        .await?
+        .ok_or_else(|| {
+            Error::unauthorized("invalid_token", "the impersonated user no longer exists")
+        })?;
+    Ok((
+        Caller {
+            user: target,
+            via: caller.via,
+            impersonator: Some(i.admin_id),
+        },
+        Some((i.admin_id, i.target_user_id)),
+    ))
 }
 
 /// `Authorization: Bearer <secret>` compared in constant time with a configured secret. An
@@ -120,6 +171,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
             via: Via::Bearer {
                 family_id: t.family_id,
             },
+            impersonator: None,
         });
     }
     if g.bearer_only {
@@ -156,6 +208,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
         via: Via::Session {
             session_id: session.id,
         },
+        impersonator: None,
     })
 }
 

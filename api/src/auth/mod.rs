@@ -126,14 +126,36 @@ pub enum Via {
     Bearer { family_id: Id },
 }
 
-/// The signed-in user of this request.
+/// The signed-in user of this request. During an impersonation `user` is the impersonated
+/// user and `impersonator` the platform admin behind it.
 #[derive(Clone, Debug)]
 pub struct Caller {
     pub user: User,
     pub via: Via,
+    pub impersonator: Option<Id>,
 }
 
 impl Caller {
+    /// An audit entry by this caller (the impersonating admin is recorded too).
+    pub fn audit<'a>(
+        &self,
+        org_id: Option<Id>,
+        action: &'a str,
+        target_type: &'a str,
+        target_id: Option<String>,
+        data: serde_json::Value,
+    ) -> shared::repo::audit::Entry<'a> {
+        shared::repo::audit::Entry {
+            org_id,
+            actor: Some(self.user.id),
+            impersonator: self.impersonator,
+            action,
+            target_type,
+            target_id,
+            data,
+        }
+    }
+
     /// A stable reference to this sign-in (session or token family), to bind OAuth state to.
     pub fn sign_in_ref(&self) -> String {
         match &self.via {

@@ -10,3 +10,4 @@ mod reviewvideo;
 mod storage;
 mod support;
 mod training;
+mod workspaces;

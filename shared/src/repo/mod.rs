@@ -4,9 +4,12 @@
 
 pub mod audit;
 pub mod auth_tokens;
+pub mod impersonation;
+pub mod invites;
 pub mod oauth;
 pub mod orgs;
 pub mod ratelimit;
+pub mod roles;
 pub mod settings;
 pub mod signup_invites;
 pub mod users;

@@ -181,3 +181,70 @@ pub async fn list_members(
          WHERE m.org_id = $1 ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3")
         .bind(org).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
+
+/// Seats included in the free plan (members plus pending invites).
+pub const FREE_PLAN_SEATS: i64 = 3;
+
+/// The workspace's seat cap: an explicit override, else the largest active subscription or
+/// grant, else the free plan's.
+pub async fn seat_cap(x: &mut impl Executor, org: &Org) -> Result<i64, sqlx::Error> {
+    if let Some(cap) = org.seat_cap {
+        return Ok(cap);
+    }
+    let subs: Option<i64> = sql!(x, c => sqlx::query_scalar(
+        "SELECT MAX(seats) FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'granted')
+           AND (current_period_end IS NULL OR current_period_end > $2)")
+        .bind(org.id).bind(Ts::now()).fetch_one(&mut *c).await)?;
+    Ok(subs.unwrap_or(FREE_PLAN_SEATS).max(FREE_PLAN_SEATS))
+}
+
+/// A member of `org` by member id, with role.
+pub async fn member(
+    x: &mut impl Executor,
+    org: Id,
+    member_id: Id,
+) -> Result<Option<MemberRow>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, MemberRow>(
+        "SELECT m.id AS member_id, u.id AS user_id, u.email, u.name, r.key AS role_key, r.name AS role_name, m.created_at AS joined_at
+         FROM members m JOIN users u ON u.id = m.user_id JOIN roles r ON r.id = m.role_id
+         WHERE m.org_id = $1 AND m.id = $2")
+        .bind(org).bind(member_id).fetch_optional(&mut *c).await)
+}
+
+pub async fn set_member_role(
+    x: &mut impl Executor,
+    org: Id,
+    member_id: Id,
+    role: Id,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE members SET role_id = $3 WHERE org_id = $1 AND id = $2")
+            .bind(org)
+            .bind(member_id)
+            .bind(role)
+    )?;
+    Ok(())
+}
+
+pub async fn add_member(
+    x: &mut impl Executor,
+    org: Id,
+    user: Id,
+    role: Id,
+) -> Result<Id, sqlx::Error> {
+    let id = Id::new();
+    execute!(x, sqlx::query("INSERT INTO members (id, org_id, user_id, role_id, created_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(id).bind(org).bind(user).bind(role).bind(Ts::now()))?;
+    Ok(id)
+}
+
+/// Locks the workspace row for the rest of the transaction (PostgreSQL; SQLite's write lock is
+/// already exclusive), so seat counts and owner counts cannot change underneath a check.
+pub async fn lock(x: &mut impl Executor, org: Id) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE orgs SET updated_at = updated_at WHERE id = $1").bind(org)
+    )?;
+    Ok(())
+}

@@ -86,7 +86,7 @@ pub async fn ensure_org(
         audit::Entry {
             org_id: Some(org.id),
             actor: Some(user),
-            impersonator: None,
+            impersonator: caller.impersonator,
             action: "org.created",
             target_type: "org",
             target_id: Some(org.id.to_string()),
@@ -166,7 +166,7 @@ pub async fn delete_account(
             audit::Entry {
                 org_id: Some(*org),
                 actor: Some(user),
-                impersonator: None,
+                impersonator: caller.impersonator,
                 action: "member.left",
                 target_type: "user",
                 target_id: Some(user.to_string()),
@@ -180,7 +180,7 @@ pub async fn delete_account(
         audit::Entry {
             org_id: None,
             actor: Some(user),
-            impersonator: None,
+            impersonator: caller.impersonator,
             action: "account.deleted",
             target_type: "user",
             target_id: Some(user.to_string()),
