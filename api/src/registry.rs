@@ -283,7 +283,7 @@ fn security_for(r: &RouteDef) -> Option<Vec<SecurityRequirement>> {
     Some(match r.auth {
         a if a.is_open() => vec![SecurityRequirement::default()],
         _ if r.bearer_only => vec![SecurityRequirement::new("bearer", none)],
-        Auth::Service | Auth::Cron => vec![SecurityRequirement::new("bearer", none)],
+        Auth::Service | Auth::Cron | Auth::Tv => vec![SecurityRequirement::new("bearer", none)],
         _ => vec![
             SecurityRequirement::new("session", none),
             SecurityRequirement::new("bearer", none),

@@ -3,11 +3,12 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, cron, invites, jobs, members, orgs, reviewvideo, roles, storage, system,
+    accounts, cron, invites, jobs, members, orgs, reviewvideo, roles, storage, system, tv,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
 use axum::http::Method;
+use shared::authz::Module;
 
 const GET: Method = Method::GET;
 const POST: Method = Method::POST;
@@ -190,6 +191,35 @@ pub fn registry() -> Registry {
             .auth(Auth::User)
             .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
             .ok::<accounts::MembershipView>(200),
+        // ---- TV ----
+        route(POST, "/api/tv/signin/start", tv::start)
+            .auth(Auth::Public("a TV has no account yet: it asks for a device code; rate-limited per address"))
+            .area("tv").summary("A TV starts device-code sign-in")
+            .body::<tv::StartRequest>().ok::<tv::StartResponse>(200),
+        route(POST, "/api/tv/signin/poll", tv::poll)
+            .auth(Auth::Public("the TV polls with its secret device code (in the body) until a member claims it; rate-limited"))
+            .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token")
+            .body::<tv::PollRequest>().ok::<tv::PollToken>(200),
+        route(POST, "/api/tv/signin/claim", tv::claim)
+            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .area("tv").summary("A signed-in member binds a TV to the workspace by its user code")
+            .body::<tv::ClaimRequest>().ok::<tv::DeviceView>(200),
+        route(GET, "/api/tv/devices", tv::list)
+            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .area("tv").summary("The workspace's TVs")
+            .ok::<Vec<tv::DeviceView>>(200),
+        route(PATCH, "/api/tv/devices/{id}", tv::rename)
+            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .area("tv").summary("Rename a TV")
+            .body::<tv::RenameRequest>().ok::<tv::DeviceView>(200),
+        route(DELETE, "/api/tv/devices/{id}", tv::sign_out)
+            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .area("tv").summary("Sign a TV out (its token stops working at once)")
+            .empty(204, "signed out"),
+        route(GET, "/api/tv/me", tv::me)
+            .auth(Auth::Tv)
+            .area("tv").summary("The signed-in TV and its workspace (TV token)")
+            .ok::<tv::TvMe>(200),
         // ---- athletes (issue 5): rows below this line ----
         // ---- training sessions (issue 5): rows below this line ----
         // ---- jobs ----

@@ -14,3 +14,4 @@ pub mod roles;
 pub mod storage;
 pub mod system;
 pub mod training;
+pub mod tv;

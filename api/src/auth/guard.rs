@@ -11,7 +11,7 @@ use shared::Error;
 use shared::authz::effective_permissions;
 use shared::crypto::constant_time_eq;
 use shared::db::{Id, Ts};
-use shared::repo::{auth_tokens, impersonation, orgs, users};
+use shared::repo::{auth_tokens, impersonation, orgs, tv, users};
 
 /// The guard's configuration for one route.
 #[derive(Clone)]
@@ -56,6 +56,23 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()).map(|_| None)
         }
         Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_deref()).map(|_| None),
+        Auth::Tv => {
+            let token = bearer(&parts.headers)
+                .ok_or_else(|| Error::unauthorized("unauthenticated", "a TV token is required"))?;
+            let mut c = g.app.db.acquire().await?;
+            let d = tv::by_token(&mut c, token)
+                .await?
+                .ok_or_else(|| Error::unauthorized("invalid_token", "this TV is not signed in"))?;
+            let org_id = d
+                .org_id
+                .ok_or_else(|| Error::unauthorized("invalid_token", "this TV is not signed in"))?;
+            parts.extensions.insert(super::TvCaller {
+                device_id: d.id,
+                org_id,
+                name: d.name,
+            });
+            Ok(None)
+        }
         Auth::User => {
             let (caller, imp) = impersonated(g, resolve_caller(g, parts).await?).await?;
             parts.extensions.insert(caller);

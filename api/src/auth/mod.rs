@@ -53,6 +53,8 @@ pub enum Auth {
     Service,
     /// The cron secret.
     Cron,
+    /// A signed-in TV (`Bearer sctv_…`): only routes that show things on a TV accept it.
+    Tv,
 }
 
 impl Auth {
@@ -113,6 +115,7 @@ impl Auth {
             Auth::Admin => "admin".into(),
             Auth::Service => "service".into(),
             Auth::Cron => "cron".into(),
+            Auth::Tv => "tv device".into(),
         }
     }
 }
@@ -162,6 +165,25 @@ impl Caller {
             Via::Session { session_id } => format!("session:{session_id}"),
             Via::Bearer { family_id } => format!("bearer:{family_id}"),
         }
+    }
+}
+
+/// The TV of a request under `Auth::Tv`.
+#[derive(Clone, Debug)]
+pub struct TvCaller {
+    pub device_id: Id,
+    pub org_id: Id,
+    pub name: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for TvCaller {
+    type Rejection = Error;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+        parts
+            .extensions
+            .get::<TvCaller>()
+            .cloned()
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "a TV token is required"))
     }
 }
 

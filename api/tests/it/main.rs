@@ -10,4 +10,5 @@ mod reviewvideo;
 mod storage;
 mod support;
 mod training;
+mod tv;
 mod workspaces;

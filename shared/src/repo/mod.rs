@@ -12,5 +12,6 @@ pub mod ratelimit;
 pub mod roles;
 pub mod settings;
 pub mod signup_invites;
+pub mod tv;
 pub mod users;
 pub mod waitlist;
