@@ -3,7 +3,8 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, cron, invites, jobs, members, orgs, reviewvideo, roles, storage, system, tv,
+    accounts, activity, admin, cron, invites, jobs, members, orgs, reviewvideo, roles, storage,
+    system, tv,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -191,6 +192,91 @@ pub fn registry() -> Registry {
             .auth(Auth::User)
             .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
             .ok::<accounts::MembershipView>(200),
+        // ---- platform admin (mirrored under /api/mobile/admin) ----
+        route(GET, "/api/admin/metrics", admin::metrics)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Platform counts: users, workspaces, members, waitlist, sessions, jobs")
+            .ok::<admin::Metrics>(200),
+        route(GET, "/api/admin/live-metrics", admin::live_metrics)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Who is active now and the latest client events (the Live page)")
+            .ok::<admin::LiveMetrics>(200),
+        route(GET, "/api/admin/activity", admin::activity)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Client activity events (filters: userId, orgId, kind, since)")
+            .empty(200, "a page of events"),
+        route(GET, "/api/admin/audit", admin::audit_log)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("The platform audit log (filters: orgId, actorId, action, from, to)")
+            .empty(200, "a page of audit entries"),
+        route(GET, "/api/admin/orgs", admin::orgs)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Workspaces with member counts (search q)")
+            .empty(200, "a page of workspaces"),
+        route(GET, "/api/admin/orgs/{id}", admin::org)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("A workspace with members and seat cap")
+            .ok::<admin::OrgDetail>(200),
+        route(PATCH, "/api/admin/orgs/{id}", admin::update_org)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Set a workspace's seat cap override")
+            .body::<admin::OrgAdminUpdate>().ok::<admin::OrgDetail>(200),
+        route(GET, "/api/admin/users", admin::users_list)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Users (search q over email and name)")
+            .empty(200, "a page of users"),
+        route(GET, "/api/admin/users/{id}", admin::user)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("A user and their workspaces")
+            .ok::<admin::UserDetail>(200),
+        route(POST, "/api/admin/impersonate", admin::impersonate)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Act as a user for 30 minutes (audited; not another admin)")
+            .body::<admin::ImpersonateRequest>().ok::<admin::ImpersonationView>(200),
+        route(POST, "/api/admin/impersonate/stop", admin::stop_impersonating)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("End the impersonation of this sign-in")
+            .empty(204, "ended"),
+        route(GET, "/api/admin/invites", admin::invites)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Platform signup invites")
+            .empty(200, "a page of invites"),
+        route(POST, "/api/admin/invites", admin::create_invite)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Create a signup invite code (optionally mailed)")
+            .body::<admin::CreateSignupInvite>().ok::<admin::CreatedSignupInvite>(201),
+        route(DELETE, "/api/admin/invites/{id}", admin::revoke_invite)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Withdraw an unused signup invite")
+            .empty(204, "revoked"),
+        route(GET, "/api/admin/waitlist", admin::waitlist)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Waitlist entries, oldest first")
+            .empty(200, "a page of entries"),
+        route(POST, "/api/admin/waitlist/{id}/invite", admin::invite_from_waitlist)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Invite a waitlisted person (mails a signup invite)")
+            .ok::<admin::CreatedSignupInvite>(201),
+        route(GET, "/api/admin/settings", admin::get_settings)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Platform settings and the effective schedules")
+            .ok::<admin::SettingsView>(200),
+        route(PATCH, "/api/admin/settings", admin::update_settings)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Change platform settings (signup mode)")
+            .body::<admin::SettingsUpdate>().ok::<admin::SettingsView>(200),
+        route(GET, "/api/admin/subscriptions", admin::subscriptions)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Subscriptions and grants (filters: orgId, status)")
+            .empty(200, "a page of subscriptions"),
+        route(POST, "/api/admin/subscriptions/grant", admin::grant)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Grant a workspace a plan and seats without payment")
+            .body::<admin::GrantRequest>().ok::<admin::SubscriptionView>(201),
+        route(POST, "/api/activity/log", activity::log)
+            .auth(Auth::User).mobile()
+            .area("admin").summary("Record client activity events (the Live page reads them)")
+            .body::<activity::LogRequest>().ok::<activity::Logged>(202),
         // ---- TV ----
         route(POST, "/api/tv/signin/start", tv::start)
             .auth(Auth::Public("a TV has no account yet: it asks for a device code; rate-limited per address"))
@@ -232,7 +318,7 @@ pub fn registry() -> Registry {
             .area("jobs").summary("Cancel a job (kinds that allow it)")
             .ok::<jobs::JobView>(200),
         route(POST, "/api/admin/jobs/{id}/retry", jobs::retry)
-            .auth(Auth::Admin)
+            .auth(Auth::Admin).mobile()
             .area("admin").summary("Re-queue a failed or cancelled job with fresh attempts")
             .ok::<jobs::JobAccepted>(202),
         // ---- object storage (local store's signed URLs) ----

@@ -3,6 +3,8 @@
 //! typed JSON response.
 
 pub mod accounts;
+pub mod activity;
+pub mod admin;
 pub mod athletes;
 pub mod cron;
 pub mod invites;

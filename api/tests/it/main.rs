@@ -1,6 +1,7 @@
 //! Integration tests of the api, in one binary (one link step).
 
 mod accounts;
+mod admin;
 mod athletes;
 mod embedded;
 mod jobs;

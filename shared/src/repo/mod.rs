@@ -2,6 +2,7 @@
 //! caller chooses a pooled connection or a transaction; the SQL is written once for both
 //! databases (see `db`).
 
+pub mod activity;
 pub mod audit;
 pub mod auth_tokens;
 pub mod impersonation;
@@ -12,6 +13,7 @@ pub mod ratelimit;
 pub mod roles;
 pub mod settings;
 pub mod signup_invites;
+pub mod subscriptions;
 pub mod tv;
 pub mod users;
 pub mod waitlist;

@@ -248,3 +248,43 @@ pub async fn lock(x: &mut impl Executor, org: Id) -> Result<(), sqlx::Error> {
     )?;
     Ok(())
 }
+
+#[derive(Debug, Clone, FromRow)]
+pub struct OrgSummary {
+    pub id: Id,
+    pub name: String,
+    #[sqlx(rename = "type")]
+    pub org_type: String,
+    pub plan: String,
+    pub members: i64,
+    pub created_at: Ts,
+}
+
+/// Workspaces whose name contains `q`, with member counts, newest first (platform admin).
+pub async fn search(
+    x: &mut impl Executor,
+    q: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<OrgSummary>, sqlx::Error> {
+    let pattern = q.map(|q| format!("%{}%", q.to_lowercase().replace(['%', '_'], "")));
+    sql!(x, c => sqlx::query_as::<_, OrgSummary>(
+        "SELECT o.id, o.name, o.type, o.plan, (SELECT COUNT(*) FROM members m WHERE m.org_id = o.id) AS members, o.created_at
+         FROM orgs o WHERE ($1 IS NULL OR LOWER(o.name) LIKE $1) ORDER BY o.created_at DESC, o.id DESC LIMIT $2 OFFSET $3")
+        .bind(&pattern).bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
+pub async fn set_seat_cap(
+    x: &mut impl Executor,
+    org: Id,
+    cap: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE orgs SET seat_cap = $2, updated_at = $3 WHERE id = $1")
+            .bind(org)
+            .bind(cap)
+            .bind(Ts::now())
+    )?;
+    Ok(())
+}

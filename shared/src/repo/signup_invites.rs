@@ -43,3 +43,47 @@ pub async fn consume(x: &mut impl Executor, code: &str, user: Id) -> Result<bool
         .bind(hash_token(code)).bind(now).bind(user))?;
     Ok(n == 1)
 }
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SignupInvite {
+    pub id: Id,
+    pub email: Option<String>,
+    pub created_by: Option<Id>,
+    pub created_at: Ts,
+    pub expires_at: Option<Ts>,
+    pub used_at: Option<Ts>,
+    pub used_by: Option<Id>,
+}
+
+pub async fn create_returning_id(
+    x: &mut impl Executor,
+    email: Option<&str>,
+    created_by: Option<Id>,
+    ttl: Option<chrono::Duration>,
+) -> Result<(Id, String), sqlx::Error> {
+    let code = new_token("inv_");
+    let now = Ts::now();
+    let id = Id::new();
+    execute!(x, sqlx::query(
+        "INSERT INTO signup_invites (id, code_hash, email, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)")
+        .bind(id).bind(hash_token(&code)).bind(email).bind(created_by).bind(now).bind(ttl.map(|t| now.plus(t))))?;
+    Ok((id, code))
+}
+
+pub async fn list(
+    x: &mut impl Executor,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<SignupInvite>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, SignupInvite>(
+        "SELECT id, email, created_by, created_at, expires_at, used_at, used_by FROM signup_invites ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2")
+        .bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
+/// Withdraws an unused invite (it expires now). False if used or unknown.
+pub async fn revoke(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
+    let now = Ts::now();
+    let n = execute!(x, sqlx::query("UPDATE signup_invites SET expires_at = $2 WHERE id = $1 AND used_at IS NULL AND (expires_at IS NULL OR expires_at > $2)")
+        .bind(id).bind(now))?;
+    Ok(n == 1)
+}

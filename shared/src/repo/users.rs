@@ -95,3 +95,16 @@ pub async fn delete(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query("DELETE FROM users WHERE id = $1").bind(id))?;
     Ok(())
 }
+
+/// Users whose email or name contains `q` (case-insensitive), newest first.
+pub async fn search(
+    x: &mut impl Executor,
+    q: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<User>, sqlx::Error> {
+    let pattern = q.map(|q| format!("%{}%", q.to_lowercase().replace(['%', '_'], "")));
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE ($1 IS NULL OR LOWER(email) LIKE $1 OR LOWER(name) LIKE $1)
+        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3");
+    sql!(x, c => sqlx::query_as::<_, User>(sqlx::AssertSqlSafe(sql)).bind(&pattern).bind(limit).bind(offset).fetch_all(&mut *c).await)
+}

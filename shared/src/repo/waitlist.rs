@@ -18,3 +18,38 @@ pub async fn add(
 pub async fn count(x: &mut impl Executor) -> Result<i64, sqlx::Error> {
     sql!(x, c => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM waitlist").fetch_one(&mut *c).await)
 }
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Entry {
+    pub id: Id,
+    pub email: String,
+    pub name: Option<String>,
+    pub note: Option<String>,
+    pub created_at: Ts,
+    pub invited_at: Option<Ts>,
+}
+
+pub async fn list(
+    x: &mut impl Executor,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Entry>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Entry>(
+        "SELECT id, email, name, note, created_at, invited_at FROM waitlist ORDER BY created_at, id LIMIT $1 OFFSET $2")
+        .bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
+pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Entry>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Entry>("SELECT id, email, name, note, created_at, invited_at FROM waitlist WHERE id = $1")
+        .bind(id).fetch_optional(&mut *c).await)
+}
+
+pub async fn mark_invited(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
+    crate::execute!(
+        x,
+        sqlx::query("UPDATE waitlist SET invited_at = $2 WHERE id = $1")
+            .bind(id)
+            .bind(Ts::now())
+    )?;
+    Ok(())
+}
