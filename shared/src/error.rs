@@ -253,6 +253,17 @@ impl Validator {
         }
     }
 
+    /// One of a fixed set of values (`invalid_choice` otherwise).
+    pub fn choice(&mut self, field: &str, value: &str, choices: &[&str]) {
+        if !choices.contains(&value) {
+            self.add(
+                field,
+                "invalid_choice",
+                format!("must be one of {}", choices.join(", ")),
+            );
+        }
+    }
+
     pub fn check(&mut self, ok: bool, field: &str, code: &'static str, message: &str) {
         if !ok {
             self.add(field, code, message);

@@ -252,17 +252,7 @@ async fn org_detail(c: &mut shared::db::Conn, id: Id) -> Result<OrgDetail> {
         plan: org.plan.clone(),
         seat_cap: cap,
         seat_cap_override: org.seat_cap,
-        members: members
-            .into_iter()
-            .map(|m| super::orgs::MemberView {
-                member_id: m.member_id,
-                user_id: m.user_id,
-                email: m.email,
-                name: m.name,
-                role: m.role_key,
-                joined_at: m.joined_at,
-            })
-            .collect(),
+        members: members.into_iter().map(Into::into).collect(),
         disabled_modules: org.disabled_modules.0,
         created_at: org.created_at,
     })

@@ -26,14 +26,7 @@ pub struct MemberPath {
 }
 
 fn view(m: orgs::MemberRow) -> MemberView {
-    MemberView {
-        member_id: m.member_id,
-        user_id: m.user_id,
-        email: m.email,
-        name: m.name,
-        role: m.role_key,
-        joined_at: m.joined_at,
-    }
+    m.into()
 }
 
 async fn find(x: &mut impl Executor, ws: &Ws, member: Id) -> Result<orgs::MemberRow> {

@@ -84,12 +84,7 @@ pub async fn create(
     let mut v = Validator::new();
     let name = v.text("name", &req.name, 100);
     let org_type = req.org_type.as_deref().unwrap_or("coach");
-    v.check(
-        ORG_TYPES.contains(&org_type),
-        "type",
-        "invalid_choice",
-        "must be one of coach, club, school, federation",
-    );
+    v.choice("type", org_type, ORG_TYPES);
     v.finish()?;
     let mut tx = state.db.begin().await?;
     let owned = orgs::memberships_of(&mut tx, caller.user.id)
@@ -146,12 +141,7 @@ pub async fn update(
     let mut v = Validator::new();
     let name = req.name.as_deref().map(|n| v.text("name", n, 100));
     if let Some(t) = &req.org_type {
-        v.check(
-            ORG_TYPES.contains(&t.as_str()),
-            "type",
-            "invalid_choice",
-            "must be one of coach, club, school, federation",
-        );
+        v.choice("type", t, ORG_TYPES);
     }
     let country = req
         .country
@@ -201,6 +191,19 @@ pub struct MemberView {
     pub joined_at: Ts,
 }
 
+impl From<orgs::MemberRow> for MemberView {
+    fn from(r: orgs::MemberRow) -> Self {
+        MemberView {
+            member_id: r.member_id,
+            user_id: r.user_id,
+            email: r.email,
+            name: r.name,
+            role: r.role_key,
+            joined_at: r.joined_at,
+        }
+    }
+}
+
 pub async fn members(
     State(state): State<AppState>,
     ws: Ws,
@@ -209,18 +212,7 @@ pub async fn members(
     let mut c = state.db.acquire().await?;
     let rows = orgs::list_members(&mut c, ws.org_id, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
-        page.wrap(
-            rows.into_iter()
-                .map(|r| MemberView {
-                    member_id: r.member_id,
-                    user_id: r.user_id,
-                    email: r.email,
-                    name: r.name,
-                    role: r.role_key,
-                    joined_at: r.joined_at,
-                })
-                .collect(),
-        ),
+        page.wrap(rows.into_iter().map(MemberView::from).collect()),
     ))
 }
 

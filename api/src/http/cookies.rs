@@ -42,3 +42,11 @@ pub fn set(
 pub fn clear(name: &str, secure: bool) -> HeaderValue {
     set(name, "", 0, true, secure)
 }
+
+/// Set-Cookie headers that end the web session in the browser (sign-out, account deletion).
+pub fn cleared_session(secure: bool) -> axum::http::HeaderMap {
+    let mut h = axum::http::HeaderMap::new();
+    h.append(header::SET_COOKIE, clear(SESSION_COOKIE, secure));
+    h.append(header::SET_COOKIE, clear(CSRF_COOKIE, secure));
+    h
+}

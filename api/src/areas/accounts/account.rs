@@ -13,7 +13,7 @@ use crate::http::cookies;
 use crate::http::extract::Body;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -54,12 +54,7 @@ pub async fn ensure_org(
         None => format!("{}'s workspace", caller.user.name),
     };
     let org_type = req.org_type.as_deref().unwrap_or("coach");
-    v.check(
-        ORG_TYPES.contains(&org_type),
-        "type",
-        "invalid_choice",
-        "must be one of coach, club, school, federation",
-    );
+    v.choice("type", org_type, ORG_TYPES);
     v.finish()?;
     let user = caller.user.id;
     let mut tx = state.db.begin().await?;
@@ -190,16 +185,7 @@ pub async fn delete_account(
     .await?;
     users::delete(&mut tx, user).await?;
     tx.commit().await?;
-    let secure = state.cfg.cookies_secure();
-    let mut h = HeaderMap::new();
-    h.append(
-        header::SET_COOKIE,
-        cookies::clear(cookies::SESSION_COOKIE, secure),
-    );
-    h.append(
-        header::SET_COOKIE,
-        cookies::clear(cookies::CSRF_COOKIE, secure),
-    );
+    let h = cookies::cleared_session(state.cfg.cookies_secure());
     Ok((
         h,
         axum::Json(DeleteAccountResponse {

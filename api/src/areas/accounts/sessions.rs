@@ -133,16 +133,7 @@ pub async fn signout(State(state): State<AppState>, caller: Caller) -> Result<Re
         Via::Session { session_id } => auth_tokens::delete_session(&mut c, session_id).await?,
         Via::Bearer { family_id } => auth_tokens::revoke_family(&mut c, family_id).await?,
     }
-    let secure = state.cfg.cookies_secure();
-    let mut h = HeaderMap::new();
-    h.append(
-        header::SET_COOKIE,
-        cookies::clear(cookies::SESSION_COOKIE, secure),
-    );
-    h.append(
-        header::SET_COOKIE,
-        cookies::clear(cookies::CSRF_COOKIE, secure),
-    );
+    let h = cookies::cleared_session(state.cfg.cookies_secure());
     Ok((StatusCode::NO_CONTENT, h).into_response())
 }
 

@@ -103,12 +103,7 @@ pub async fn signup(
         None => format!("{name}'s workspace"),
     };
     let ws_type = req.workspace_type.as_deref().unwrap_or("coach");
-    v.check(
-        ORG_TYPES.contains(&ws_type),
-        "workspaceType",
-        "invalid_choice",
-        "must be one of coach, club, school, federation",
-    );
+    v.choice("workspaceType", ws_type, ORG_TYPES);
     v.finish()?;
 
     let ip = crate::http::client_ip(&parts);
