@@ -2,6 +2,7 @@
 //! caller chooses a pooled connection or a transaction; the SQL is written once for both
 //! databases (see `db`).
 
+pub mod athletes;
 pub mod audit;
 pub mod auth_tokens;
 pub mod oauth;
@@ -9,5 +10,6 @@ pub mod orgs;
 pub mod ratelimit;
 pub mod settings;
 pub mod signup_invites;
+pub mod training;
 pub mod users;
 pub mod waitlist;
