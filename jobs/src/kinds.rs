@@ -37,3 +37,64 @@ impl Job for Probe {
 pub fn is_cancellable(kind: &str) -> bool {
     matches!(kind, k if k == Probe::KIND)
 }
+
+/// A large athlete CSV import, staged in `import_uploads` by `POST /api/athletes/import`.
+/// Idempotent: the import deduplicates, so a re-run after a crash imports nothing twice.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AthleteImport {
+    pub upload_id: shared::db::Id,
+    pub org_id: shared::db::Id,
+    pub user_id: shared::db::Id,
+    pub dry_run: bool,
+    /// SHA-256 of the file: the same file sent twice while the first runs is one job.
+    pub sha256: String,
+}
+
+impl Job for AthleteImport {
+    const KIND: &'static str = "athletes.import";
+    const QUEUE: Queue = Queue::Default;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!("{}:{}:{}", self.org_id, self.sha256, self.dry_run))
+    }
+}
+
+/// A large training-session CSV import (see [`AthleteImport`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrainingImport {
+    pub upload_id: shared::db::Id,
+    pub org_id: shared::db::Id,
+    pub user_id: shared::db::Id,
+    pub dry_run: bool,
+    pub sha256: String,
+}
+
+impl Job for TrainingImport {
+    const KIND: &'static str = "training.import";
+    const QUEUE: Queue = Queue::Default;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!("{}:{}:{}", self.org_id, self.sha256, self.dry_run))
+    }
+}
+
+/// Re-import a provider-linked athlete from its provider (`POST /api/athletes/{id}/resync`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AthleteResync {
+    pub org_id: shared::db::Id,
+    pub athlete_id: shared::db::Id,
+}
+
+impl Job for AthleteResync {
+    const KIND: &'static str = "athletes.resync";
+    const QUEUE: Queue = Queue::Providers;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.athlete_id.to_string())
+    }
+}

@@ -270,6 +270,11 @@ impl Validator {
         }
     }
 
+    /// The collected field errors (row-by-row validation, e.g. CSV imports).
+    pub fn into_errors(self) -> Vec<FieldError> {
+        self.errors
+    }
+
     pub fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())

@@ -3,6 +3,7 @@
 //! databases (see `db`).
 
 pub mod activity;
+pub mod athletes;
 pub mod audit;
 pub mod auth_tokens;
 pub mod impersonation;
@@ -14,6 +15,7 @@ pub mod roles;
 pub mod settings;
 pub mod signup_invites;
 pub mod subscriptions;
+pub mod training;
 pub mod tv;
 pub mod users;
 pub mod waitlist;

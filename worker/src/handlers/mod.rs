@@ -1,11 +1,12 @@
 //! Job handlers, by kind. A handler gets a [`Ctx`] and its payload, and returns a JSON result
 //! or a [`JobError`] (permanent: not retried; transient: retried with backoff).
 
+mod imports;
 mod mail;
 mod maintenance;
 
 use crate::Deps;
-use jobs::kinds::Probe;
+use jobs::kinds::{AthleteImport, AthleteResync, Probe, TrainingImport};
 use jobs::{Job, JobError, progress};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -50,6 +51,9 @@ pub async fn dispatch(ctx: &Ctx, kind: &str, payload: Value) -> Result<Value, Jo
     }
     match kind {
         Probe::KIND => probe(ctx, parse(payload)?).await,
+        AthleteImport::KIND => imports::athletes_import(ctx, parse(payload)?).await,
+        TrainingImport::KIND => imports::training_import(ctx, parse(payload)?).await,
+        AthleteResync::KIND => imports::athletes_resync(ctx, parse(payload)?).await,
         other => Err(JobError::Permanent(format!(
             "no handler for job kind {other}"
         ))),

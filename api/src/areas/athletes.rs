@@ -1,1 +1,0 @@
-//! Athletes, athlete invites with the age gate, guardians, import, merge, publish (issue 5).

@@ -1,1 +1,0 @@
-//! Training sessions and their rosters (issue 5).
