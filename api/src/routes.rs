@@ -3,8 +3,8 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, cron, invites, jobs, members, orgs, reviewvideo, roles,
-    storage, system, training, tv,
+    accounts, activity, admin, athletes, coaches, cron, invites, jobs, members, orgs, reviewvideo,
+    roles, storage, system, training, tv,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -192,6 +192,35 @@ pub fn registry() -> Registry {
             .auth(Auth::User)
             .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
             .ok::<accounts::MembershipView>(200),
+        route(GET, "/api/orgs/{id}/calendar", orgs::calendar)
+            .auth(Auth::org(Some("calendar.read")))
+            .area("workspaces").summary("Team calendar for a range (from, to; at most 92 days)")
+            .ok::<orgs::Calendar>(200),
+        // ---- coaches view ----
+        route(GET, "/api/coaches/{id}", coaches::get)
+            .auth(Auth::member("members.read"))
+            .area("workspaces").summary("A coach of the workspace")
+            .ok::<coaches::CoachView>(200),
+        route(PATCH, "/api/coaches/{id}", coaches::update)
+            .auth(Auth::any_member())
+            .area("workspaces").summary("Rename a coach (yourself, or with members.manage)")
+            .body::<coaches::UpdateCoach>().ok::<coaches::CoachView>(200),
+        route(GET, "/api/coaches/{id}/athletes", coaches::athletes)
+            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .area("workspaces").summary("The coach's assigned athletes")
+            .empty(200, "a page of athletes"),
+        route(POST, "/api/coaches/{id}/athletes/reassign", coaches::reassign)
+            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .area("workspaces").summary("Move a coach's athletes (all or some) to another coach")
+            .body::<coaches::Reassign>().ok::<coaches::Reassigned>(200),
+        route(GET, "/api/coaches/{id}/stats", coaches::stats)
+            .auth(Auth::member("members.read"))
+            .area("workspaces").summary("A coach's counts: athletes, training sessions, attendance")
+            .ok::<coaches::CoachStats>(200),
+        route(GET, "/api/coaches/{id}/activity", coaches::activity)
+            .auth(Auth::member("audit.read"))
+            .area("workspaces").summary("What the coach did in the workspace (audit entries)")
+            .empty(200, "a page of audit entries"),
         // ---- platform admin (mirrored under /api/mobile/admin) ----
         route(GET, "/api/admin/metrics", admin::metrics)
             .auth(Auth::Admin).mobile()

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod activity;
 pub mod admin;
 pub mod athletes;
+pub mod coaches;
 pub mod cron;
 pub mod invites;
 pub mod jobs;

@@ -277,3 +277,49 @@ pub fn audit_view(r: audit::Row) -> AuditView {
         created_at: r.created_at,
     }
 }
+
+#[derive(Deserialize)]
+pub struct CalendarQuery {
+    from: Option<Ts>,
+    to: Option<Ts>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Calendar {
+    pub from: Ts,
+    pub to: Ts,
+    /// Training sessions overlapping the range, by start time.
+    #[schema(value_type = Vec<Object>)]
+    pub training_sessions: Vec<shared::repo::training::CalendarEntry>,
+}
+
+/// The longest range one request may ask for.
+pub const CALENDAR_MAX_DAYS: i64 = 92;
+
+/// The team calendar for `[from, to)`; defaults to the next 4 weeks, at most 92 days.
+pub async fn calendar(
+    State(state): State<AppState>,
+    ws: Ws,
+    crate::http::extract::Query(q): crate::http::extract::Query<CalendarQuery>,
+) -> Result<axum::Json<Calendar>> {
+    let from = q.from.unwrap_or_else(Ts::now);
+    let to =
+        q.to.unwrap_or_else(|| from.plus(chrono::Duration::days(28)));
+    let mut v = Validator::new();
+    v.check(to > from, "to", "out_of_range", "must be after from");
+    v.check(
+        (to.0 - from.0).num_days() <= CALENDAR_MAX_DAYS,
+        "to",
+        "out_of_range",
+        "the range may span at most 92 days",
+    );
+    v.finish()?;
+    let mut c = state.db.acquire().await?;
+    let entries = shared::repo::training::calendar_entries(&mut c, ws.org_id, from, to).await?;
+    Ok(axum::Json(Calendar {
+        from,
+        to,
+        training_sessions: entries,
+    }))
+}

@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod athletes;
+mod coaches;
 mod embedded;
 mod jobs;
 mod orgs;

@@ -6,6 +6,7 @@ pub mod activity;
 pub mod athletes;
 pub mod audit;
 pub mod auth_tokens;
+pub mod coaches;
 pub mod impersonation;
 pub mod invites;
 pub mod oauth;
