@@ -1327,3 +1327,67 @@ async fn resync_needs_a_provider_link_and_fails_permanently_until_the_provider_e
     assert!(p.last_error.unwrap().contains("not configured"));
     w.shutdown().await;
 }
+
+/// The README's import benchmark: a 100,000-row roster through the API and a worker (staged
+/// upload, `athletes.import` job, parse, validate, deduplicate, insert). Run it with
+/// `cargo test -p api --test it -- --ignored bench_import --nocapture` (add
+/// `TEST_DATABASE_URL=…` for PostgreSQL).
+#[tokio::test]
+#[ignore]
+async fn bench_import_100k_rows() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let rows: usize = std::env::var("BENCH_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let mut csv = String::from("first_name,last_name,email,birth_date,stance,level\n");
+    for i in 0..rows {
+        csv.push_str(&format!(
+            "Surfer,Number{i},surfer{i}@example.com,{}-0{}-1{},{},{}\n",
+            1980 + i % 30,
+            1 + i % 9,
+            i % 10,
+            ["regular", "goofy"][i % 2],
+            ["beginner", "intermediate", "advanced", "pro"][i % 4]
+        ));
+    }
+    let w = app.start_worker(&[]).await;
+    for round in ["first", "again (all duplicates)"] {
+        let t = std::time::Instant::now();
+        let r = app
+            .post("/api/athletes/import")
+            .session(&coach)
+            .raw("text/csv", csv.as_bytes())
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+        let job: Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+        let p = loop {
+            let mut c = app.state.db.acquire().await.unwrap();
+            let p = jobs::progress::get(&mut c, job).await.unwrap().unwrap();
+            if p.status == "succeeded" || p.status == "failed" {
+                break p;
+            }
+            drop(c);
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(p.status, "succeeded", "{p:?}");
+        let res = p.result.unwrap().0;
+        println!(
+            "BENCH {} {round}: {} bytes, {rows} rows in {secs:.2} s = {:.0} rows/s (created {}, duplicates {})",
+            if app.tdb.is_postgres() {
+                "postgres"
+            } else {
+                "sqlite"
+            },
+            csv.len(),
+            rows as f64 / secs,
+            res["created"],
+            res["duplicates"]
+        );
+    }
+    assert_eq!(app.count("athletes").await, rows as i64);
+    w.shutdown().await;
+}

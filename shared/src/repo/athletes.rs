@@ -105,11 +105,16 @@ pub async fn insert_many(
     rows: &[NewAthlete],
     by: Option<Id>,
 ) -> Result<Vec<Id>, sqlx::Error> {
-    // 15 binds per row; SQLite allows 32766 binds per statement, PostgreSQL 65535.
-    const CHUNK: usize = 500;
+    // 14 binds per row. SQLite looks bind parameters up by name in a list (cost quadratic in
+    // the statement's parameters), so its statements stay small; PostgreSQL gains from fewer
+    // round trips.
+    let chunk_rows = match x.conn() {
+        crate::db::DbConn::Sqlite(_) => 16,
+        crate::db::DbConn::Pg(_) => 500,
+    };
     let now = Ts::now();
     let mut ids = Vec::with_capacity(rows.len());
-    for chunk in rows.chunks(CHUNK) {
+    for chunk in rows.chunks(chunk_rows) {
         let mut q = String::from(
             "INSERT INTO athletes (id, org_id, first_name, last_name, email, birth_date, stance, level, notes, status, name_key,
                 user_id, published, public_slug, public_bio, source, created_by, created_at, updated_at) VALUES ",
