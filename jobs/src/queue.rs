@@ -25,6 +25,7 @@ pub async fn push(
 ) -> Result<(), sqlx::Error> {
     let payload = serde_json::to_vec(&JobRef { id }).expect("JobRef serializes");
     let task_id = new_task_id();
+    let immediate = run_at <= Ts::now();
     match x.conn() {
         DbConn::Sqlite(c) => {
             sqlx::query(
@@ -35,22 +36,28 @@ pub async fn push(
             .bind(task_id)
             .bind(queue.name())
             .bind(APALIS_MAX_ATTEMPTS)
-            // apalis-sqlite keeps run_at in whole unix seconds; round up so a delayed job
-            // never starts early.
-            .bind((run_at.0.timestamp_micros() + 999_999).div_euclid(1_000_000))
+            // apalis-sqlite keeps run_at in whole unix seconds: round a delayed job up so it
+            // never starts early, an immediate one down so it does not wait for the next second.
+            .bind(if immediate {
+                run_at.0.timestamp()
+            } else {
+                (run_at.0.timestamp_micros() + 999_999).div_euclid(1_000_000)
+            })
             .execute(&mut *c)
             .await?;
         }
         DbConn::Pg(c) => {
             sqlx::query(
                 "INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority, metadata)
-                 VALUES ($1, $2, $3, 'Pending', 0, $4, $5, 0, ''::hstore)",
+                 VALUES ($1, $2, $3, 'Pending', 0, $4, COALESCE($5, now()), 0, ''::hstore)",
             )
             .bind(task_id)
             .bind(queue.name())
             .bind(payload)
             .bind(APALIS_MAX_ATTEMPTS as i32)
-            .bind(run_at.0)
+            // apalis's insert trigger NOTIFYs workers only when run_at <= now(), and now() is the
+            // transaction's start: an immediate job must take the database's now() to wake them.
+            .bind((!immediate).then_some(run_at.0))
             .execute(&mut *c)
             .await?;
         }

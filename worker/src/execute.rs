@@ -14,6 +14,7 @@ use jobs::{JobError, Queue, backoff};
 use shared::db::{Id, Ts};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 /// Runs one attempt of job `id`. An `Err` means our own bookkeeping failed (the database is
 /// unreachable); apalis then re-delivers the task.
@@ -44,8 +45,9 @@ pub async fn execute(deps: &Arc<Deps>, id: Id) -> Result<(), sqlx::Error> {
         return Ok(());
     }
     drop(c);
+    // Attached to the futures with `instrument`: a span guard held across `.await` can be
+    // entered on another thread and made tracing-subscriber panic (seen under load).
     let span = tracing::info_span!("job", job_id = %id, kind = %job.kind, attempt = job.attempts);
-    let _enter = span.enter();
     let ctx = Ctx {
         deps: deps.clone(),
         job_id: id,
@@ -54,9 +56,10 @@ pub async fn execute(deps: &Arc<Deps>, id: Id) -> Result<(), sqlx::Error> {
     };
     let outcome = AssertUnwindSafe(handlers::dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()
+        .instrument(span.clone())
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
-    record(deps, &job, outcome).await
+    record(deps, &job, outcome).instrument(span).await
 }
 
 async fn record(
