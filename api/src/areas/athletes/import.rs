@@ -91,6 +91,34 @@ pub fn report_response(report: Report) -> Response {
     (StatusCode::OK, axum::Json(report)).into_response()
 }
 
+/// Stages a large (or `?background=true`) import and enqueues its job: 202 with the job. The
+/// same file while its job is still live is the same job (the new copy is dropped).
+pub async fn run_as_job(
+    state: &AppState,
+    caller: &Caller,
+    ws: &Ws,
+    kind: &str,
+    data: Vec<u8>,
+    sha: String,
+    job: impl FnOnce(shared::db::Id, String) -> jobs::JobSpec,
+) -> Result<Response> {
+    let content = String::from_utf8(data)
+        .map_err(|_| Error::bad_request("import_invalid", "the file is not UTF-8 text"))?;
+    let mut tx = state.db.begin().await?;
+    let upload =
+        athletes::stage_upload(&mut tx, ws.org_id, kind, &sha, &content, caller.user.id).await?;
+    let owner = jobs::Owner {
+        org_id: Some(ws.org_id),
+        user_id: Some(caller.user.id),
+    };
+    let enq = jobs::enqueue(&mut tx, &job(upload, sha), owner).await?;
+    if enq.existing {
+        athletes::delete_upload(&mut tx, upload).await?;
+    }
+    tx.commit().await?;
+    Ok(accepted(enq).into_response())
+}
+
 pub async fn import(
     State(state): State<AppState>,
     caller: Caller,
@@ -101,40 +129,24 @@ pub async fn import(
     let data = read_csv_body(req).await?;
     let sha = sha256_hex(&data);
     if q.background || data.len() > SYNC_MAX_BYTES {
-        let content = String::from_utf8(data)
-            .map_err(|_| Error::bad_request("import_invalid", "the file is not UTF-8 text"))?;
-        let mut tx = state.db.begin().await?;
-        let upload = athletes::stage_upload(
-            &mut tx,
-            ws.org_id,
+        return run_as_job(
+            &state,
+            &caller,
+            &ws,
             "athletes",
-            &sha,
-            &content,
-            caller.user.id,
-        )
-        .await?;
-        let job = jobs::kinds::AthleteImport {
-            upload_id: upload,
-            org_id: ws.org_id,
-            user_id: caller.user.id,
-            dry_run: q.dry_run,
-            sha256: sha,
-        };
-        let enq = jobs::enqueue(
-            &mut tx,
-            &jobs::Job::spec(&job),
-            jobs::Owner {
-                org_id: Some(ws.org_id),
-                user_id: Some(caller.user.id),
+            data,
+            sha,
+            |upload_id, sha256| {
+                jobs::Job::spec(&jobs::kinds::AthleteImport {
+                    upload_id,
+                    org_id: ws.org_id,
+                    user_id: caller.user.id,
+                    dry_run: q.dry_run,
+                    sha256,
+                })
             },
         )
-        .await?;
-        if enq.existing {
-            // The same file is already being imported: drop this copy.
-            athletes::delete_upload(&mut tx, upload).await?;
-        }
-        tx.commit().await?;
-        return Ok(accepted(enq).into_response());
+        .await;
     }
     let mut report = Report::new(q.dry_run, sha);
     let parsed = import::athletes::parse(&data, &mut report);
@@ -146,7 +158,7 @@ pub async fn import(
             audit::Entry {
                 org_id: Some(ws.org_id),
                 actor: Some(caller.user.id),
-                impersonator: None,
+                impersonator: caller.impersonator,
                 action: "athletes.imported",
                 target_type: "org",
                 target_id: Some(ws.org_id.to_string()),

@@ -730,7 +730,7 @@ pub async fn set_enrollment(
         audit::Entry {
             org_id: Some(ws.org_id),
             actor: Some(caller.user.id),
-            impersonator: None,
+            impersonator: caller.impersonator,
             action: "org.enrollment_changed",
             target_type: "org",
             target_id: Some(ws.org_id.to_string()),

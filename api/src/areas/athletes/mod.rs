@@ -95,7 +95,7 @@ fn entry<'a>(
     audit::Entry {
         org_id: Some(ws.org_id),
         actor: Some(caller.user.id),
-        impersonator: None,
+        impersonator: caller.impersonator,
         action,
         target_type: "athlete",
         target_id: Some(target.to_string()),

@@ -6,16 +6,15 @@
 //! goes to the first waitlisted athlete in the same transaction.
 
 use crate::areas::athletes::import::{
-    ImportQuery, SYNC_MAX_BYTES, read_csv_body, report_response, sha256_hex,
+    ImportQuery, SYNC_MAX_BYTES, read_csv_body, report_response, run_as_job, sha256_hex,
 };
-use crate::areas::jobs::accepted;
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::db::{Executor, Id, Ts};
@@ -149,7 +148,7 @@ fn entry<'a>(
     audit::Entry {
         org_id: Some(ws.org_id),
         actor: Some(caller.user.id),
-        impersonator: None,
+        impersonator: caller.impersonator,
         action,
         target_type: "training_session",
         target_id: Some(target.to_string()),
@@ -634,39 +633,24 @@ pub async fn import(
     let data = read_csv_body(req).await?;
     let sha = sha256_hex(&data);
     if q.background || data.len() > SYNC_MAX_BYTES {
-        let content = String::from_utf8(data)
-            .map_err(|_| Error::bad_request("import_invalid", "the file is not UTF-8 text"))?;
-        let mut tx = state.db.begin().await?;
-        let upload = athletes::stage_upload(
-            &mut tx,
-            ws.org_id,
+        return run_as_job(
+            &state,
+            &caller,
+            &ws,
             "training",
-            &sha,
-            &content,
-            caller.user.id,
-        )
-        .await?;
-        let job = jobs::kinds::TrainingImport {
-            upload_id: upload,
-            org_id: ws.org_id,
-            user_id: caller.user.id,
-            dry_run: q.dry_run,
-            sha256: sha,
-        };
-        let enq = jobs::enqueue(
-            &mut tx,
-            &jobs::Job::spec(&job),
-            jobs::Owner {
-                org_id: Some(ws.org_id),
-                user_id: Some(caller.user.id),
+            data,
+            sha,
+            |upload_id, sha256| {
+                jobs::Job::spec(&jobs::kinds::TrainingImport {
+                    upload_id,
+                    org_id: ws.org_id,
+                    user_id: caller.user.id,
+                    dry_run: q.dry_run,
+                    sha256,
+                })
             },
         )
-        .await?;
-        if enq.existing {
-            athletes::delete_upload(&mut tx, upload).await?;
-        }
-        tx.commit().await?;
-        return Ok(accepted(enq).into_response());
+        .await;
     }
     let mut report = Report::new(q.dry_run, sha);
     let parsed = import::training::parse(&data, &mut report);
@@ -678,7 +662,7 @@ pub async fn import(
             audit::Entry {
                 org_id: Some(ws.org_id),
                 actor: Some(caller.user.id),
-                impersonator: None,
+                impersonator: caller.impersonator,
                 action: "training.imported",
                 target_type: "org",
                 target_id: Some(ws.org_id.to_string()),
