@@ -99,17 +99,27 @@ impl Runtime {
     /// Stops taking jobs, waits up to `deadline` for running ones, then releases the rest (they
     /// run again elsewhere once this worker's lease expires).
     pub async fn shutdown(self, deadline: Duration) {
-        for (ctx, _) in &self.workers {
-            if let Err(e) = ctx.stop() {
-                tracing::warn!(error = %e, "stopping a worker");
+        let until = tokio::time::Instant::now() + deadline;
+        for (ctx, handle) in self.workers {
+            // A worker still registering when the signal comes ignores a first stop: keep
+            // asking until it has stopped.
+            while !handle.is_finished() && tokio::time::Instant::now() < until {
+                if let Err(e) = ctx.stop() {
+                    tracing::debug!(error = %e, "stop request not taken yet");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                    _ = tokio::time::sleep_until(until) => {}
+                }
             }
-        }
-        let joins = futures::future::join_all(self.workers.into_iter().map(|(_, h)| h));
-        if tokio::time::timeout(deadline, joins).await.is_err() {
-            tracing::warn!(
-                ?deadline,
-                "jobs still running at the shutdown deadline; released to other workers"
-            );
+            if !handle.is_finished() {
+                tracing::warn!(
+                    ?deadline,
+                    worker = ctx.name(),
+                    "jobs still running at the shutdown deadline; released to other workers"
+                );
+                handle.abort();
+            }
         }
     }
 }
