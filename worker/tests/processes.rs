@@ -174,8 +174,9 @@ async fn three_worker_processes_fire_each_tick_once() {
         wait_exit(w, 20);
     }
     let mut c = f.db.acquire().await.unwrap();
-    let ticks: i64 = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM cron_ticks WHERE schedule = 'tokens-cleanup'").fetch_one(&mut *c).await).unwrap();
-    let jobs: i64 = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM job_progress WHERE kind = 'cron.tokens-cleanup'").fetch_one(&mut *c).await).unwrap();
+    let (ticks, jobs): (i64, i64) = shared::sql!(&mut c, c => sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM cron_ticks WHERE schedule = 'tokens-cleanup'), (SELECT COUNT(*) FROM job_progress WHERE kind = 'cron.tokens-cleanup')")
+        .fetch_one(&mut *c).await).unwrap();
     // Three processes each firing every second for ~5 s (less start-up time) would make up to
     // 15 jobs; once per tick is at most one per elapsed second.
     assert!((2..=6).contains(&ticks), "{ticks} ticks");
