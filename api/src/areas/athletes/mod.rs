@@ -92,15 +92,13 @@ fn entry<'a>(
     target: Id,
     data: serde_json::Value,
 ) -> audit::Entry<'a> {
-    audit::Entry {
-        org_id: Some(ws.org_id),
-        actor: Some(caller.user.id),
-        impersonator: caller.impersonator,
+    caller.audit(
+        Some(ws.org_id),
         action,
-        target_type: "athlete",
-        target_id: Some(target.to_string()),
+        "athlete",
+        Some(target.to_string()),
         data,
-    }
+    )
 }
 
 fn choice(v: &mut Validator, field: &str, value: Option<&str>, allowed: &[&str]) -> Option<String> {

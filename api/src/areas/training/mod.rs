@@ -145,15 +145,13 @@ fn entry<'a>(
     target: Id,
     data: Value,
 ) -> audit::Entry<'a> {
-    audit::Entry {
-        org_id: Some(ws.org_id),
-        actor: Some(caller.user.id),
-        impersonator: caller.impersonator,
+    caller.audit(
+        Some(ws.org_id),
         action,
-        target_type: "training_session",
-        target_id: Some(target.to_string()),
+        "training_session",
+        Some(target.to_string()),
         data,
-    }
+    )
 }
 
 fn opt_text(v: &mut Validator, field: &str, s: Option<&str>, max: usize) -> Option<String> {
