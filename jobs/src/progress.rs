@@ -3,10 +3,11 @@
 use super::{JobSpec, Owner};
 use serde::Serialize;
 use serde_json::Value;
-use shared::db::{Executor, Id, Ts, is_unique_violation};
+use shared::db::{DbConn, Executor, Id, Ts, is_unique_violation};
 use shared::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;
+use std::collections::HashMap;
 
 pub const QUEUED: &str = "queued";
 pub const RUNNING: &str = "running";
@@ -83,15 +84,43 @@ pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx
     sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).fetch_optional(&mut *c).await)
 }
 
-/// Takes a job for an attempt: `running`, attempts + 1. `None` when it is finished or
-/// cancelled (a duplicate delivery) or unknown.
-pub async fn claim(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx::Error> {
+/// Takes jobs for an attempt: `running`, attempts + 1, in one statement. Answers one entry
+/// per id, in order: `None` when the job is finished or cancelled (a duplicate delivery),
+/// unknown, or named earlier in the same batch.
+pub async fn claim_many(
+    x: &mut impl Executor,
+    ids: &[Id],
+) -> Result<Vec<Option<Progress>>, sqlx::Error> {
     let now = Ts::now();
-    let q = format!(
-        "UPDATE job_progress SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
-         WHERE id = $1 AND status IN ('queued', 'running') RETURNING {COLUMNS}"
-    );
-    sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).fetch_optional(&mut *c).await)
+    let rows = match x.conn() {
+        DbConn::Sqlite(c) => {
+            let q = format!(
+                "UPDATE job_progress SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running') RETURNING {COLUMNS}"
+            );
+            sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q))
+                .bind(Json(ids))
+                .bind(now)
+                .fetch_all(&mut *c)
+                .await?
+        }
+        DbConn::Pg(c) => {
+            // An array, not a JSON list: the planner then looks each id up in the primary key
+            // (with jsonb_array_elements it expected 100 rows and scanned the whole table).
+            let q = format!(
+                "UPDATE job_progress SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
+                 WHERE id = ANY($1) AND status IN ('queued', 'running') RETURNING {COLUMNS}"
+            );
+            let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+            sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q))
+                .bind(ids)
+                .bind(now)
+                .fetch_all(&mut *c)
+                .await?
+        }
+    };
+    let mut by_id: HashMap<Id, Progress> = rows.into_iter().map(|p| (p.id, p)).collect();
+    Ok(ids.iter().map(|id| by_id.remove(id)).collect())
 }
 
 /// Reports progress from a running job (percent clamped to 0..=100).
@@ -108,12 +137,41 @@ pub async fn report(
     Ok(())
 }
 
-pub async fn succeed(x: &mut impl Executor, id: Id, result: &Value) -> Result<(), sqlx::Error> {
+/// Records the results of finished attempts, one statement for the whole batch. A job no
+/// longer running (cancelled meanwhile) keeps its status.
+pub async fn succeed_many(x: &mut impl Executor, done: &[(Id, Value)]) -> Result<(), sqlx::Error> {
     let now = Ts::now();
-    execute!(x, sqlx::query(
-        "UPDATE job_progress SET status = 'succeeded', percent = 100, result = $2, last_error = NULL, finished_at = $3, updated_at = $3
-         WHERE id = $1 AND status = 'running'")
-        .bind(id).bind(Json(result)).bind(now))?;
+    match x.conn() {
+        DbConn::Sqlite(c) => {
+            #[derive(Serialize)]
+            struct Done<'a> {
+                id: Id,
+                result: &'a Value,
+            }
+            let list: Vec<Done> = done
+                .iter()
+                .map(|(id, result)| Done { id: *id, result })
+                .collect();
+            sqlx::query(
+                "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.value -> '$.result', last_error = NULL,
+                    finished_at = $2, updated_at = $2
+                 FROM json_each($1) AS d
+                 WHERE job_progress.id = d.value ->> '$.id' AND job_progress.status = 'running'",
+            )
+            .bind(Json(list)).bind(now).execute(&mut *c).await?;
+        }
+        DbConn::Pg(c) => {
+            let ids: Vec<uuid::Uuid> = done.iter().map(|(id, _)| id.0).collect();
+            let results: Vec<Json<&Value>> = done.iter().map(|(_, r)| Json(r)).collect();
+            sqlx::query(
+                "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.result, last_error = NULL,
+                    finished_at = $3, updated_at = $3
+                 FROM unnest($1::uuid[], $2::jsonb[]) AS d(id, result)
+                 WHERE job_progress.id = d.id AND job_progress.status = 'running'",
+            )
+            .bind(ids).bind(results).bind(now).execute(&mut *c).await?;
+        }
+    }
     Ok(())
 }
 

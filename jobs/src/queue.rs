@@ -65,7 +65,12 @@ pub async fn push(
     Ok(())
 }
 
-/// Creates apalis's tables (its own migrations, tracked apart from ours).
+/// Creates apalis's tables (its own migrations, tracked apart from ours), then swaps its
+/// `lock_by` index for a partial one over live tasks. apalis's ack joins on the task id but
+/// filters on `lock_by`, and with an index over every row a worker ever locked the planner
+/// walks all of them: measured 636 µs per ack at 30,000 finished tasks, 35 µs with the
+/// partial index (which still serves the orphan re-enqueue, the only query that looks up
+/// tasks by worker alone).
 pub async fn setup(db: &shared::db::Db) -> Result<(), sqlx::Error> {
     match db {
         shared::db::Db::Sqlite(p) => {
@@ -76,11 +81,24 @@ pub async fn setup(db: &shared::db::Db) -> Result<(), sqlx::Error> {
             sqlx::query("PRAGMA synchronous = NORMAL")
                 .execute(p)
                 .await?;
+            for s in [
+                "DROP INDEX IF EXISTS LIdx",
+                "CREATE INDEX IF NOT EXISTS jobs_live_lock_by ON Jobs (lock_by) WHERE status IN ('Queued', 'Running')",
+            ] {
+                sqlx::query(s).execute(p).await?;
+            }
         }
         shared::db::Db::Pg(p) => {
             apalis_postgres::PostgresStorage::<()>::setup(p)
                 .await
                 .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;
+            for s in [
+                "DROP INDEX IF EXISTS apalis.lidx",
+                "DROP INDEX IF EXISTS apalis.idx_apalis_jobs_lock_by",
+                "CREATE INDEX IF NOT EXISTS jobs_live_lock_by ON apalis.jobs (lock_by) WHERE status IN ('Queued', 'Running')",
+            ] {
+                sqlx::query(s).execute(p).await?;
+            }
         }
     }
     Ok(())

@@ -7,24 +7,52 @@
 //! transaction: the backoff waits in the database, so a restart neither loses nor hurries it.
 
 use crate::Deps;
+use crate::group_commit::GroupCommit;
 use crate::handlers::{self, Ctx};
 use futures::FutureExt;
 use jobs::progress::{self, Progress};
 use jobs::{JobError, Queue, backoff};
-use shared::db::{Id, Ts};
+use serde_json::Value;
+use shared::db::{Db, Id, Ts};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tracing::Instrument;
 
+/// Most rows one batched progress write touches.
+const MAX_BATCH: usize = 128;
+
+/// The two progress-row writes every attempt makes (claim, success), group-committed across
+/// this process's workers: one statement per batch instead of one per job.
+#[derive(Clone)]
+pub struct ProgressWrites {
+    claims: GroupCommit<Id, Option<Progress>>,
+    successes: GroupCommit<(Id, Value), ()>,
+}
+
+impl ProgressWrites {
+    pub fn start(db: &Db) -> Self {
+        let d = db.clone();
+        let claims = GroupCommit::spawn(MAX_BATCH, move |ids: Vec<Id>| {
+            let d = d.clone();
+            async move { progress::claim_many(&mut d.acquire().await?, &ids).await }
+        });
+        let d = db.clone();
+        let successes = GroupCommit::spawn(MAX_BATCH, move |done: Vec<(Id, Value)>| {
+            let d = d.clone();
+            async move {
+                progress::succeed_many(&mut d.acquire().await?, &done).await?;
+                Ok(vec![(); done.len()])
+            }
+        });
+        ProgressWrites { claims, successes }
+    }
+}
+
 /// Runs one attempt of job `id`. An `Err` means our own bookkeeping failed (the database is
 /// unreachable); apalis then re-delivers the task.
-pub async fn execute(deps: &Arc<Deps>, id: Id) -> Result<(), sqlx::Error> {
-    let job = {
-        let mut c = deps.db.acquire().await?;
-        match progress::claim(&mut c, id).await? {
-            Some(j) => j,
-            None => return Ok(()), // finished, cancelled or unknown: a duplicate delivery
-        }
+pub async fn execute(deps: &Arc<Deps>, writes: &ProgressWrites, id: Id) -> Result<(), sqlx::Error> {
+    let Some(job) = writes.claims.call(id).await? else {
+        return Ok(()); // finished, cancelled or unknown: a duplicate delivery
     };
     let mut c = deps.db.acquire().await?;
     if job.cancel_requested {
@@ -59,18 +87,18 @@ pub async fn execute(deps: &Arc<Deps>, id: Id) -> Result<(), sqlx::Error> {
         .instrument(span.clone())
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
-    record(deps, &job, outcome).instrument(span).await
+    record(deps, writes, &job, outcome).instrument(span).await
 }
 
 async fn record(
     deps: &Deps,
+    writes: &ProgressWrites,
     job: &Progress,
-    outcome: Result<serde_json::Value, JobError>,
+    outcome: Result<Value, JobError>,
 ) -> Result<(), sqlx::Error> {
     match outcome {
         Ok(result) => {
-            let mut c = deps.db.acquire().await?;
-            progress::succeed(&mut c, job.id, &result).await?;
+            writes.successes.call((job.id, result)).await?;
             tracing::info!("job succeeded");
         }
         Err(JobError::Cancelled) => {

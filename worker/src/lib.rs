@@ -4,9 +4,11 @@
 
 pub mod config;
 pub mod execute;
+pub mod group_commit;
 pub mod handlers;
 pub mod runtime;
 pub mod scheduler;
+pub mod wakeups;
 
 use shared::config::Config;
 use shared::db::Db;

@@ -1,22 +1,19 @@
 //! Runs one apalis worker per served queue over the service's own database, and stops them
 //! gracefully.
 //!
-//! Wake-ups: on PostgreSQL the worker listens for apalis's NOTIFY (a job starts within
-//! milliseconds) with a polling backstop for delayed jobs; on SQLite it polls (`WORKER_POLL_MS`).
-//! apalis's stock interval strategy can lose a wake-up (measured: 25 s stalls), so
-//! [`RearmingInterval`] is used instead. A worker that stops heartbeating for
+//! When a worker looks for work is [`Wakeups`]'s business. A worker that stops heartbeating for
 //! `heartbeat × lease_misses` is presumed dead and apalis hands its tasks to a live worker;
 //! `execute` then re-runs the job from its progress row.
 
 use crate::Deps;
-use crate::execute::execute;
+use crate::execute::{ProgressWrites, execute};
+use crate::wakeups::Wakeups;
 use apalis::prelude::*;
 use apalis_postgres::{PostgresStorage, Pubsub};
 use apalis_sqlite::SqliteStorage;
 use jobs::{JobRef, Queue};
 use shared::db::Db;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
@@ -37,15 +34,23 @@ fn worker_name(queue: Queue) -> String {
     )
 }
 
-async fn handle(r: JobRef, deps: Data<Arc<Deps>>) -> Result<(), BoxDynError> {
-    execute(&deps, r.id).await.map_err(|e| e.into())
+/// What every queue worker of this process shares.
+struct Shared {
+    deps: Arc<Deps>,
+    writes: ProgressWrites,
+}
+
+async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
+    execute(&shared.deps, &shared.writes, r.id)
+        .await
+        .map_err(|e| e.into())
 }
 
 macro_rules! spawn_worker {
-    ($ctx:expr, $backend:expr, $deps:expr, $concurrency:expr) => {{
+    ($ctx:expr, $backend:expr, $shared:expr, $concurrency:expr) => {{
         let w = WorkerBuilder::new(&$ctx)
             .backend($backend)
-            .data($deps.clone())
+            .data($shared.clone())
             .concurrency($concurrency)
             .build(handle);
         tokio::spawn(async move {
@@ -59,38 +64,57 @@ macro_rules! spawn_worker {
 impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
+        let shared = Arc::new(Shared {
+            writes: ProgressWrites::start(&deps.db),
+            deps: deps.clone(),
+        });
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
+            let batch = cfg.fetch_batch.get(&queue).copied().unwrap_or(concurrency);
             let ctx = WorkerContext::new(&worker_name(queue));
             let handle = match &deps.db {
                 Db::Sqlite(pool) => {
                     let config = apalis_sqlite::Config::default()
                         .queue(queue.name())
-                        .batch_size(concurrency)
+                        .batch_size(batch)
                         .heartbeat_interval(cfg.heartbeat)
-                        .missed_heartbeats(cfg.lease_misses as usize);
-                    let strategy = Strategy::new().apply(RearmingInterval::new(cfg.poll));
+                        .missed_heartbeats(cfg.lease_misses as usize)
+                        // Fetching already locks a task to this worker; apalis's extra
+                        // "running" mark is one more transaction per batch that nothing
+                        // reads (our progress row says running).
+                        .lock_tasks(false);
+                    let strategy = Wakeups::polling(cfg.poll);
                     let backend = SqliteStorage::<JobRef>::new(pool)
                         .with_config(config)
                         .poll_with_strategy(strategy);
-                    spawn_worker!(ctx, backend, deps, concurrency)
+                    spawn_worker!(ctx, backend, shared, concurrency)
                 }
                 Db::Pg(pool) => {
                     let config = apalis_postgres::Config::default()
                         .queue(queue.name())
-                        .batch_size(concurrency)
+                        .batch_size(batch)
                         .heartbeat_interval(cfg.heartbeat)
-                        .missed_heartbeats(cfg.lease_misses as usize);
-                    let strategy = Strategy::new()
-                        .stream(Pubsub::new(pool.clone(), queue.name().to_string()))
-                        .apply(RearmingInterval::new(cfg.poll));
+                        .missed_heartbeats(cfg.lease_misses as usize)
+                        // Fetching already locks a task to this worker; apalis's extra
+                        // "running" mark is one more transaction per batch that nothing
+                        // reads (our progress row says running).
+                        .lock_tasks(false);
+                    let strategy = Wakeups::notified(
+                        Pubsub::new(pool.clone(), queue.name().to_string()),
+                        cfg.poll,
+                    );
                     let backend = PostgresStorage::<JobRef>::new(pool)
                         .with_config(config)
                         .poll_with_strategy(strategy);
-                    spawn_worker!(ctx, backend, deps, concurrency)
+                    spawn_worker!(ctx, backend, shared, concurrency)
                 }
             };
-            tracing::info!(queue = queue.name(), concurrency, "worker started");
+            tracing::info!(
+                queue = queue.name(),
+                concurrency,
+                fetch_batch = batch,
+                "worker started"
+            );
             workers.push((ctx, handle));
         }
         Ok(Runtime { workers })
@@ -121,34 +145,5 @@ impl Runtime {
                 handle.abort();
             }
         }
-    }
-}
-
-/// Like apalis's interval strategy, but it polls each new timer at once so its waker is
-/// registered (the stock strategy creates the next timer without polling it, and then only the
-/// 30 s heartbeat wakes the worker).
-pub struct RearmingInterval {
-    period: Duration,
-    delay: futures_timer::Delay,
-}
-
-impl RearmingInterval {
-    pub fn new(period: Duration) -> Self {
-        RearmingInterval {
-            period,
-            delay: futures_timer::Delay::new(period),
-        }
-    }
-}
-
-impl PollStrategy for RearmingInterval {
-    fn poll_drive(&mut self, cx: &mut Context<'_>, _: &PollSnapshot) -> Poll<Option<()>> {
-        use std::future::Future;
-        if std::pin::Pin::new(&mut self.delay).poll(cx).is_ready() {
-            self.delay = futures_timer::Delay::new(self.period);
-            let _ = std::pin::Pin::new(&mut self.delay).poll(cx);
-            return Poll::Ready(Some(()));
-        }
-        Poll::Pending
     }
 }

@@ -400,3 +400,29 @@ async fn in_process_schedulers_fire_each_tick_once() {
     assert!((2..=5).contains(&ticks), "{ticks} ticks in 3.2 s");
     assert!(jobs <= ticks && jobs >= 1, "{jobs} jobs for {ticks} ticks");
 }
+
+/// On PostgreSQL a job starts on the insert's notification, not on the polling backstop: with
+/// polling set to ten minutes, jobs enqueued one by one while the worker is busy with the
+/// previous ones (acknowledging, fetching) must all still start. (The lost wake-up this once
+/// had is pinned down deterministically in `worker::runtime`'s unit test.)
+#[tokio::test]
+async fn postgres_notifications_wake_the_worker_for_every_job() {
+    let app = TestApp::new().await;
+    if !app.tdb.is_postgres() {
+        eprintln!("skipped: SQLite workers poll (WORKER_POLL_MS)");
+        return;
+    }
+    let w = app.start_worker(&[("WORKER_POLL_MS", "600000")]).await;
+    // Let the worker register and LISTEN before the first insert.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let mut ids = vec![];
+    for i in 0..150u64 {
+        ids.push(enqueue(&app, Probe::default(), Owner::default()).await.id);
+        tokio::time::sleep(std::time::Duration::from_millis(1 + i % 7)).await;
+    }
+    for id in ids {
+        let p = app.wait_job(id, |p| p.status == "succeeded").await;
+        assert_eq!(p.attempts, 1);
+    }
+    w.shutdown().await;
+}

@@ -1,0 +1,124 @@
+//! Group commit: many concurrent callers, one statement per batch.
+//!
+//! Every job attempt writes its progress row twice (claim, outcome). One statement per job
+//! made those writes the largest cost of a short job (measured with `pg_stat_statements`:
+//! 63% of statement time). A [`GroupCommit`] takes requests from any number of tasks and hands
+//! them to its flush function in batches: whatever queued up while the previous flush ran, up to
+//! `max`. An idle system pays no extra latency (a lone request is flushed at once); a busy one
+//! writes many rows per round trip. Each caller still awaits its own row's write, so a job is
+//! never acknowledged to the queue before its outcome is stored.
+
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+
+type Reply<O> = oneshot::Sender<Result<O, Arc<sqlx::Error>>>;
+
+pub struct GroupCommit<I, O> {
+    tx: mpsc::UnboundedSender<(I, Reply<O>)>,
+}
+
+impl<I, O> Clone for GroupCommit<I, O> {
+    fn clone(&self) -> Self {
+        GroupCommit {
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+impl<I: Send + 'static, O: Send + 'static> GroupCommit<I, O> {
+    /// Starts the flushing task. `flush` gets a batch of requests and returns one answer per
+    /// request, in order. The task ends when the last handle is dropped.
+    pub fn spawn<F, Fut>(max: usize, flush: F) -> Self
+    where
+        F: Fn(Vec<I>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<Vec<O>, sqlx::Error>> + Send,
+    {
+        let (tx, mut rx) = mpsc::unbounded_channel::<(I, Reply<O>)>();
+        tokio::spawn(async move {
+            let mut batch = Vec::with_capacity(max);
+            while rx.recv_many(&mut batch, max.max(1)).await > 0 {
+                let (items, replies): (Vec<I>, Vec<Reply<O>>) = batch.drain(..).unzip();
+                let n = items.len();
+                match flush(items).await {
+                    Ok(answers) if answers.len() == n => {
+                        for (reply, answer) in replies.into_iter().zip(answers) {
+                            let _ = reply.send(Ok(answer));
+                        }
+                    }
+                    Ok(answers) => {
+                        let e = Arc::new(sqlx::Error::Protocol(format!(
+                            "group commit: {n} requests, {} answers",
+                            answers.len()
+                        )));
+                        for reply in replies {
+                            let _ = reply.send(Err(e.clone()));
+                        }
+                    }
+                    Err(e) => {
+                        let e = Arc::new(e);
+                        for reply in replies {
+                            let _ = reply.send(Err(e.clone()));
+                        }
+                    }
+                }
+            }
+        });
+        GroupCommit { tx }
+    }
+
+    /// Queues `item` for the next batch and waits for its answer.
+    pub async fn call(&self, item: I) -> Result<O, sqlx::Error> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send((item, reply))
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        match answer.await {
+            Ok(Ok(o)) => Ok(o),
+            Ok(Err(e)) => Err(sqlx::Error::Protocol(format!("batched write failed: {e}"))),
+            Err(_) => Err(sqlx::Error::PoolClosed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[tokio::test]
+    async fn concurrent_calls_share_flushes_and_get_their_own_answers() {
+        let flushes = Arc::new(AtomicUsize::new(0));
+        let f = flushes.clone();
+        let gc = GroupCommit::spawn(64, move |items: Vec<u32>| {
+            let f = f.clone();
+            async move {
+                f.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                Ok(items.into_iter().map(|i| i * 2).collect())
+            }
+        });
+        let calls: Vec<_> = (0..200u32)
+            .map(|i| {
+                let gc = gc.clone();
+                tokio::spawn(async move { (i, gc.call(i).await.unwrap()) })
+            })
+            .collect();
+        for c in calls {
+            let (i, doubled) = c.await.unwrap();
+            assert_eq!(doubled, i * 2);
+        }
+        let n = flushes.load(Ordering::SeqCst);
+        assert!(n < 200, "200 concurrent calls took {n} flushes");
+        assert!(n >= 200 / 64, "a batch never exceeds max: {n} flushes");
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_every_caller_of_that_batch() {
+        let gc = GroupCommit::spawn(8, |_items: Vec<u32>| async {
+            Err::<Vec<u32>, _>(sqlx::Error::PoolTimedOut)
+        });
+        let e = gc.call(1).await.unwrap_err();
+        assert!(e.to_string().contains("batched write failed"), "{e}");
+    }
+}
