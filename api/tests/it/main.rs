@@ -6,6 +6,7 @@ mod athletes;
 mod coaches;
 mod embedded;
 mod jobs;
+mod messaging;
 mod orgs;
 mod registry;
 mod reviewvideo;
