@@ -314,6 +314,10 @@ pub fn registry() -> Registry {
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Notifications with each channel's delivery (filters: userId, orgId, kind, status, channel)")
             .empty(200, "a page of notifications"),
+        route(POST, "/api/admin/notifications", notifications::admin::announce)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Send a platform announcement (everyone or one workspace) by push and email; a job, audited")
+            .body::<notifications::admin::AnnouncementRequest>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/activity/log", activity::log)
             .auth(Auth::User).mobile()
             .area("admin").summary("Record client activity events (the Live page reads them)")
@@ -538,6 +542,32 @@ pub fn registry() -> Registry {
             .auth(Auth::User)
             .area("messaging").summary("Report a message of the other participant to the moderators")
             .body::<messaging::messages::ReportRequest>().ok::<messaging::messages::ReportReceipt>(201),
+        // ---- notifications and push ----
+        route(POST, "/api/notifications/send", notifications::send::send)
+            .auth(Auth::Service)
+            .area("messaging").summary("Internal: create notifications for users and enqueue their delivery (push, email)")
+            .body::<notifications::send::SendRequest>().ok::<notifications::send::SendAccepted>(202),
+        route(POST, "/api/notifications/deliver", notifications::send::deliver)
+            .auth(Auth::Service)
+            .area("messaging").summary("Internal: enqueue a drain of every due notification delivery")
+            .ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/notifications/unsubscribe", notifications::unsubscribe::show)
+            .auth(Auth::Token("the signed unsubscribe token in the query, from a notification mail's List-Unsubscribe link"))
+            .area("messaging").summary("What an unsubscribe link would do (changes nothing: link scanners GET)")
+            .ok::<notifications::unsubscribe::UnsubscribeState>(200),
+        route(POST, "/api/notifications/unsubscribe", notifications::unsubscribe::unsubscribe)
+            .auth(Auth::Token("the signed unsubscribe token in the query; RFC 8058 one-click POST from the mail client"))
+            .area("messaging").summary("One-click unsubscribe from a category of notification email (RFC 8058)")
+            .ok::<notifications::unsubscribe::UnsubscribeState>(200),
+        route(POST, "/api/push/register", notifications::push::register)
+            .auth(Auth::User)
+            .area("messaging").summary("Register this phone's push token (taken from any other account)")
+            .body::<notifications::push::RegisterPush>().ok::<notifications::push::PushRegistration>(201)
+            .ok::<notifications::push::PushRegistration>(200),
+        route(DELETE, "/api/push/register", notifications::push::unregister)
+            .auth(Auth::User)
+            .area("messaging").summary("Remove this phone's push token")
+            .body::<notifications::push::UnregisterPush>().empty(204, "removed"),
         // ---- jobs ----
         route(GET, "/api/jobs/{id}", jobs::get)
             .auth(Auth::User).mobile()

@@ -7,6 +7,7 @@ mod coaches;
 mod embedded;
 mod jobs;
 mod messaging;
+mod notifications;
 mod orgs;
 mod registry;
 mod reviewvideo;

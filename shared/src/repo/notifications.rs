@@ -300,3 +300,24 @@ pub async fn is_unsubscribed(
         .bind(user).bind(channel).bind(category).fetch_one(&mut *c).await)?;
     Ok(n > 0)
 }
+
+// ---- announcements ----
+
+/// The users an announcement goes to: every user, or the members of one workspace.
+pub async fn audience(x: &mut impl Executor, org: Option<Id>) -> Result<Vec<Id>, sqlx::Error> {
+    match org {
+        None => {
+            sql!(x, c => sqlx::query_scalar("SELECT id FROM users ORDER BY id").fetch_all(&mut *c).await)
+        }
+        Some(org) => {
+            sql!(x, c => sqlx::query_scalar("SELECT user_id FROM members WHERE org_id = $1 ORDER BY user_id")
+            .bind(org).fetch_all(&mut *c).await)
+        }
+    }
+}
+
+/// The notifications created with this dedupe key (one per user).
+pub async fn ids_with_dedupe_key(x: &mut impl Executor, key: &str) -> Result<Vec<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar("SELECT id FROM notifications WHERE dedupe_key = $1 ORDER BY id")
+        .bind(key).fetch_all(&mut *c).await)
+}

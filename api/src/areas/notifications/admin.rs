@@ -1,16 +1,22 @@
 //! `/api/admin/notifications` (mirrored for the phone): every notification with the status of
 //! each channel's delivery.
 
-use crate::http::extract::Query;
+use crate::areas::jobs::{JobAccepted, accepted};
+use crate::auth::Caller;
+use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::StatusCode;
+use jobs::kinds::Announcement;
+use jobs::{Job, Owner};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use shared::Result;
+use serde_json::{Value, json};
 use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::notifications::{self, CHANNELS, DELIVERY_STATUSES, Delivery, Filter};
+use shared::repo::{audit, orgs};
+use shared::{Error, Result};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -119,4 +125,60 @@ pub async fn list(
         })
         .collect();
     Ok(axum::Json(page.wrap(items)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AnnouncementRequest {
+    pub title: String,
+    pub body: String,
+    /// Only this workspace's members; everyone when absent.
+    pub org_id: Option<Id>,
+}
+
+/// A platform announcement to every user (or one workspace's members), by push and email,
+/// through the `notifications.announce` job; audited.
+pub async fn announce(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(req): Body<AnnouncementRequest>,
+) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
+    let mut v = Validator::new();
+    let title = v.text("title", &req.title, 200);
+    let body = v.text("body", &req.body, 2000);
+    v.finish()?;
+    let mut tx = state.db.begin().await?;
+    if let Some(org) = req.org_id {
+        orgs::by_id(&mut tx, org)
+            .await?
+            .ok_or_else(|| Error::not_found("workspace"))?;
+    }
+    let job = Announcement {
+        announcement_id: Id::new(),
+        org_id: req.org_id,
+        title: title.clone(),
+        body,
+    };
+    let enq = jobs::enqueue(
+        &mut tx,
+        &job.spec(),
+        Owner {
+            org_id: req.org_id,
+            user_id: Some(caller.user.id),
+        },
+    )
+    .await?;
+    audit::record(
+        &mut tx,
+        caller.audit(
+            req.org_id,
+            "admin.announcement_sent",
+            "announcement",
+            Some(job.announcement_id.to_string()),
+            json!({ "title": title, "jobId": enq.id }),
+        ),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(accepted(enq))
 }

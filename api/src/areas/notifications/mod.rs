@@ -4,3 +4,6 @@
 
 pub mod admin;
 pub mod fanout;
+pub mod push;
+pub mod send;
+pub mod unsubscribe;
