@@ -321,3 +321,22 @@ pub async fn ids_with_dedupe_key(x: &mut impl Executor, key: &str) -> Result<Vec
     sql!(x, c => sqlx::query_scalar("SELECT id FROM notifications WHERE dedupe_key = $1 ORDER BY id")
         .bind(key).fetch_all(&mut *c).await)
 }
+
+/// How many of `ids` are existing users (to refuse unknown recipients up front).
+pub async fn count_users(x: &mut impl Executor, ids: &[Id]) -> Result<i64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let list = (1..=ids.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!("SELECT COUNT(*) FROM users WHERE id IN ({list})");
+    sql!(x, c => {
+        let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(q));
+        for id in ids {
+            query = query.bind(*id);
+        }
+        query.fetch_one(&mut *c).await
+    })
+}

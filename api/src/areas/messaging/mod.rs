@@ -81,6 +81,7 @@ impl Scope {
             .filter(|(_, _, disabled)| module_on(&disabled.0).is_ok())
             .map(|(_, org, _)| org)
             .collect();
+        athlete_orgs.sort();
         athlete_orgs.dedup();
         Ok(Scope {
             coach_orgs,

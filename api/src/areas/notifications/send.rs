@@ -12,11 +12,11 @@ use jobs::kinds::NotificationDrain;
 use jobs::{Job, Owner};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use shared::Result;
 use shared::db::Id;
 use shared::error::Validator;
 use shared::repo::notifications::{self, NewNotification};
 use shared::repo::orgs;
-use shared::{Result, sql};
 use utoipa::ToSchema;
 
 pub const MAX_RECIPIENTS: usize = 500;
@@ -118,12 +118,13 @@ pub async fn send(
         .map(|k| v.text("dedupeKey", k, 200));
     let mut c = state.db.acquire().await?;
     if (1..=MAX_RECIPIENTS).contains(&users.len()) {
-        let mut known = 0usize;
-        for u in &users {
-            let n: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE id = $1").bind(*u).fetch_one(&mut *c).await)?;
-            known += n as usize;
-        }
-        v.check(known == users.len(), "userIds", "invalid", "unknown users");
+        let known = notifications::count_users(&mut c, &users).await?;
+        v.check(
+            known == users.len() as i64,
+            "userIds",
+            "invalid",
+            "unknown users",
+        );
     }
     if let Some(org) = req.org_id {
         v.check(
