@@ -3,8 +3,8 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, coaches, cron, invites, jobs, members, orgs, reviewvideo,
-    roles, storage, system, training, tv,
+    accounts, activity, admin, athletes, coaches, cron, invites, jobs, members, messaging,
+    notifications, orgs, reviewvideo, roles, storage, system, training, tv,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -302,6 +302,22 @@ pub fn registry() -> Registry {
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Grant a workspace a plan and seats without payment")
             .body::<admin::GrantRequest>().ok::<admin::SubscriptionView>(201),
+        route(GET, "/api/admin/message-reports", messaging::moderation::list)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Reported messages with their conversation (filters: status, orgId)")
+            .empty(200, "a page of message reports"),
+        route(PATCH, "/api/admin/message-reports/{id}", messaging::moderation::decide)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Resolve (optionally removing the message) or dismiss a report; audited")
+            .body::<messaging::moderation::ReportDecision>().ok::<messaging::moderation::ReportView>(200),
+        route(GET, "/api/admin/notifications", notifications::admin::list)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Notifications with each channel's delivery (filters: userId, orgId, kind, status, channel)")
+            .empty(200, "a page of notifications"),
+        route(POST, "/api/admin/notifications", notifications::admin::announce)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Send a platform announcement (everyone or one workspace) by push and email; a job, audited")
+            .body::<notifications::admin::AnnouncementRequest>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/activity/log", activity::log)
             .auth(Auth::User).mobile()
             .area("admin").summary("Record client activity events (the Live page reads them)")
@@ -486,6 +502,72 @@ pub fn registry() -> Registry {
             .auth(Auth::member("training.manage").in_module(Module::Training))
             .area("training").summary("Remove an athlete; the first waitlisted one takes the place")
             .ok::<training::RosterView>(200),
+        // ---- messaging: coach–athlete conversations (athletes are not members: access is
+        // checked per conversation, see areas/messaging) ----
+        route(GET, "/api/conversations", messaging::conversations::list)
+            .auth(Auth::User)
+            .area("messaging").summary("My conversations, most recent first (kind: coach_athlete only, else 400; orgId)")
+            .empty(200, "a page of conversations ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/conversations", messaging::conversations::create)
+            .auth(Auth::User)
+            .area("messaging").summary("Open the coach–athlete conversation or return the existing one (other kinds: 400)")
+            .body::<messaging::conversations::CreateConversation>()
+            .ok::<messaging::conversations::ConversationView>(201)
+            .ok::<messaging::conversations::ConversationView>(200),
+        route(GET, "/api/conversations/recipients", messaging::conversations::recipients)
+            .auth(Auth::User)
+            .area("messaging").summary("Who I may write to: my workspaces' athletes (coach) or my coaches (athlete); q, orgId")
+            .empty(200, "a page of recipients"),
+        route(GET, "/api/conversations/{id}/messages", messaging::messages::list)
+            .auth(Auth::User)
+            .area("messaging").summary("A conversation's messages, newest first (participants only; marks it read)")
+            .empty(200, "a page of messages"),
+        route(POST, "/api/conversations/{id}/messages", messaging::messages::post)
+            .auth(Auth::User)
+            .area("messaging").summary("Post a message (text and/or an uploaded photo); notifies the other participant")
+            .body::<messaging::messages::PostMessage>().ok::<messaging::messages::MessageView>(201),
+        route(POST, "/api/conversations/{id}/attachments", messaging::messages::upload_url)
+            .auth(Auth::User)
+            .area("messaging").summary("A signed URL to upload a private photo for this conversation (10 minutes)")
+            .body::<messaging::messages::AttachmentRequest>().ok::<messaging::messages::AttachmentUpload>(201),
+        route(GET, "/api/messages/attachment", messaging::messages::attachment)
+            .auth(Auth::User)
+            .area("messaging").summary("Resolve a message's private photo to a signed URL (5 minutes; participants only; messageId)")
+            .ok::<messaging::messages::AttachmentLink>(200),
+        route(DELETE, "/api/messages/{id}", messaging::messages::delete)
+            .auth(Auth::User)
+            .area("messaging").summary("Delete my own message (kept as a tombstone)")
+            .empty(204, "deleted"),
+        route(POST, "/api/messages/{id}/report", messaging::messages::report)
+            .auth(Auth::User)
+            .area("messaging").summary("Report a message of the other participant to the moderators")
+            .body::<messaging::messages::ReportRequest>().ok::<messaging::messages::ReportReceipt>(201),
+        // ---- notifications and push ----
+        route(POST, "/api/notifications/send", notifications::send::send)
+            .auth(Auth::Service)
+            .area("messaging").summary("Internal: create notifications for users and enqueue their delivery (push, email)")
+            .body::<notifications::send::SendRequest>().ok::<notifications::send::SendAccepted>(202),
+        route(POST, "/api/notifications/deliver", notifications::send::deliver)
+            .auth(Auth::Service)
+            .area("messaging").summary("Internal: enqueue a drain of every due notification delivery")
+            .ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/notifications/unsubscribe", notifications::unsubscribe::show)
+            .auth(Auth::Token("the signed unsubscribe token in the query, from a notification mail's List-Unsubscribe link"))
+            .area("messaging").summary("What an unsubscribe link would do (changes nothing: link scanners GET)")
+            .ok::<notifications::unsubscribe::UnsubscribeState>(200),
+        route(POST, "/api/notifications/unsubscribe", notifications::unsubscribe::unsubscribe)
+            .auth(Auth::Token("the signed unsubscribe token in the query; RFC 8058 one-click POST from the mail client"))
+            .area("messaging").summary("One-click unsubscribe from a category of notification email (RFC 8058)")
+            .ok::<notifications::unsubscribe::UnsubscribeState>(200),
+        route(POST, "/api/push/register", notifications::push::register)
+            .auth(Auth::User)
+            .area("messaging").summary("Register this phone's push token (taken from any other account)")
+            .body::<notifications::push::RegisterPush>().ok::<notifications::push::PushRegistration>(201)
+            .ok::<notifications::push::PushRegistration>(200),
+        route(DELETE, "/api/push/register", notifications::push::unregister)
+            .auth(Auth::User)
+            .area("messaging").summary("Remove this phone's push token")
+            .body::<notifications::push::UnregisterPush>().empty(204, "removed"),
         // ---- jobs ----
         route(GET, "/api/jobs/{id}", jobs::get)
             .auth(Auth::User).mobile()

@@ -12,5 +12,6 @@ pub mod minors;
 pub mod providers;
 pub mod repo;
 pub mod storage;
+pub mod unsubscribe;
 
 pub use error::{Error, Result};

@@ -3,7 +3,7 @@
 //! and logged, so sign-up and password reset still work on a laptop with no mail server.
 
 use crate::config::Config;
-use lettre::message::header::ContentType;
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::path::PathBuf;
@@ -60,15 +60,30 @@ impl Mailer {
     }
 
     pub async fn send(&self, mail: Email) -> anyhow::Result<()> {
+        self.send_with_headers(mail, &[]).await
+    }
+
+    /// Sends with extra header fields (e.g. RFC 8058 `List-Unsubscribe` on notification mail).
+    pub async fn send_with_headers(
+        &self,
+        mail: Email,
+        headers: &[(&'static str, String)],
+    ) -> anyhow::Result<()> {
         let from = match self {
             Mailer::Smtp { from, .. } | Mailer::Outbox { from, .. } => from,
         };
-        let message = Message::builder()
+        let mut builder = Message::builder()
             .from(from.parse()?)
             .to(mail.to.parse()?)
             .subject(mail.subject.clone())
-            .header(ContentType::TEXT_PLAIN)
-            .body(mail.text)?;
+            .header(ContentType::TEXT_PLAIN);
+        for (name, value) in headers {
+            builder = builder.raw_header(HeaderValue::new(
+                HeaderName::new_from_ascii_str(name),
+                value.clone(),
+            ));
+        }
+        let message = builder.body(mail.text)?;
         match self {
             Mailer::Smtp { transport, .. } => {
                 transport.send(message).await?;

@@ -11,6 +11,8 @@ pub mod cron;
 pub mod invites;
 pub mod jobs;
 pub mod members;
+pub mod messaging;
+pub mod notifications;
 pub mod orgs;
 pub mod reviewvideo;
 pub mod roles;

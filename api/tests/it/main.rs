@@ -6,6 +6,8 @@ mod athletes;
 mod coaches;
 mod embedded;
 mod jobs;
+mod messaging;
+mod notifications;
 mod orgs;
 mod registry;
 mod reviewvideo;

@@ -9,6 +9,8 @@ pub mod auth_tokens;
 pub mod coaches;
 pub mod impersonation;
 pub mod invites;
+pub mod messaging;
+pub mod notifications;
 pub mod oauth;
 pub mod orgs;
 pub mod ratelimit;

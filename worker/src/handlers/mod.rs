@@ -4,9 +4,13 @@
 mod imports;
 mod mail;
 mod maintenance;
+mod notify;
 
 use crate::Deps;
-use jobs::kinds::{AthleteImport, AthleteResync, Probe, TrainingImport};
+use jobs::kinds::{
+    Announcement, AthleteImport, AthleteResync, NotificationDrain, NotificationFanout, Probe,
+    TrainingImport,
+};
 use jobs::{Job, JobError, progress};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -54,6 +58,9 @@ pub async fn dispatch(ctx: &Ctx, kind: &str, payload: Value) -> Result<Value, Jo
         AthleteImport::KIND => imports::athletes_import(ctx, parse(payload)?).await,
         TrainingImport::KIND => imports::training_import(ctx, parse(payload)?).await,
         AthleteResync::KIND => imports::athletes_resync(ctx, parse(payload)?).await,
+        NotificationFanout::KIND => notify::fanout(ctx, parse(payload)?).await,
+        NotificationDrain::KIND => notify::drain(ctx).await,
+        Announcement::KIND => notify::announce(ctx, parse(payload)?).await,
         other => Err(JobError::Permanent(format!(
             "no handler for job kind {other}"
         ))),

@@ -1,0 +1,342 @@
+//! Notifications, their per-channel deliveries, app push tokens and unsubscribe state.
+//!
+//! A notification is one row per user; each channel it goes out on is a delivery row that a
+//! worker claims (`claim_delivery`), sends, and closes as sent, failed or skipped, or puts back
+//! to pending with a later `next_attempt_at` after a transient failure.
+
+use crate::db::{Executor, Id, Ts};
+use crate::{execute, sql};
+use serde_json::Value;
+use sqlx::FromRow;
+use sqlx::types::Json;
+
+pub const CHANNELS: &[&str] = &["email", "push", "sms"];
+pub const DELIVERY_STATUSES: &[&str] = &["pending", "sending", "sent", "failed", "skipped"];
+pub const PUSH_PLATFORMS: &[&str] = &["expo", "fcm"];
+
+#[derive(Debug, Clone, FromRow)]
+pub struct Notification {
+    pub id: Id,
+    pub user_id: Id,
+    pub org_id: Option<Id>,
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub data: Json<Value>,
+    pub dedupe_key: Option<String>,
+    pub created_at: Ts,
+    pub read_at: Option<Ts>,
+}
+
+const N_COLUMNS: &str = "n.id, n.user_id, n.org_id, n.kind, n.title, n.body, n.data, n.dedupe_key, n.created_at, n.read_at";
+
+pub struct NewNotification<'a> {
+    pub user_id: Id,
+    pub org_id: Option<Id>,
+    pub kind: &'a str,
+    pub title: &'a str,
+    pub body: &'a str,
+    pub data: &'a Value,
+    pub dedupe_key: Option<&'a str>,
+}
+
+/// Inserts a notification with a pending delivery per channel. With a dedupe key already used
+/// for this user, inserts nothing and returns `None`.
+pub async fn insert(
+    x: &mut impl Executor,
+    n: &NewNotification<'_>,
+    channels: &[&str],
+) -> Result<Option<Id>, sqlx::Error> {
+    let id = Id::new();
+    let now = Ts::now();
+    let inserted = execute!(x, sqlx::query(
+        "INSERT INTO notifications (id, user_id, org_id, kind, title, body, data, dedupe_key, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (user_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING")
+        .bind(id).bind(n.user_id).bind(n.org_id).bind(n.kind).bind(n.title).bind(n.body)
+        .bind(Json(n.data)).bind(n.dedupe_key).bind(now))?;
+    if inserted == 0 {
+        return Ok(None);
+    }
+    for ch in channels {
+        execute!(x, sqlx::query(
+            "INSERT INTO notification_deliveries (id, notification_id, channel, status, attempts, next_attempt_at, created_at, updated_at)
+             VALUES ($1, $2, $3, 'pending', 0, $4, $4, $4)")
+            .bind(Id::new()).bind(id).bind(*ch).bind(now))?;
+    }
+    Ok(Some(id))
+}
+
+pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Notification>, sqlx::Error> {
+    let q = format!("SELECT {N_COLUMNS} FROM notifications n WHERE n.id = $1");
+    sql!(x, c => sqlx::query_as::<_, Notification>(sqlx::AssertSqlSafe(q)).bind(id).fetch_optional(&mut *c).await)
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Filter<'a> {
+    pub user_id: Option<Id>,
+    pub org_id: Option<Id>,
+    pub kind: Option<&'a str>,
+    /// A delivery status: notifications with at least one delivery in it.
+    pub status: Option<&'a str>,
+    pub channel: Option<&'a str>,
+}
+
+/// Notifications, newest first (the admin view).
+pub async fn search(
+    x: &mut impl Executor,
+    f: &Filter<'_>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Notification>, sqlx::Error> {
+    let q = format!(
+        "SELECT {N_COLUMNS} FROM notifications n
+         WHERE ($1 IS NULL OR n.user_id = $1) AND ($2 IS NULL OR n.org_id = $2) AND ($3 IS NULL OR n.kind = $3)
+           AND (($4 IS NULL AND $5 IS NULL) OR EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.notification_id = n.id
+                AND ($4 IS NULL OR d.status = $4) AND ($5 IS NULL OR d.channel = $5)))
+         ORDER BY n.created_at DESC, n.id DESC LIMIT $6 OFFSET $7"
+    );
+    sql!(x, c => sqlx::query_as::<_, Notification>(sqlx::AssertSqlSafe(q))
+        .bind(f.user_id).bind(f.org_id).bind(f.kind).bind(f.status).bind(f.channel)
+        .bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
+// ---- deliveries ----
+
+#[derive(Debug, Clone, FromRow)]
+pub struct Delivery {
+    pub id: Id,
+    pub notification_id: Id,
+    pub channel: String,
+    pub status: String,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub next_attempt_at: Ts,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+    pub sent_at: Option<Ts>,
+}
+
+const D_COLUMNS: &str = "id, notification_id, channel, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at";
+
+/// The deliveries of these notifications.
+pub async fn deliveries_of(
+    x: &mut impl Executor,
+    notifications: &[Id],
+) -> Result<Vec<Delivery>, sqlx::Error> {
+    if notifications.is_empty() {
+        return Ok(vec![]);
+    }
+    let list = (1..=notifications.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!(
+        "SELECT {D_COLUMNS} FROM notification_deliveries WHERE notification_id IN ({list}) ORDER BY notification_id, channel"
+    );
+    sql!(x, c => {
+        let mut query = sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q));
+        for id in notifications {
+            query = query.bind(*id);
+        }
+        query.fetch_all(&mut *c).await
+    })
+}
+
+/// Pending deliveries that are due, oldest first (what a drain works through).
+pub async fn due(x: &mut impl Executor, now: Ts, limit: i64) -> Result<Vec<Delivery>, sqlx::Error> {
+    let q = format!(
+        "SELECT {D_COLUMNS} FROM notification_deliveries
+         WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until < $1)
+         ORDER BY next_attempt_at, id LIMIT $2"
+    );
+    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(now).bind(limit).fetch_all(&mut *c).await)
+}
+
+/// Claims a delivery for one worker until `until` (a crashed worker's claim expires). Returns
+/// the claimed row, or `None` when it is not due, already claimed or finished.
+pub async fn claim(
+    x: &mut impl Executor,
+    id: Id,
+    now: Ts,
+    until: Ts,
+) -> Result<Option<Delivery>, sqlx::Error> {
+    let q = format!(
+        "UPDATE notification_deliveries SET status = 'sending', locked_until = $3, attempts = attempts + 1, updated_at = $2
+         WHERE id = $1 AND ((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND locked_until < $2))
+         RETURNING {D_COLUMNS}"
+    );
+    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).bind(until).fetch_optional(&mut *c).await)
+}
+
+/// Closes a claimed delivery: sent, failed or skipped (with the reason in `error`).
+pub async fn finish(
+    x: &mut impl Executor,
+    id: Id,
+    status: &str,
+    error: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    let now = Ts::now();
+    let sent_at = (status == "sent").then_some(now);
+    execute!(x, sqlx::query(
+        "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5 WHERE id = $1")
+        .bind(id).bind(status).bind(error).bind(sent_at).bind(now))?;
+    Ok(())
+}
+
+/// Puts a claimed delivery back to pending after a transient failure.
+pub async fn retry_later(
+    x: &mut impl Executor,
+    id: Id,
+    error: &str,
+    at: Ts,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE notification_deliveries SET status = 'pending', last_error = $2, next_attempt_at = $3, locked_until = NULL, updated_at = $4 WHERE id = $1")
+        .bind(id).bind(error).bind(at).bind(Ts::now()))?;
+    Ok(())
+}
+
+// ---- push tokens ----
+
+#[derive(Debug, Clone, FromRow)]
+pub struct PushToken {
+    pub id: Id,
+    pub user_id: Id,
+    pub token: String,
+    pub platform: String,
+    pub device_name: Option<String>,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+/// Registers a token for `user`, taking it from any other account (one device, one account).
+/// Returns the previous owner when it moved.
+pub async fn register_push_token(
+    x: &mut impl Executor,
+    user: Id,
+    token: &str,
+    platform: &str,
+    device_name: Option<&str>,
+) -> Result<(PushToken, Option<Id>), sqlx::Error> {
+    let previous: Option<Id> = sql!(x, c => sqlx::query_scalar("SELECT user_id FROM push_tokens WHERE token = $1")
+        .bind(token).fetch_optional(&mut *c).await)?;
+    let now = Ts::now();
+    let row = sql!(x, c => sqlx::query_as::<_, PushToken>(
+        "INSERT INTO push_tokens (id, user_id, token, platform, device_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)
+         ON CONFLICT (token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+            device_name = excluded.device_name, updated_at = excluded.updated_at
+         RETURNING id, user_id, token, platform, device_name, created_at, updated_at")
+        .bind(Id::new()).bind(user).bind(token).bind(platform).bind(device_name).bind(now)
+        .fetch_one(&mut *c).await)?;
+    Ok((row, previous.filter(|p| *p != user)))
+}
+
+/// Removes `user`'s registration of `token`. False when they had none.
+pub async fn remove_push_token(
+    x: &mut impl Executor,
+    user: Id,
+    token: &str,
+) -> Result<bool, sqlx::Error> {
+    let n = execute!(
+        x,
+        sqlx::query("DELETE FROM push_tokens WHERE user_id = $1 AND token = $2")
+            .bind(user)
+            .bind(token)
+    )?;
+    Ok(n > 0)
+}
+
+/// A token the push service says is gone (Expo `DeviceNotRegistered`, FCM `UNREGISTERED`).
+pub async fn forget_push_token(x: &mut impl Executor, token: &str) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("DELETE FROM push_tokens WHERE token = $1").bind(token)
+    )?;
+    Ok(())
+}
+
+pub async fn push_tokens_of(
+    x: &mut impl Executor,
+    user: Id,
+) -> Result<Vec<PushToken>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, PushToken>(
+        "SELECT id, user_id, token, platform, device_name, created_at, updated_at FROM push_tokens WHERE user_id = $1 ORDER BY created_at")
+        .bind(user).fetch_all(&mut *c).await)
+}
+
+// ---- unsubscribes ----
+
+/// The category a notification kind belongs to for opt-outs: its first dotted segment
+/// (`message.new` → `message`).
+pub fn category_of(kind: &str) -> &str {
+    kind.split('.').next().unwrap_or(kind)
+}
+
+pub async fn unsubscribe(
+    x: &mut impl Executor,
+    user: Id,
+    channel: &str,
+    category: &str,
+    source: &str,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "INSERT INTO notification_unsubscribes (user_id, channel, category, source, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (user_id, channel, category) DO NOTHING")
+        .bind(user).bind(channel).bind(category).bind(source).bind(Ts::now()))?;
+    Ok(())
+}
+
+/// Whether `user` opted out of `category` (or of everything) on `channel`.
+pub async fn is_unsubscribed(
+    x: &mut impl Executor,
+    user: Id,
+    channel: &str,
+    category: &str,
+) -> Result<bool, sqlx::Error> {
+    let n: i64 = sql!(x, c => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM notification_unsubscribes WHERE user_id = $1 AND channel = $2 AND (category = $3 OR category = 'all')")
+        .bind(user).bind(channel).bind(category).fetch_one(&mut *c).await)?;
+    Ok(n > 0)
+}
+
+// ---- announcements ----
+
+/// The users an announcement goes to: every user, or the members of one workspace.
+pub async fn audience(x: &mut impl Executor, org: Option<Id>) -> Result<Vec<Id>, sqlx::Error> {
+    match org {
+        None => {
+            sql!(x, c => sqlx::query_scalar("SELECT id FROM users ORDER BY id").fetch_all(&mut *c).await)
+        }
+        Some(org) => {
+            sql!(x, c => sqlx::query_scalar("SELECT user_id FROM members WHERE org_id = $1 ORDER BY user_id")
+            .bind(org).fetch_all(&mut *c).await)
+        }
+    }
+}
+
+/// The notifications created with this dedupe key (one per user).
+pub async fn ids_with_dedupe_key(x: &mut impl Executor, key: &str) -> Result<Vec<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar("SELECT id FROM notifications WHERE dedupe_key = $1 ORDER BY id")
+        .bind(key).fetch_all(&mut *c).await)
+}
+
+/// How many of `ids` are existing users (to refuse unknown recipients up front).
+pub async fn count_users(x: &mut impl Executor, ids: &[Id]) -> Result<i64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let list = (1..=ids.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!("SELECT COUNT(*) FROM users WHERE id IN ({list})");
+    sql!(x, c => {
+        let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(q));
+        for id in ids {
+            query = query.bind(*id);
+        }
+        query.fetch_one(&mut *c).await
+    })
+}

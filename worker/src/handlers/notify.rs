@@ -1,0 +1,240 @@
+//! Notification delivery (queue `notify`): each delivery row is claimed, sent on its channel
+//! and closed, so a job that runs twice sends nothing twice except a mail whose worker died
+//! between sending and closing (at-least-once, like SMTP itself).
+//!
+//! - email: the user's address, with RFC 8058 one-click unsubscribe headers; skipped when the
+//!   user opted out of the category.
+//! - push: skipped without a registered token; failed ("not configured") when no push provider
+//!   is configured. SMS notifications are not sent.
+//!
+//! A transient failure puts the delivery back to pending with the job backoff and fails the job
+//! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
+
+use super::Ctx;
+use jobs::JobError;
+use jobs::kinds::{Announcement, NotificationFanout};
+use serde_json::{Value, json};
+use shared::crypto::Keys;
+use shared::db::{Id, Ts};
+use shared::mail::Email;
+use shared::repo::notifications::{self, Delivery, NewNotification, category_of};
+use shared::repo::users;
+
+/// Attempts per delivery (the notify jobs allow as many).
+const MAX_ATTEMPTS: i64 = 5;
+/// How long a claim holds before another worker may take the delivery over.
+const CLAIM: chrono::Duration = chrono::Duration::minutes(5);
+
+#[derive(Default)]
+struct Tally {
+    sent: u64,
+    failed: u64,
+    skipped: u64,
+    retrying: u64,
+}
+
+impl Tally {
+    fn result(&self) -> Result<Value, JobError> {
+        if self.retrying > 0 {
+            return Err(JobError::Transient(format!(
+                "{} deliveries failed transiently and will be retried",
+                self.retrying
+            )));
+        }
+        Ok(json!({ "sent": self.sent, "failed": self.failed, "skipped": self.skipped }))
+    }
+}
+
+enum Outcome {
+    Sent,
+    Skipped(String),
+    Failed(String),
+    Transient(String),
+}
+
+pub async fn fanout(ctx: &Ctx, p: NotificationFanout) -> Result<Value, JobError> {
+    let mut tally = Tally::default();
+    deliver_notifications(ctx, &p.notification_ids, &mut tally).await?;
+    tally.result()
+}
+
+async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Result<(), JobError> {
+    for chunk in ids.chunks(200) {
+        let ds = {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::deliveries_of(&mut c, chunk).await?
+        };
+        for d in ds {
+            match d.status.as_str() {
+                "pending" | "sending" => deliver(ctx, d, tally).await?,
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every due delivery, in batches, until none is left.
+pub async fn drain(ctx: &Ctx) -> Result<Value, JobError> {
+    let mut tally = Tally::default();
+    loop {
+        let due = {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::due(&mut c, Ts::now(), 100).await?
+        };
+        if due.is_empty() {
+            break;
+        }
+        let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
+        for d in due {
+            deliver(ctx, d, &mut tally).await?;
+        }
+        if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
+            break; // every due row was claimed by another worker meanwhile
+        }
+    }
+    tally.result()
+}
+
+/// An announcement: a notification per user of the audience, then their deliveries.
+pub async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
+    let key = format!("announcement:{}", p.announcement_id);
+    let users = {
+        let mut c = ctx.deps.db.acquire().await?;
+        notifications::audience(&mut c, p.org_id).await?
+    };
+    let data = json!({ "announcementId": p.announcement_id });
+    for chunk in users.chunks(500) {
+        let mut tx = ctx.deps.db.begin().await?;
+        for user in chunk {
+            // The dedupe key makes a re-run skip users already notified.
+            notifications::insert(
+                &mut tx,
+                &NewNotification {
+                    user_id: *user,
+                    org_id: p.org_id,
+                    kind: "announcement",
+                    title: &p.title,
+                    body: &p.body,
+                    data: &data,
+                    dedupe_key: Some(&key),
+                },
+                &["push", "email"],
+            )
+            .await?;
+        }
+        tx.commit().await?;
+    }
+    ctx.progress(Some(50), Some("notifications created"))
+        .await?;
+    let ids = {
+        let mut c = ctx.deps.db.acquire().await?;
+        notifications::ids_with_dedupe_key(&mut c, &key).await?
+    };
+    let mut tally = Tally::default();
+    deliver_notifications(ctx, &ids, &mut tally).await?;
+    let mut result = tally.result()?;
+    result["recipients"] = json!(ids.len());
+    Ok(result)
+}
+
+async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobError> {
+    let now = Ts::now();
+    let claimed = {
+        let mut c = ctx.deps.db.acquire().await?;
+        notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
+    };
+    let Some(d) = claimed else {
+        return Ok(()); // not due yet, another worker has it, or it is done
+    };
+    let outcome = send(ctx, &d).await?;
+    let mut c = ctx.deps.db.acquire().await?;
+    match outcome {
+        Outcome::Sent => {
+            notifications::finish(&mut c, d.id, "sent", None).await?;
+            tally.sent += 1;
+        }
+        Outcome::Skipped(why) => {
+            notifications::finish(&mut c, d.id, "skipped", Some(&why)).await?;
+            tally.skipped += 1;
+        }
+        Outcome::Failed(why) => {
+            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            tally.failed += 1;
+        }
+        Outcome::Transient(why) if d.attempts >= MAX_ATTEMPTS => {
+            let why = format!("gave up after {} attempts: {why}", d.attempts);
+            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            tally.failed += 1;
+        }
+        Outcome::Transient(why) => {
+            let wait = jobs::backoff(d.attempts as u32, ctx.deps.worker.backoff_base);
+            let at = Ts::now().plus(chrono::Duration::from_std(wait).unwrap_or_default());
+            notifications::retry_later(&mut c, d.id, &why, at).await?;
+            tally.retrying += 1;
+        }
+    }
+    Ok(())
+}
+
+async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
+    let mut c = ctx.deps.db.acquire().await?;
+    let Some(n) = notifications::get(&mut c, d.notification_id).await? else {
+        return Ok(Outcome::Skipped("notification deleted".into()));
+    };
+    let Some(user) = users::by_id(&mut c, n.user_id).await? else {
+        return Ok(Outcome::Skipped("user deleted".into()));
+    };
+    let category = category_of(&n.kind);
+    if notifications::is_unsubscribed(&mut c, user.id, &d.channel, category).await? {
+        return Ok(Outcome::Skipped(format!(
+            "unsubscribed from {category} by {}",
+            d.channel
+        )));
+    }
+    match d.channel.as_str() {
+        "email" => {
+            drop(c);
+            let keys = Keys::new(&ctx.deps.cfg.secret_key);
+            let token = shared::unsubscribe::token(&keys, user.id, category);
+            let url = ctx
+                .deps
+                .cfg
+                .public_url(&format!("/api/notifications/unsubscribe?token={token}"));
+            let text = format!(
+                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {url}\n",
+                n.title, n.body
+            );
+            let mail = Email {
+                to: user.email.clone(),
+                subject: n.title.clone(),
+                text,
+            };
+            let headers = [
+                ("List-Unsubscribe", format!("<{url}>")),
+                (
+                    "List-Unsubscribe-Post",
+                    "List-Unsubscribe=One-Click".to_string(),
+                ),
+            ];
+            Ok(
+                match ctx.deps.mailer.send_with_headers(mail, &headers).await {
+                    Ok(()) => Outcome::Sent,
+                    Err(e) => Outcome::Transient(format!("mail: {e}")),
+                },
+            )
+        }
+        "push" => {
+            let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
+            if tokens.is_empty() {
+                return Ok(Outcome::Skipped("no push token registered".into()));
+            }
+            Ok(Outcome::Failed(
+                shared::providers::ProviderError::NotConfigured("push").to_string(),
+            ))
+        }
+        other => Ok(Outcome::Failed(format!(
+            "{other} notifications are not sent by this service"
+        ))),
+    }
+}
