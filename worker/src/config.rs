@@ -126,14 +126,14 @@ impl WorkerConfig {
     }
 }
 
-/// Tasks fetched at once: short-job queues take up to 8 per slot (at most 256), so a busy
-/// worker makes one fetch round trip per many jobs (measured: about 1.9x the no-op throughput
-/// of fetching one slot's worth). Queues of long jobs fetch only what they can start, so
-/// another worker process can take the rest.
+/// Tasks fetched at once: the queue of short database jobs takes up to 8 per slot (at most
+/// 256), so a busy worker makes one fetch round trip per many jobs (measured: about 1.9x the
+/// no-op throughput of fetching one slot's worth). Queues of jobs that wait on the network
+/// or on files fetch only what they can start, so another worker process takes the rest.
 pub fn default_fetch_batch(queue: Queue, concurrency: usize) -> usize {
     match queue {
-        Queue::Default | Queue::Notify => (concurrency * 8).min(256).max(concurrency),
-        Queue::Providers | Queue::Media => concurrency,
+        Queue::Default => (concurrency * 8).min(256).max(concurrency),
+        Queue::Providers | Queue::Media | Queue::Notify => concurrency,
     }
 }
 
@@ -189,7 +189,7 @@ mod tests {
     fn fetch_batches_default_by_queue_kind_and_can_be_set() {
         let c = cfg(&[("WORKER_CONCURRENCY", "default=32,media=3")]).unwrap();
         assert_eq!(c.fetch_batch[&Queue::Default], 256);
-        assert_eq!(c.fetch_batch[&Queue::Notify], 32);
+        assert_eq!(c.fetch_batch[&Queue::Notify], 4);
         assert_eq!(c.fetch_batch[&Queue::Media], 3);
         assert_eq!(c.fetch_batch[&Queue::Providers], 4);
 
