@@ -7,7 +7,7 @@
 
 use crate::Deps;
 use crate::execute::{ProgressWrites, execute};
-use crate::wakeups::Wakeups;
+use crate::wakeups::{Kick, Wakeups};
 use apalis::prelude::*;
 use apalis_postgres::{PostgresStorage, Pubsub};
 use apalis_sqlite::SqliteStorage;
@@ -34,16 +34,21 @@ fn worker_name(queue: Queue) -> String {
     )
 }
 
-/// What every queue worker of this process shares.
+/// What a queue worker's handler reaches: the process's dependencies and batched writes
+/// (shared by all queues) and its own worker's kick.
 struct Shared {
     deps: Arc<Deps>,
     writes: ProgressWrites,
+    kick: Arc<Kick>,
 }
 
 async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
-    execute(&shared.deps, &shared.writes, r.id)
-        .await
-        .map_err(|e| e.into())
+    shared.kick.started();
+    let done = execute(&shared.deps, &shared.writes, r.id).await;
+    // apalis sends the task's ack right after this returns, in the same poll; when the worker
+    // goes idle, the kick makes it record that now rather than when the next job arrives.
+    shared.kick.finished();
+    done.map_err(|e| e.into())
 }
 
 macro_rules! spawn_worker {
@@ -64,14 +69,17 @@ macro_rules! spawn_worker {
 impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
-        let shared = Arc::new(Shared {
-            writes: ProgressWrites::start(&deps.db),
-            deps: deps.clone(),
-        });
+        let writes = ProgressWrites::start(&deps.db);
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
             let batch = cfg.fetch_batch.get(&queue).copied().unwrap_or(concurrency);
             let ctx = WorkerContext::new(&worker_name(queue));
+            let kick = Arc::new(Kick::default());
+            let shared = Arc::new(Shared {
+                deps: deps.clone(),
+                writes: writes.clone(),
+                kick: kick.clone(),
+            });
             let handle = match &deps.db {
                 Db::Sqlite(pool) => {
                     let config = apalis_sqlite::Config::default()
@@ -83,7 +91,7 @@ impl Runtime {
                         // "running" mark is one more transaction per batch that nothing
                         // reads (our progress row says running).
                         .lock_tasks(false);
-                    let strategy = Wakeups::polling(cfg.poll);
+                    let strategy = Wakeups::polling(cfg.poll, kick);
                     let backend = SqliteStorage::<JobRef>::new(pool)
                         .with_config(config)
                         .poll_with_strategy(strategy);
@@ -102,6 +110,7 @@ impl Runtime {
                     let strategy = Wakeups::notified(
                         Pubsub::new(pool.clone(), queue.name().to_string()),
                         cfg.poll,
+                        kick,
                     );
                     let backend = PostgresStorage::<JobRef>::new(pool)
                         .with_config(config)
