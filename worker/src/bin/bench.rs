@@ -314,9 +314,14 @@ async fn facts(p: &Params) -> String {
     let _ = writeln!(
         s,
         "- ours: release `worker` processes, SCHEDULER=off, WORKER_CONCURRENCY=only:default={} \
-         (apalis fetch batch = concurrency), default pool (10) and logging; \
+         (fetch batch {}), default pool (10) and logging; \
          graphile-worker: concurrency {} and maxPoolSize {} per process, otherwise defaults",
-        p.concurrency, p.concurrency, p.concurrency
+        p.concurrency,
+        std::env::var("WORKER_FETCH_BATCH").unwrap_or_else(|_| {
+            worker::config::default_fetch_batch(jobs::Queue::Default, p.concurrency).to_string()
+        }),
+        p.concurrency,
+        p.concurrency
     );
     s.push('\n');
     s
