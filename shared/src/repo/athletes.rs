@@ -573,10 +573,12 @@ pub struct Moved {
     pub training_sessions: u64,
     pub footage_sessions: u64,
     pub provider_links: u64,
+    pub conversations: u64,
 }
 
 /// Moves every reference from `from` to `into` (both in `org`). Rows that would collide
-/// (the same coach, guardian or training session on both) keep `into`'s and drop `from`'s.
+/// (the same coach, guardian or training session on both) keep `into`'s and drop `from`'s;
+/// a conversation with a coach who also talks to `into` hands its messages to that one.
 /// Run in a transaction, before deleting `from`.
 pub async fn move_references(
     x: &mut impl Executor,
@@ -650,7 +652,56 @@ pub async fn move_references(
     )?;
     m.provider_links = execute!(x, sqlx::query("UPDATE athlete_provider_links SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3")
         .bind(from).bind(into).bind(org))?;
+    m.conversations = move_conversations(x, org, from, into).await?;
     Ok(m)
+}
+
+/// Conversations of `from` become `into`'s. Where the same coach already talks to `into`
+/// (one conversation per coach and athlete), the messages join that conversation and the
+/// empty one goes. Attachments keep their keys: they are resolved by message, not by prefix.
+async fn move_conversations(
+    x: &mut impl Executor,
+    org: Id,
+    from: Id,
+    into: Id,
+) -> Result<u64, sqlx::Error> {
+    const TWIN: &str = "SELECT t.id FROM conversations t
+         WHERE t.org_id = f.org_id AND t.athlete_id = $2 AND t.coach_user_id = f.coach_user_id";
+    let moved_messages = execute!(x, sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE messages SET conversation_id = (SELECT t.id FROM conversations t JOIN conversations f
+             ON t.org_id = f.org_id AND t.coach_user_id = f.coach_user_id
+           WHERE f.id = messages.conversation_id AND t.athlete_id = $2)
+         WHERE org_id = $3 AND conversation_id IN
+           (SELECT f.id FROM conversations f WHERE f.athlete_id = $1 AND f.org_id = $3 AND EXISTS ({TWIN}))")))
+        .bind(from).bind(into).bind(org))?;
+    // Reports name their conversation too (and would go with it): follow the messages.
+    execute!(x, sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE message_reports SET conversation_id =
+           (SELECT m.conversation_id FROM messages m WHERE m.id = message_reports.message_id)
+         WHERE org_id = $3 AND conversation_id IN
+           (SELECT f.id FROM conversations f WHERE f.athlete_id = $1 AND f.org_id = $3 AND EXISTS ({TWIN}))")))
+        .bind(from).bind(into).bind(org))?;
+    if moved_messages > 0 {
+        execute!(x, sqlx::query(
+            "UPDATE conversations SET last_message_at =
+               (SELECT MAX(m.created_at) FROM messages m WHERE m.conversation_id = conversations.id)
+             WHERE athlete_id = $1 AND org_id = $2 AND EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id)")
+            .bind(into).bind(org))?;
+    }
+    let merged = execute!(x, sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM conversations WHERE id IN
+           (SELECT f.id FROM conversations f WHERE f.athlete_id = $1 AND f.org_id = $3 AND EXISTS ({TWIN}))")))
+        .bind(from).bind(into).bind(org))?;
+    let moved = execute!(
+        x,
+        sqlx::query(
+            "UPDATE conversations SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3"
+        )
+        .bind(from)
+        .bind(into)
+        .bind(org)
+    )?;
+    Ok(merged + moved)
 }
 
 // ---- club self-enrollment ----
