@@ -26,6 +26,8 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     pub mail_from: String,
     pub reviewvideo: Option<OAuthProviderConfig>,
+    /// Expo push (`EXPO_PUSH_URL`); unset: push deliveries fail "not configured".
+    pub expo: Option<ExpoConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -71,6 +73,14 @@ pub struct OAuthProviderConfig {
     pub client_secret: String,
     pub scopes: String,
     pub pkce: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExpoConfig {
+    /// `https://exp.host` in production; the adapter appends `/--/api/v2/push/send`.
+    pub base_url: Url,
+    /// Expo's enhanced push security access token, sent as a bearer token when set.
+    pub access_token: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +171,13 @@ impl Config {
                 pkce: parse_bool("REVIEWVIDEO_PKCE", get("REVIEWVIDEO_PKCE"), false)?,
             }),
         };
+        let expo = match get("EXPO_PUSH_URL") {
+            None => None,
+            Some(base) => Some(ExpoConfig {
+                base_url: parse_url("EXPO_PUSH_URL", &base)?,
+                access_token: get("EXPO_ACCESS_TOKEN"),
+            }),
+        };
         let embedded_default = database_url.starts_with("sqlite:");
         let storage = crate::storage::StorageConfig::from_lookup(&get, &data_dir)?;
         Ok(Config {
@@ -193,6 +210,7 @@ impl Config {
             smtp,
             mail_from: get("MAIL_FROM").unwrap_or_else(|| "Surf Coach <no-reply@localhost>".into()),
             reviewvideo,
+            expo,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),

@@ -1,6 +1,6 @@
 //! The integration-test harness: builds the app in-process on a fresh database (SQLite by
 //! default, PostgreSQL when TEST_DATABASE_URL is set: one schema per test), with the SMTP sink
-//! and the fake OAuth provider on loopback ports, and drives it with `oneshot`.
+//! the fake OAuth provider and the fake Expo push service on loopback ports, and drives it with `oneshot`.
 
 use api::state::AppState;
 use axum::Router;
@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 use testkit::db::TestDb;
+use testkit::expo::FakeExpo;
 use testkit::reviewvideo::FakeReviewVideo;
 use testkit::smtp::SmtpSink;
 use tower::ServiceExt;
@@ -28,6 +29,7 @@ pub struct TestApp {
     pub router: Router,
     pub smtp: SmtpSink,
     pub reviewvideo: FakeReviewVideo,
+    pub expo: FakeExpo,
     // Dropped last: the database outlives the pools above.
     pub tdb: TestDb,
 }
@@ -50,6 +52,7 @@ impl TestApp {
     pub async fn with_env(vars: &[(&str, &str)]) -> TestApp {
         let smtp = SmtpSink::start().await;
         let reviewvideo = FakeReviewVideo::start(RV_CLIENT_ID, RV_CLIENT_SECRET).await;
+        let expo = FakeExpo::start().await;
         let tdb = TestDb::new().await;
         let dir = tdb.dir.clone();
         let db_url = tdb.url.clone();
@@ -69,6 +72,7 @@ impl TestApp {
             ("REVIEWVIDEO_CLIENT_ID", RV_CLIENT_ID.into()),
             ("REVIEWVIDEO_CLIENT_SECRET", RV_CLIENT_SECRET.into()),
             ("REVIEWVIDEO_PKCE", "true".into()),
+            ("EXPO_PUSH_URL", expo.base_url()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -92,6 +96,7 @@ impl TestApp {
             router,
             smtp,
             reviewvideo,
+            expo,
             tdb,
         }
     }
