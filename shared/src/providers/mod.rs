@@ -4,5 +4,6 @@
 pub mod expo;
 pub mod http;
 pub mod reviewvideo;
+pub mod twilio;
 
 pub use http::ProviderError;
