@@ -259,3 +259,30 @@ async fn inbound_stop_opts_out_and_start_opts_back_in() {
         assert_eq!(app.count("sms_opt_outs").await, 0, "{back}");
     }
 }
+
+#[tokio::test]
+async fn sms_without_twilio_configured_answers_503_and_sends_nothing() {
+    let app = TestApp::with_env(&[("TWILIO_BASE_URL", "")]).await;
+    let kai = app.signup("kai@example.com").await;
+    start(&app, &kai, PHONE)
+        .await
+        .assert_error(StatusCode::SERVICE_UNAVAILABLE, "provider_not_configured");
+    verify(&app, &kai, PHONE, "123456")
+        .await
+        .assert_error(StatusCode::SERVICE_UNAVAILABLE, "provider_not_configured");
+    // Unsigned is still 401; signed, the signature cannot be checked: 503.
+    app.post(INBOUND)
+        .raw(
+            "application/x-www-form-urlencoded",
+            &form(&[("Body", "STOP")]),
+        )
+        .send()
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "unauthenticated");
+    inbound(&app, PHONE, "STOP", INBOUND_URL, TWILIO_TOKEN)
+        .await
+        .assert_error(StatusCode::SERVICE_UNAVAILABLE, "provider_not_configured");
+    assert_eq!(app.count("sms_opt_outs").await, 0);
+    assert_eq!(app.count("sms_verifications").await, 0);
+    assert_eq!(app.twilio.sends_to(PHONE), 0);
+}

@@ -296,7 +296,6 @@ pub async fn inbound(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response> {
-    let twilio = client(&state)?;
     let Some(given) = headers
         .get("x-twilio-signature")
         .and_then(|v| v.to_str().ok())
@@ -306,6 +305,7 @@ pub async fn inbound(
             "the X-Twilio-Signature header is missing",
         ));
     };
+    let twilio = client(&state)?;
     let path_and_query = uri.path_and_query().map_or("/", |p| p.as_str());
     let url = url::Url::parse(&state.cfg.public_url(path_and_query))
         .map_err(|_| Error::unauthorized("invalid_signature", "the request URL is not valid"))?;
