@@ -568,6 +568,18 @@ pub fn registry() -> Registry {
             .auth(Auth::User)
             .area("messaging").summary("Remove this phone's push token")
             .body::<notifications::push::UnregisterPush>().empty(204, "removed"),
+        route(POST, "/api/notifications/sms/start", notifications::sms::start)
+            .auth(Auth::User)
+            .area("messaging").summary("Send a verification code by SMS to an E.164 number (Twilio Verify; rate-limited; refused after STOP)")
+            .body::<notifications::sms::StartSms>().ok::<notifications::sms::SmsStarted>(201),
+        route(POST, "/api/notifications/sms/verify", notifications::sms::verify)
+            .auth(Auth::User)
+            .area("messaging").summary("Check the SMS code; approved stores the number as my verified phone")
+            .body::<notifications::sms::VerifySms>().ok::<notifications::sms::VerifiedPhone>(200),
+        route(POST, "/api/notifications/inbound", notifications::sms::inbound)
+            .auth(Auth::Webhook("Twilio's inbound SMS webhook, verified by its X-Twilio-Signature (HMAC-SHA1 with the auth token)"))
+            .area("messaging").summary("Inbound SMS: STOP/START/HELP keywords (TwiML answer)")
+            .empty(200, "TwiML"),
         // ---- jobs ----
         route(GET, "/api/jobs/{id}", jobs::get)
             .auth(Auth::User).mobile()

@@ -5,6 +5,7 @@ use shared::crypto::Keys;
 use shared::db::Db;
 use shared::mail::Mailer;
 use shared::providers::reviewvideo::ReviewVideo;
+use shared::providers::twilio::Twilio;
 use shared::storage::Storage;
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ pub struct Inner {
     pub keys: Keys,
     pub mailer: Mailer,
     pub reviewvideo: Option<ReviewVideo>,
+    pub twilio: Option<Twilio>,
     pub storage: Storage,
 }
 
@@ -38,6 +40,7 @@ impl AppState {
             .reviewvideo
             .clone()
             .map(|c| ReviewVideo::new(c, http.clone()));
+        let twilio = cfg.twilio.clone().map(|c| Twilio::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         Ok(AppState(Arc::new(Inner {
             storage,
@@ -46,6 +49,7 @@ impl AppState {
             db,
             mailer,
             reviewvideo,
+            twilio,
         })))
     }
 }

@@ -26,6 +26,10 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     pub mail_from: String,
     pub reviewvideo: Option<OAuthProviderConfig>,
+    /// Expo push (`EXPO_PUSH_URL`); unset: push deliveries fail "not configured".
+    pub expo: Option<ExpoConfig>,
+    /// Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials).
+    pub twilio: Option<TwilioConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -71,6 +75,25 @@ pub struct OAuthProviderConfig {
     pub client_secret: String,
     pub scopes: String,
     pub pkce: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct TwilioConfig {
+    /// `https://verify.twilio.com` in production.
+    pub base_url: Url,
+    pub account_sid: String,
+    /// Basic auth password of the API calls and the key of the webhook signature.
+    pub auth_token: String,
+    /// The Verify service (`VA…`).
+    pub verify_service_sid: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExpoConfig {
+    /// `https://exp.host` in production; the adapter appends `/--/api/v2/push/send`.
+    pub base_url: Url,
+    /// Expo's enhanced push security access token, sent as a bearer token when set.
+    pub access_token: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +184,27 @@ impl Config {
                 pkce: parse_bool("REVIEWVIDEO_PKCE", get("REVIEWVIDEO_PKCE"), false)?,
             }),
         };
+        let expo = match get("EXPO_PUSH_URL") {
+            None => None,
+            Some(base) => Some(ExpoConfig {
+                base_url: parse_url("EXPO_PUSH_URL", &base)?,
+                access_token: get("EXPO_ACCESS_TOKEN"),
+            }),
+        };
+        let twilio = match get("TWILIO_BASE_URL") {
+            None => None,
+            Some(base) => {
+                let need = |var: &'static str| {
+                    get(var).ok_or_else(|| err(var, "required when TWILIO_BASE_URL is set"))
+                };
+                Some(TwilioConfig {
+                    base_url: parse_url("TWILIO_BASE_URL", &base)?,
+                    account_sid: need("TWILIO_ACCOUNT_SID")?,
+                    auth_token: need("TWILIO_AUTH_TOKEN")?,
+                    verify_service_sid: need("TWILIO_VERIFY_SERVICE_SID")?,
+                })
+            }
+        };
         let embedded_default = database_url.starts_with("sqlite:");
         let storage = crate::storage::StorageConfig::from_lookup(&get, &data_dir)?;
         Ok(Config {
@@ -193,6 +237,8 @@ impl Config {
             smtp,
             mail_from: get("MAIL_FROM").unwrap_or_else(|| "Surf Coach <no-reply@localhost>".into()),
             reviewvideo,
+            expo,
+            twilio,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),
@@ -318,5 +364,14 @@ mod tests {
         }
         let e = cfg(&[("REVIEWVIDEO_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
         assert_eq!(e.var, "REVIEWVIDEO_CLIENT_ID");
+        let e = cfg(&[
+            ("TWILIO_BASE_URL", "http://127.0.0.1:9"),
+            ("TWILIO_ACCOUNT_SID", "AC1"),
+            ("TWILIO_AUTH_TOKEN", "t"),
+        ])
+        .unwrap_err();
+        assert_eq!(e.var, "TWILIO_VERIFY_SERVICE_SID");
+        let e = cfg(&[("EXPO_PUSH_URL", "not a url")]).unwrap_err();
+        assert_eq!(e.var, "EXPO_PUSH_URL");
     }
 }

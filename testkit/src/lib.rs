@@ -8,7 +8,13 @@
 //! - [`smtp::SmtpSink`]: an SMTP server that accepts and stores every message (outgoing mail).
 //! - [`reviewvideo::FakeReviewVideo`]: an OAuth 2.0 authorization server in the style of the
 //!   video-review provider (authorize + token endpoints, PKCE, HTTP Basic client auth).
+//! - [`expo::FakeExpo`]: the Expo push send endpoint (tickets, `DeviceNotRegistered`, forced
+//!   failures).
+//! - [`twilio::FakeTwilio`]: Twilio Verify (send and check codes, its error codes) and a
+//!   webhook signer.
 
 pub mod db;
+pub mod expo;
 pub mod reviewvideo;
 pub mod smtp;
+pub mod twilio;

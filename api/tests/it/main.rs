@@ -11,6 +11,7 @@ mod notifications;
 mod orgs;
 mod registry;
 mod reviewvideo;
+mod sms;
 mod storage;
 mod support;
 mod training;

@@ -1,6 +1,6 @@
 //! The integration-test harness: builds the app in-process on a fresh database (SQLite by
 //! default, PostgreSQL when TEST_DATABASE_URL is set: one schema per test), with the SMTP sink
-//! and the fake OAuth provider on loopback ports, and drives it with `oneshot`.
+//! the fake OAuth provider, the fake Expo push service and the fake Twilio on loopback ports, and drives it with `oneshot`.
 
 use api::state::AppState;
 use axum::Router;
@@ -15,19 +15,26 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 use testkit::db::TestDb;
+use testkit::expo::FakeExpo;
 use testkit::reviewvideo::FakeReviewVideo;
 use testkit::smtp::SmtpSink;
+use testkit::twilio::FakeTwilio;
 use tower::ServiceExt;
 
 pub const PASSWORD: &str = "correct horse battery staple";
 pub const RV_CLIENT_ID: &str = "client-123";
 pub const RV_CLIENT_SECRET: &str = "secret-456";
+pub const TWILIO_SID: &str = "AC0123456789";
+pub const TWILIO_TOKEN: &str = "twilio-auth-token";
+pub const TWILIO_SERVICE: &str = "VA0123456789";
 
 pub struct TestApp {
     pub state: AppState,
     pub router: Router,
     pub smtp: SmtpSink,
     pub reviewvideo: FakeReviewVideo,
+    pub expo: FakeExpo,
+    pub twilio: FakeTwilio,
     // Dropped last: the database outlives the pools above.
     pub tdb: TestDb,
 }
@@ -50,6 +57,8 @@ impl TestApp {
     pub async fn with_env(vars: &[(&str, &str)]) -> TestApp {
         let smtp = SmtpSink::start().await;
         let reviewvideo = FakeReviewVideo::start(RV_CLIENT_ID, RV_CLIENT_SECRET).await;
+        let expo = FakeExpo::start().await;
+        let twilio = FakeTwilio::start(TWILIO_SID, TWILIO_TOKEN, TWILIO_SERVICE).await;
         let tdb = TestDb::new().await;
         let dir = tdb.dir.clone();
         let db_url = tdb.url.clone();
@@ -69,6 +78,11 @@ impl TestApp {
             ("REVIEWVIDEO_CLIENT_ID", RV_CLIENT_ID.into()),
             ("REVIEWVIDEO_CLIENT_SECRET", RV_CLIENT_SECRET.into()),
             ("REVIEWVIDEO_PKCE", "true".into()),
+            ("EXPO_PUSH_URL", expo.base_url()),
+            ("TWILIO_BASE_URL", twilio.base_url()),
+            ("TWILIO_ACCOUNT_SID", TWILIO_SID.into()),
+            ("TWILIO_AUTH_TOKEN", TWILIO_TOKEN.into()),
+            ("TWILIO_VERIFY_SERVICE_SID", TWILIO_SERVICE.into()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -92,6 +106,8 @@ impl TestApp {
             router,
             smtp,
             reviewvideo,
+            expo,
+            twilio,
             tdb,
         }
     }

@@ -66,6 +66,12 @@ pub fn client() -> reqwest::Client {
         .expect("reqwest client with static settings")
 }
 
+/// One client for the whole process (callers without an app state, e.g. job handlers).
+pub fn shared_client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(client)
+}
+
 /// Whether a request may be sent again when it fails in transit: only calls with no side
 /// effect, or whose side effect the provider deduplicates (an `Idempotency-Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,9 @@
 //! Outbound provider adapters. Each speaks its provider's real protocol at a configurable base
 //! URL; tests point them at fakes on loopback (crate `testkit`).
 
+pub mod expo;
 pub mod http;
 pub mod reviewvideo;
+pub mod twilio;
 
 pub use http::ProviderError;

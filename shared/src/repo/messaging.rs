@@ -84,27 +84,33 @@ const ROW_SELECT: &str = "SELECT c.id, c.org_id, c.kind, c.coach_user_id, c.athl
             AND m.created_at > COALESCE(CASE WHEN c.coach_user_id = $1 THEN c.coach_read_at ELSE c.athlete_read_at END, $2)) AS unread
      FROM conversations c JOIN athletes a ON a.id = c.athlete_id JOIN users u ON u.id = c.coach_user_id";
 
-/// The conversations of `me`: as coach in `coach_orgs`, as athlete login in `athlete_orgs`
-/// (the workspaces where that side may use messaging), most recent first.
+/// The conversations of `me`: as coach in `coach_orgs`, as athlete login in `athlete_orgs`,
+/// as a guardian of the (not archived) athlete in `guardian_orgs` (the workspaces where that
+/// side may use messaging), most recent first.
 pub async fn list_mine(
     x: &mut impl Executor,
     me: Id,
     coach_orgs: &[Id],
     athlete_orgs: &[Id],
+    guardian_orgs: &[Id],
     limit: i64,
     offset: i64,
 ) -> Result<Vec<ConversationRow>, sqlx::Error> {
     let epoch = Ts(chrono::DateTime::UNIX_EPOCH);
+    let g_start = 5 + coach_orgs.len() + athlete_orgs.len();
     let q = format!(
-        "{ROW_SELECT} WHERE ((c.coach_user_id = $1 AND c.org_id IN ({})) OR (a.user_id = $1 AND c.org_id IN ({})))
+        "{ROW_SELECT} WHERE ((c.coach_user_id = $1 AND c.org_id IN ({})) OR (a.user_id = $1 AND c.org_id IN ({}))
+            OR (a.status <> 'archived' AND c.org_id IN ({}) AND EXISTS (SELECT 1 FROM athlete_guardians g
+                WHERE g.athlete_id = c.athlete_id AND g.user_id = $1)))
          ORDER BY c.last_message_at DESC, c.id DESC LIMIT $3 OFFSET $4",
         placeholders(5, coach_orgs.len()),
-        placeholders(5 + coach_orgs.len(), athlete_orgs.len())
+        placeholders(5 + coach_orgs.len(), athlete_orgs.len()),
+        placeholders(g_start, guardian_orgs.len())
     );
     sql!(x, c => {
         let mut query = sqlx::query_as::<_, ConversationRow>(sqlx::AssertSqlSafe(q))
             .bind(me).bind(epoch).bind(limit).bind(offset);
-        for o in coach_orgs.iter().chain(athlete_orgs) {
+        for o in coach_orgs.iter().chain(athlete_orgs).chain(guardian_orgs) {
             query = query.bind(*o);
         }
         query.fetch_all(&mut *c).await
@@ -425,4 +431,29 @@ pub async fn athlete_logins(
         "SELECT a.id, a.org_id, o.disabled_modules FROM athletes a JOIN orgs o ON o.id = a.org_id
          WHERE a.user_id = $1 AND a.status <> 'archived' ORDER BY a.created_at, a.id")
         .bind(user).fetch_all(&mut *c).await)
+}
+
+/// The workspaces (with their disabled modules) where `user` is the guardian of an athlete
+/// who is not archived: (athlete, workspace, disabled modules).
+pub async fn guardian_links(
+    x: &mut impl Executor,
+    user: Id,
+) -> Result<Vec<(Id, Id, sqlx::types::Json<Vec<String>>)>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as(
+        "SELECT a.id, a.org_id, o.disabled_modules FROM athlete_guardians g
+         JOIN athletes a ON a.id = g.athlete_id JOIN orgs o ON o.id = a.org_id
+         WHERE g.user_id = $1 AND a.status <> 'archived' ORDER BY a.created_at, a.id")
+        .bind(user).fetch_all(&mut *c).await)
+}
+
+/// Whether `user` is a guardian of `athlete`.
+pub async fn is_guardian(
+    x: &mut impl Executor,
+    user: Id,
+    athlete: Id,
+) -> Result<bool, sqlx::Error> {
+    let n: i64 = sql!(x, c => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM athlete_guardians WHERE user_id = $1 AND athlete_id = $2")
+        .bind(user).bind(athlete).fetch_one(&mut *c).await)?;
+    Ok(n > 0)
 }

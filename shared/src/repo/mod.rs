@@ -17,6 +17,7 @@ pub mod ratelimit;
 pub mod roles;
 pub mod settings;
 pub mod signup_invites;
+pub mod sms;
 pub mod subscriptions;
 pub mod training;
 pub mod tv;

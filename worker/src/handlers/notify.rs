@@ -4,8 +4,10 @@
 //!
 //! - email: the user's address, with RFC 8058 one-click unsubscribe headers; skipped when the
 //!   user opted out of the category.
-//! - push: skipped without a registered token; failed ("not configured") when no push provider
-//!   is configured. SMS notifications are not sent.
+//! - push: through Expo to every `ExponentPushToken[…]` of the user, in batches; a ticket
+//!   `DeviceNotRegistered` deletes that token. Skipped without a token (FCM tokens are stored but
+//!   not delivered yet); failed ("not configured") when `EXPO_PUSH_URL` is unset. SMS
+//!   notifications are not sent.
 //!
 //! A transient failure puts the delivery back to pending with the job backoff and fails the job
 //! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
@@ -17,6 +19,7 @@ use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::mail::Email;
+use shared::providers::expo::{Expo, PushMessage};
 use shared::repo::notifications::{self, Delivery, NewNotification, category_of};
 use shared::repo::users;
 
@@ -226,15 +229,105 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
         }
         "push" => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
-            if tokens.is_empty() {
-                return Ok(Outcome::Skipped("no push token registered".into()));
-            }
-            Ok(Outcome::Failed(
-                shared::providers::ProviderError::NotConfigured("push").to_string(),
-            ))
+            drop(c);
+            push(ctx, &n, tokens).await
         }
         other => Ok(Outcome::Failed(format!(
             "{other} notifications are not sent by this service"
         ))),
     }
+}
+
+/// Push to the user's Expo tokens. Sent when at least one ticket is ok; a token Expo no longer
+/// knows (`DeviceNotRegistered`) is deleted; a request that failed transiently (5xx, 429,
+/// timeout, or every ticket `MessageRateExceeded`) is retried as a whole.
+async fn push(
+    ctx: &Ctx,
+    n: &notifications::Notification,
+    tokens: Vec<notifications::PushToken>,
+) -> Result<Outcome, JobError> {
+    if tokens.is_empty() {
+        return Ok(Outcome::Skipped("no push token registered".into()));
+    }
+    let Some(cfg) = ctx.deps.cfg.expo.clone() else {
+        return Ok(Outcome::Failed(
+            shared::providers::ProviderError::NotConfigured("push").to_string(),
+        ));
+    };
+    let expo_tokens: Vec<String> = tokens
+        .into_iter()
+        .filter(|t| t.platform == "expo" && Expo::is_expo_token(&t.token))
+        .map(|t| t.token)
+        .collect();
+    if expo_tokens.is_empty() {
+        return Ok(Outcome::Skipped(
+            "only FCM tokens registered; FCM delivery is not built".into(),
+        ));
+    }
+    let expo = Expo::new(cfg, shared::providers::http::shared_client().clone());
+    let mut data = n.data.0.clone();
+    if !data.is_object() {
+        data = json!({ "value": data });
+    }
+    data["notificationId"] = json!(n.id);
+    data["kind"] = json!(n.kind);
+    let (mut ok, mut gone, mut errors, mut rate_limited) = (0usize, 0usize, Vec::new(), 0usize);
+    for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
+        let messages: Vec<PushMessage> = batch
+            .iter()
+            .map(|t| PushMessage {
+                to: t.clone(),
+                title: n.title.clone(),
+                body: n.body.clone(),
+                data: data.clone(),
+                sound: "default",
+            })
+            .collect();
+        let tickets = match expo.send(&messages).await {
+            Ok(t) => t,
+            Err(e) if e.is_permanent() => return Ok(Outcome::Failed(e.to_string())),
+            Err(e) if ok > 0 => {
+                // An earlier batch went out: retrying would notify those devices twice.
+                errors.push(e.to_string());
+                continue;
+            }
+            Err(e) => return Ok(Outcome::Transient(e.to_string())),
+        };
+        for (token, ticket) in batch.iter().zip(tickets) {
+            if ticket.is_ok() {
+                ok += 1;
+                continue;
+            }
+            match ticket.error() {
+                Some("DeviceNotRegistered") => {
+                    let mut c = ctx.deps.db.acquire().await?;
+                    notifications::forget_push_token(&mut c, token).await?;
+                    gone += 1;
+                }
+                Some("MessageRateExceeded") => rate_limited += 1,
+                other => errors.push(format!(
+                    "{}: {}",
+                    other.unwrap_or("error"),
+                    ticket.message.as_deref().unwrap_or("no message")
+                )),
+            }
+        }
+    }
+    if ok > 0 {
+        return Ok(Outcome::Sent);
+    }
+    if rate_limited > 0 && errors.is_empty() {
+        return Ok(Outcome::Transient(format!(
+            "expo push: MessageRateExceeded for {rate_limited} device(s)"
+        )));
+    }
+    if gone > 0 && errors.is_empty() && rate_limited == 0 {
+        return Ok(Outcome::Skipped(format!(
+            "expo push: DeviceNotRegistered, {gone} token(s) removed"
+        )));
+    }
+    Ok(Outcome::Failed(format!(
+        "expo push: {} ({gone} token(s) removed)",
+        errors.join("; ")
+    )))
 }

@@ -42,9 +42,10 @@ pub struct ConversationView {
     pub kind: String,
     pub coach: CoachRef,
     pub athlete: AthleteRef,
-    /// The caller's side: coach or athlete.
+    /// The caller's side: coach, athlete, or guardian (a guardian of the athlete, reading).
     pub my_role: String,
-    /// Messages from the other side since the caller last read the conversation.
+    /// Messages from the other side since the caller last read the conversation (0 for a
+    /// guardian).
     pub unread: i64,
     pub created_at: Ts,
     pub last_message_at: Ts,
@@ -53,8 +54,10 @@ pub struct ConversationView {
 pub fn view(r: ConversationRow, me: Id) -> ConversationView {
     let side = if r.conv.coach_user_id == me {
         Side::Coach
-    } else {
+    } else if r.athlete_user_id == Some(me) {
         Side::Athlete
+    } else {
+        Side::Guardian
     };
     ConversationView {
         id: r.conv.id,
@@ -71,7 +74,8 @@ pub fn view(r: ConversationRow, me: Id) -> ConversationView {
             user_id: r.athlete_user_id,
         },
         my_role: side.as_str().into(),
-        unread: r.unread,
+        // A guardian reads along; the conversation's read marks are the participants'.
+        unread: if side == Side::Guardian { 0 } else { r.unread },
         created_at: r.conv.created_at,
         last_message_at: r.conv.last_message_at,
     }
@@ -111,6 +115,7 @@ pub async fn list(
         caller.user.id,
         &scope.coach_orgs,
         &scope.athlete_orgs,
+        &scope.guardian_orgs,
         page.fetch_limit(),
         page.offset,
     )

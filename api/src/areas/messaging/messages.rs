@@ -84,7 +84,9 @@ pub async fn list(
     let mut c = state.db.acquire().await?;
     let a = open(&mut c, &caller, id).await?;
     let rows = messaging::list_messages(&mut c, id, page.fetch_limit(), page.offset).await?;
-    messaging::mark_read(&mut c, id, a.side == Side::Coach, Ts::now()).await?;
+    if a.side != Side::Guardian {
+        messaging::mark_read(&mut c, id, a.side == Side::Coach, Ts::now()).await?;
+    }
     let me = caller.user.id;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(|m| view(m, me)).collect()),
@@ -112,6 +114,7 @@ pub async fn post(
         let mut c = state.db.acquire().await?;
         open(&mut c, &caller, id).await?
     };
+    access.writable()?;
     let body = req.body.trim().to_string();
     let mut v = Validator::new();
     if req.attachment_key.is_none() && body.is_empty() {
@@ -179,6 +182,7 @@ pub async fn upload_url(
         let mut c = state.db.acquire().await?;
         open(&mut c, &caller, id).await?
     };
+    a.writable()?;
     let ext = IMAGE_TYPES
         .iter()
         .find(|(t, _)| *t == req.content_type)

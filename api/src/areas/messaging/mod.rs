@@ -5,6 +5,9 @@
 //! routes are `Auth::User` and the access rules live here, checked on every conversation:
 //! - the coach side is a member of the conversation's workspace holding `messaging.use`;
 //! - the athlete side is the login of the conversation's athlete (not archived);
+//! - a guardian of the athlete (`athlete_guardians`, athlete not archived) may list and read the
+//!   conversation (safeguarding), but not post, upload or delete in it (403
+//!   `guardian_read_only`); their reading does not mark it read;
 //! - the workspace has the messaging module switched on (else 403 `module_disabled`).
 //!
 //! Anyone else, including members of other workspaces, gets 404.
@@ -28,6 +31,8 @@ pub const PERMISSION: &str = "messaging.use";
 pub enum Side {
     Coach,
     Athlete,
+    /// A guardian of the athlete: reads only.
+    Guardian,
 }
 
 impl Side {
@@ -35,6 +40,7 @@ impl Side {
         match self {
             Side::Coach => "coach",
             Side::Athlete => "athlete",
+            Side::Guardian => "guardian",
         }
     }
 }
@@ -65,6 +71,8 @@ pub fn check_coach(m: &Membership) -> Result<()> {
 pub struct Scope {
     pub coach_orgs: Vec<Id>,
     pub athlete_orgs: Vec<Id>,
+    /// Where the caller is a guardian of an athlete (reading only).
+    pub guardian_orgs: Vec<Id>,
 }
 
 impl Scope {
@@ -83,9 +91,18 @@ impl Scope {
             .collect();
         athlete_orgs.sort();
         athlete_orgs.dedup();
+        let mut guardian_orgs: Vec<Id> = messaging::guardian_links(x, caller.user.id)
+            .await?
+            .into_iter()
+            .filter(|(_, _, disabled)| module_on(&disabled.0).is_ok())
+            .map(|(_, org, _)| org)
+            .collect();
+        guardian_orgs.sort();
+        guardian_orgs.dedup();
         Ok(Scope {
             coach_orgs,
             athlete_orgs,
+            guardian_orgs,
         })
     }
 
@@ -94,7 +111,11 @@ impl Scope {
         if let Some(org) = org {
             self.coach_orgs.retain(|o| *o == org);
             self.athlete_orgs.retain(|o| *o == org);
-            if self.coach_orgs.is_empty() && self.athlete_orgs.is_empty() {
+            self.guardian_orgs.retain(|o| *o == org);
+            if self.coach_orgs.is_empty()
+                && self.athlete_orgs.is_empty()
+                && self.guardian_orgs.is_empty()
+            {
                 return Err(Error::not_found("workspace"));
             }
         }
@@ -115,11 +136,24 @@ impl Access {
         match self.side {
             Side::Coach => self.athlete.user_id,
             Side::Athlete => Some(self.conv.coach_user_id),
+            Side::Guardian => None,
         }
+    }
+
+    /// 403 `guardian_read_only` for a guardian: they read, they do not write.
+    pub fn writable(&self) -> Result<()> {
+        if self.side == Side::Guardian {
+            return Err(Error::forbidden(
+                "guardian_read_only",
+                "guardians can read this conversation but not write in it",
+            ));
+        }
+        Ok(())
     }
 }
 
-/// Opens conversation `id` for the caller: 404 unless they take part in it; 403 when they
+/// Opens conversation `id` for the caller: 404 unless they take part in it (or are a
+/// guardian of its athlete); 403 when they
 /// do but messaging is switched off or (coach) their role lost `messaging.use`.
 pub async fn open(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Access> {
     let me = caller.user.id;
@@ -138,6 +172,10 @@ pub async fn open(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Acce
         let org = orgs::by_id(x, conv.org_id).await?.ok_or_else(not_found)?;
         module_on(&org.disabled_modules.0)?;
         Side::Athlete
+    } else if athlete.status != "archived" && messaging::is_guardian(x, me, athlete.id).await? {
+        let org = orgs::by_id(x, conv.org_id).await?.ok_or_else(not_found)?;
+        module_on(&org.disabled_modules.0)?;
+        Side::Guardian
     } else {
         return Err(not_found());
     };
