@@ -12,14 +12,15 @@ use apalis::prelude::*;
 use apalis_postgres::{PostgresStorage, Pubsub};
 use apalis_sqlite::SqliteStorage;
 use jobs::{JobRef, Queue};
-use shared::db::Db;
+use shared::db::{Db, Ts};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
 /// The running workers of this process.
 pub struct Runtime {
-    workers: Vec<(WorkerContext, JoinHandle<()>)>,
+    workers: Vec<(WorkerContext, JoinHandle<()>, Arc<Shared>)>,
 }
 
 /// A unique worker name per process and queue (apalis refuses or, on PostgreSQL, silently
@@ -40,15 +41,36 @@ struct Shared {
     deps: Arc<Deps>,
     writes: ProgressWrites,
     kick: Arc<Kick>,
+    queue: Queue,
+    /// Set at shutdown: tasks delivered from now on are handed back, not started.
+    draining: AtomicBool,
 }
 
+/// How long a task handed back at shutdown waits before any worker may take it again (so
+/// the draining worker does not fetch it straight back).
+const RELEASE_DELAY: chrono::Duration = chrono::Duration::seconds(1);
+
 async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
+    // Counted before the draining check (both SeqCst): shutdown sets the flag and then waits
+    // for the count, so a task is either seen running or handed back, never neither.
     shared.kick.started();
+    if shared.draining.load(Ordering::SeqCst) {
+        let released = release(&shared, r.id).await;
+        shared.kick.finished();
+        return released.map_err(|e| e.into());
+    }
     let done = execute(&shared.deps, &shared.writes, r.id).await;
     // apalis sends the task's ack right after this returns, in the same poll; when the worker
     // goes idle, the kick makes it record that now rather than when the next job arrives.
     shared.kick.finished();
     done.map_err(|e| e.into())
+}
+
+/// Hands a task delivered during shutdown back to the queue (its progress row is untouched).
+async fn release(shared: &Shared, id: shared::db::Id) -> Result<(), sqlx::Error> {
+    let mut tx = shared.deps.db.begin().await?;
+    jobs::queue::push(&mut tx, shared.queue, id, Ts::now().plus(RELEASE_DELAY)).await?;
+    tx.commit().await
 }
 
 macro_rules! spawn_worker {
@@ -79,6 +101,8 @@ impl Runtime {
                 deps: deps.clone(),
                 writes: writes.clone(),
                 kick: kick.clone(),
+                queue,
+                draining: AtomicBool::new(false),
             });
             let handle = match &deps.db {
                 Db::Sqlite(pool) => {
@@ -124,16 +148,30 @@ impl Runtime {
                 fetch_batch = batch,
                 "worker started"
             );
-            workers.push((ctx, handle));
+            workers.push((ctx, handle, shared));
         }
         Ok(Runtime { workers })
     }
 
     /// Stops taking jobs, waits up to `deadline` for running ones, then releases the rest (they
     /// run again elsewhere once this worker's lease expires).
+    ///
+    /// Running jobs finish while apalis still drives the workers, and only then are the workers
+    /// stopped: a stopping apalis worker no longer polls a fetch or ack already under way,
+    /// and on SQLite that transaction's write lock then blocked the running jobs' own writes
+    /// (measured: shutdown hung for the 10 s busy timeout, again and again). Meanwhile a newly
+    /// delivered task is handed back to the queue rather than started.
     pub async fn shutdown(self, deadline: Duration) {
         let until = tokio::time::Instant::now() + deadline;
-        for (ctx, handle) in self.workers {
+        for (_, _, shared) in &self.workers {
+            shared.draining.store(true, Ordering::SeqCst);
+        }
+        while self.workers.iter().any(|(_, _, s)| s.kick.running() > 0)
+            && tokio::time::Instant::now() < until
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for (ctx, handle, _) in self.workers {
             // A worker still registering when the signal comes ignores a first stop: keep
             // asking until it has stopped.
             while !handle.is_finished() && tokio::time::Instant::now() < until {

@@ -48,7 +48,12 @@ pub struct Kick {
 
 impl Kick {
     pub fn started(&self) {
-        self.running.fetch_add(1, Ordering::AcqRel);
+        self.running.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Jobs of this worker running now.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
     }
 
     pub fn finished(&self) {

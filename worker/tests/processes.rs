@@ -94,13 +94,19 @@ fn sigterm(child: &Child) {
     assert!(ok, "kill -TERM");
 }
 
-fn wait_exit(child: &mut Child, secs: u64) -> std::process::ExitStatus {
+/// Waits for the worker to exit; on a timeout, kills it and fails with its log.
+fn wait_exit(child: &mut Child, secs: u64, log: &std::path::Path) -> std::process::ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         if let Some(s) = child.try_wait().unwrap() {
             return s;
         }
-        assert!(Instant::now() < deadline, "worker did not exit");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("worker did not exit within {secs} s; its log:\n{log}");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -127,7 +133,7 @@ async fn a_killed_workers_job_runs_again_on_another_worker() {
     );
     assert_eq!(p.result.unwrap().0["marker"], "survivor");
     sigterm(&w2);
-    wait_exit(&mut w2, 20);
+    wait_exit(&mut w2, 20, &f.tdb.dir.join("w2.log"));
 }
 
 #[tokio::test]
@@ -142,12 +148,44 @@ async fn sigterm_lets_the_running_job_finish_then_exits() {
         .await;
     f.wait(id, 20, |p| p.status == "running").await;
     sigterm(&w);
-    let status = wait_exit(&mut w, 20);
+    let status = wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
     assert!(status.success(), "{status:?}");
     let mut c = f.db.acquire().await.unwrap();
     let p = jobs::progress::get(&mut c, id).await.unwrap().unwrap();
     assert_eq!(p.status, "succeeded", "finished before exit: {p:?}");
     assert_eq!(p.attempts, 1);
+}
+
+/// A job enqueued while a worker drains for shutdown is not started there: it stays queued
+/// (handed back if the worker had fetched it) and the next worker runs it.
+#[tokio::test]
+async fn jobs_arriving_during_shutdown_wait_for_the_next_worker() {
+    let f = Fixture::new().await;
+    let mut w = f.spawn("w", &[]);
+    let running = f
+        .enqueue(Probe {
+            sleep_ms: 1500,
+            ..Default::default()
+        })
+        .await;
+    f.wait(running, 20, |p| p.status == "running").await;
+    sigterm(&w);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let late = f.enqueue(Probe::default()).await;
+    let status = wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
+    assert!(status.success(), "{status:?}");
+    let mut c = f.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, running).await.unwrap().unwrap();
+    assert_eq!(p.status, "succeeded");
+    let p = jobs::progress::get(&mut c, late).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.attempts), ("queued", 0), "{p:?}");
+    drop(c);
+
+    let mut w2 = f.spawn("w2", &[]);
+    let p = f.wait(late, 20, |p| p.status == "succeeded").await;
+    assert_eq!(p.attempts, 1);
+    sigterm(&w2);
+    wait_exit(&mut w2, 20, &f.tdb.dir.join("w2.log"));
 }
 
 #[tokio::test]
@@ -170,8 +208,8 @@ async fn three_worker_processes_fire_each_tick_once() {
     for w in &ws {
         sigterm(w);
     }
-    for w in &mut ws {
-        wait_exit(w, 20);
+    for (i, w) in ws.iter_mut().enumerate() {
+        wait_exit(w, 20, &f.tdb.dir.join(format!("s{i}.log")));
     }
     let mut c = f.db.acquire().await.unwrap();
     let (ticks, jobs): (i64, i64) = shared::sql!(&mut c, c => sqlx::query_as(
