@@ -950,6 +950,52 @@ async fn guardians_read_a_minors_conversations_but_cannot_write_and_others_get_4
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 
+    // She opens the photos in it too (a coach's photo, uploaded and posted).
+    let r = app
+        .post(&format!("/api/conversations/{conv}/attachments"))
+        .session(&w.coach)
+        .json(json!({ "contentType": "image/png" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
+    let upload = r.json["uploadUrl"].as_str().unwrap();
+    let r = app
+        .req(Method::PUT, upload.strip_prefix("http://app.test").unwrap())
+        .raw("image/png", b"photo of the session")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let r = app
+        .post(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.coach)
+        .json(json!({ "attachmentKey": key }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let photo = format!(
+        "/api/messages/attachment?messageId={}",
+        r.json["id"].as_str().unwrap()
+    );
+    let r = app.get(&photo).session(&ana).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let got = app
+        .get(
+            r.json["url"]
+                .as_str()
+                .unwrap()
+                .strip_prefix("http://app.test")
+                .unwrap(),
+        )
+        .send()
+        .await;
+    assert_eq!(got.body, "photo of the session");
+    app.get(&photo)
+        .session(&w.athlete)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+
     // Not her child's conversation, and strangers: 404.
     app.get(&format!("/api/conversations/{mia_conv}/messages"))
         .session(&ana)
