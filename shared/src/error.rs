@@ -264,6 +264,18 @@ impl Validator {
         }
     }
 
+    /// Parses one of a text enum's values, adding `invalid_choice` (listing the values) when it
+    /// is not one; "parse, don't validate": callers keep the typed value.
+    pub fn choice_of<T: crate::db::TextEnum>(&mut self, field: &str, value: &str) -> Option<T> {
+        match T::parse(value.trim()) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                self.choice(field, value.trim(), T::NAMES);
+                None
+            }
+        }
+    }
+
     pub fn check(&mut self, ok: bool, field: &str, code: &'static str, message: &str) {
         if !ok {
             self.add(field, code, message);

@@ -7,6 +7,7 @@
 //! never branch on the database; only the migrations differ per dialect.
 
 mod migrations;
+mod text_enum;
 pub mod types;
 
 use sqlx::pool::PoolConnection;
@@ -16,6 +17,7 @@ use sqlx::{PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use text_enum::{TextEnum, UnknownValue, text_enum_schema};
 pub use types::{Id, Ts};
 
 #[derive(Clone, Debug)]
