@@ -3,35 +3,44 @@
 
 use std::collections::BTreeSet;
 
-/// Every permission a role can carry. A role's permissions are a subset of this list.
-pub const PERMISSIONS: &[&str] = &[
-    "org.update",
-    "members.read",
-    "members.manage",
-    "members.invite",
-    "roles.manage",
-    "modules.manage",
-    "audit.read",
-    "billing.manage",
-    "calendar.read",
-    "athletes.read",
-    "athletes.create",
-    "athletes.update",
-    "athletes.delete",
-    "footage.read",
-    "footage.upload",
-    "footage.delete",
-    "reviews.read",
-    "reviews.manage",
-    "training.read",
-    "training.manage",
-    "wearable.read",
-    "wearable.manage",
-    "competition.read",
-    "competition.manage",
-    "messaging.use",
-    "tv.manage",
-];
+crate::text_enum! {
+    /// Every permission a role can carry. A role's permissions are a subset of these; the
+    /// declaration order is the order lists show them in.
+    pub enum Perm {
+        OrgUpdate = "org.update",
+        MembersRead = "members.read",
+        MembersManage = "members.manage",
+        MembersInvite = "members.invite",
+        RolesManage = "roles.manage",
+        ModulesManage = "modules.manage",
+        AuditRead = "audit.read",
+        BillingManage = "billing.manage",
+        CalendarRead = "calendar.read",
+        AthletesRead = "athletes.read",
+        AthletesCreate = "athletes.create",
+        AthletesUpdate = "athletes.update",
+        AthletesDelete = "athletes.delete",
+        FootageRead = "footage.read",
+        FootageUpload = "footage.upload",
+        FootageDelete = "footage.delete",
+        ReviewsRead = "reviews.read",
+        ReviewsManage = "reviews.manage",
+        TrainingRead = "training.read",
+        TrainingManage = "training.manage",
+        WearableRead = "wearable.read",
+        WearableManage = "wearable.manage",
+        CompetitionRead = "competition.read",
+        CompetitionManage = "competition.manage",
+        MessagingUse = "messaging.use",
+        TvManage = "tv.manage",
+    }
+}
+
+/// A member's effective permissions in one workspace.
+pub type PermSet = BTreeSet<Perm>;
+
+/// Every permission's spelling, in declaration order.
+pub const PERMISSIONS: &[&str] = <Perm as crate::db::TextEnum>::NAMES;
 
 /// Feature modules a workspace can switch off. A route of a disabled module answers 403
 /// `module_disabled`.

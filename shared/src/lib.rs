@@ -5,6 +5,7 @@ pub mod authz;
 pub mod config;
 pub mod crypto;
 pub mod db;
+pub mod domain;
 pub mod error;
 pub mod import;
 pub mod mail;

@@ -220,7 +220,10 @@ mod tests {
             let json = serde_json::to_string(c).unwrap();
             assert_eq!(serde_json::from_str::<Colour>(&json).unwrap(), *c);
         }
-        assert_eq!(serde_json::to_string(&Colour::DeepBlue).unwrap(), "\"deep_blue\"");
+        assert_eq!(
+            serde_json::to_string(&Colour::DeepBlue).unwrap(),
+            "\"deep_blue\""
+        );
         assert_eq!(<Colour as TextEnum>::NAMES, &["red", "deep_blue"]);
     }
 
