@@ -159,6 +159,14 @@ impl Caller {
         }
     }
 
+    /// The caller as the domain layer sees them.
+    pub fn actor(&self) -> shared::domain::Actor {
+        shared::domain::Actor {
+            user_id: self.user.id,
+            impersonator: self.impersonator,
+        }
+    }
+
     /// A stable reference to this sign-in (session or token family), to bind OAuth state to.
     pub fn sign_in_ref(&self) -> String {
         match &self.via {
@@ -211,6 +219,21 @@ impl Ws {
                 "permission_denied",
                 format!("this needs the {perm} permission in this workspace"),
             ))
+        }
+    }
+
+    /// This member acting here, as the domain layer's operations take it.
+    pub fn acting(&self, caller: &Caller) -> shared::domain::InWorkspace {
+        shared::domain::InWorkspace {
+            actor: caller.actor(),
+            org_id: self.org_id,
+            member_id: self.member_id,
+            role_key: self.role_key.clone(),
+            permissions: self
+                .permissions
+                .iter()
+                .filter_map(|p| shared::authz::Perm::parse(p).ok())
+                .collect(),
         }
     }
 
