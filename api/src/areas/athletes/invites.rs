@@ -11,6 +11,7 @@ use super::{RELATIONSHIPS, load};
 use crate::areas::accounts::{UserView, send_link, sessions};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -26,7 +27,7 @@ use shared::mail::Email;
 use shared::repo::athletes::{self, Athlete, InviteState};
 use shared::repo::auth_tokens::EmailPurpose;
 use shared::repo::{audit, orgs, ratelimit, users};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -108,10 +109,7 @@ async fn make_invite(
         (None, None) => unreachable!("validated above"),
     };
     if athlete.user_id.is_some() {
-        return Err(Error::conflict(
-            "already_claimed",
-            "this athlete already has a login",
-        ));
+        return Err(Error::conflict("already_claimed", "this athlete already has a login").into());
     }
     let to = email.or_else(|| athlete.email.clone());
     if need_email && to.is_none() {
@@ -119,7 +117,8 @@ async fn make_invite(
             "email",
             "required",
             "the athlete has no email address; give one",
-        ));
+        )
+        .into());
     }
     let (inv, token) = athletes::create_invite(
         &mut tx,
@@ -259,7 +258,7 @@ pub async fn lookup(
         guardian_consent: None,
     };
     match athletes::check_invite(&mut c, &token).await? {
-        InviteState::Unknown => Err(Error::not_found("invite")),
+        InviteState::Unknown => Err(Error::not_found("invite").into()),
         InviteState::Used => Ok(axum::Json(empty("used"))),
         InviteState::Expired => Ok(axum::Json(empty("expired"))),
         InviteState::Valid(inv) => {
@@ -295,15 +294,12 @@ fn token_error(s: &InviteState) -> Error {
 /// The invite behind `token`, unused and unexpired, or the 401 that says why not.
 async fn valid_invite(state: &AppState, token: &str) -> Result<athletes::Invite> {
     if token.is_empty() {
-        return Err(Error::unauthorized(
-            "invalid_token",
-            "the invite token is missing",
-        ));
+        return Err(Error::unauthorized("invalid_token", "the invite token is missing").into());
     }
     let mut c = state.db.acquire().await?;
     match athletes::check_invite(&mut c, token).await? {
         InviteState::Valid(i) => Ok(i),
-        other => Err(token_error(&other)),
+        other => Err(token_error(&other).into()),
     }
 }
 
@@ -371,7 +367,7 @@ pub async fn claim(
     };
     let youngest = gate_age(birth, athlete.birth_date);
     if youngest < threshold && !consent {
-        return Err(guardian_required(threshold));
+        return Err(guardian_required(threshold).into());
     }
     let hash = password::hash_async(req.password.clone()).await;
     let mut tx = state.db.begin().await?;
@@ -388,13 +384,14 @@ pub async fn claim(
             return Err(Error::conflict(
                 "email_taken",
                 "an account with this email exists; sign in or use another address",
-            ));
+            )
+            .into());
         }
         Err(e) => return Err(e.into()),
     };
     let inv = match athletes::consume_invite(&mut tx, &req.token, user.id).await? {
         InviteState::Valid(i) => i,
-        other => return Err(token_error(&other)),
+        other => return Err(token_error(&other).into()),
     };
     link_login(&mut tx, &athlete, user.id, birth).await?;
     audit::record(
@@ -448,10 +445,7 @@ async fn link_login(
         .await?
         .ok_or_else(|| Error::not_found("athlete"))?;
     if a.user_id.is_some() {
-        return Err(Error::conflict(
-            "already_claimed",
-            "this athlete already has a login",
-        ));
+        return Err(Error::conflict("already_claimed", "this athlete already has a login").into());
     }
     a.user_id = Some(user);
     if a.birth_date.is_none() {
@@ -585,7 +579,8 @@ pub async fn guardian(
                 return Err(Error::unauthorized(
                     "invalid_credentials",
                     "an account with the guardian's email exists and the password does not match",
-                ));
+                )
+                .into());
             }
             None
         }
@@ -604,7 +599,8 @@ pub async fn guardian(
                 return Err(Error::conflict(
                     "email_taken",
                     "an account with the guardian's email was just created; sign in and retry",
-                ));
+                )
+                .into());
             }
             Err(e) => return Err(e.into()),
         },
@@ -612,7 +608,7 @@ pub async fn guardian(
     };
     let inv = match athletes::consume_invite(&mut tx, &req.token, guardian.id).await? {
         InviteState::Valid(i) => i,
-        other => return Err(token_error(&other)),
+        other => return Err(token_error(&other).into()),
     };
     let athlete = athletes::by_id_any_org(&mut tx, inv.athlete_id)
         .await?
@@ -643,7 +639,8 @@ pub async fn guardian(
                     return Err(Error::conflict(
                         "email_taken",
                         "an account with the athlete's email exists",
-                    ));
+                    )
+                    .into());
                 }
                 Err(e) => return Err(e.into()),
             };
@@ -827,11 +824,11 @@ pub async fn enroll(
         .await?
         .ok_or_else(|| Error::not_found("workspace"))?;
     if !athletes::enrollment_enabled(&mut tx, org.id).await? {
-        return Err(Error::not_found("workspace"));
+        return Err(Error::not_found("workspace").into());
     }
     let threshold = age_gate::consent_age(org.country.as_deref());
     if age_gate::age(birth) < threshold && guardian.is_none() {
-        return Err(guardian_required(threshold));
+        return Err(guardian_required(threshold).into());
     }
     let accepted = (
         StatusCode::ACCEPTED,

@@ -12,6 +12,7 @@ use crate::areas::jobs::{JobAccepted, accepted};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -22,7 +23,7 @@ use shared::db::{Executor, Id, Ts};
 use shared::error::Validator;
 use shared::repo::athletes::{self, Athlete, LEVELS, STANCES, STATUSES};
 use shared::repo::{audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 /// An athlete as members with `athletes.read` see it.
@@ -80,9 +81,9 @@ impl From<&Athlete> for AthleteView {
 
 /// The athlete `id` of the caller's workspace; another workspace's is not found.
 pub async fn load(x: &mut impl Executor, ws: &Ws, id: Id) -> Result<Athlete> {
-    athletes::get(x, ws.org_id, id)
+    Ok(athletes::get(x, ws.org_id, id)
         .await?
-        .ok_or_else(|| Error::not_found("athlete"))
+        .ok_or_else(|| Error::not_found("athlete"))?)
 }
 
 fn entry<'a>(
@@ -493,11 +494,7 @@ pub async fn assign_coach(
         .await?
         .is_none()
     {
-        return Err(Error::field(
-            "userId",
-            "invalid",
-            "must be a member of this workspace",
-        ));
+        return Err(Error::field("userId", "invalid", "must be a member of this workspace").into());
     }
     let sc = athletes::assign(&mut tx, ws.org_id, a.id, req.user_id, &role, caller.user.id)
         .await?
@@ -536,7 +533,7 @@ pub async fn unassign_coach(
     let mut tx = state.db.begin().await?;
     let a = load(&mut tx, &ws, id).await?;
     if athletes::unassign(&mut tx, ws.org_id, a.id, sc).await? == 0 {
-        return Err(Error::not_found("assignment"));
+        return Err(Error::not_found("assignment").into());
     }
     audit::record(
         &mut tx,
@@ -632,7 +629,11 @@ pub async fn permissions(
     let mut coaches = vec![];
     for asg in athletes::assignments(&mut c, ws.org_id, a.id).await? {
         let perms = match orgs::membership(&mut c, asg.user_id, ws.org_id).await? {
+            // Listed alphabetically, as before permissions were typed.
             Some(m) => shared::authz::effective_permissions(&m.role_key, &m.permissions.0)
+                .iter()
+                .map(|p| p.as_str().to_string())
+                .collect::<std::collections::BTreeSet<String>>()
                 .into_iter()
                 .filter(|p| {
                     let area = p.split('.').next().unwrap_or("");
@@ -908,7 +909,7 @@ pub async fn publish(
         return Err(Error::conflict(
             "guardian_consent_required",
             "this athlete is a minor (or has no birth date): record a guardian's consent before publishing",
-        ));
+        ).into());
     }
     a.published = req.published;
     if let Some(b) = bio {
@@ -971,7 +972,7 @@ pub async fn public_profile(
     if a.status == "archived"
         || (age_gate::is_minor(a.birth_date) && !athletes::has_active_consent(&mut c, a.id).await?)
     {
-        return Err(Error::not_found("profile"));
+        return Err(Error::not_found("profile").into());
     }
     let org = orgs::by_id(&mut c, a.org_id)
         .await?
@@ -1023,7 +1024,8 @@ pub async fn merge(
         return Err(Error::bad_request(
             "merge_same_athlete",
             "an athlete cannot be merged with itself",
-        ));
+        )
+        .into());
     }
     let mut tx = state.db.begin().await?;
     // Lock both in id order so two crossing merges cannot deadlock.
@@ -1031,7 +1033,7 @@ pub async fn merge(
     if !athletes::lock(&mut tx, ws.org_id, first).await?
         || !athletes::lock(&mut tx, ws.org_id, second).await?
     {
-        return Err(Error::not_found("athlete"));
+        return Err(Error::not_found("athlete").into());
     }
     let mut keep = load(&mut tx, &ws, id).await?;
     let gone = load(&mut tx, &ws, b).await?;
@@ -1039,7 +1041,8 @@ pub async fn merge(
         return Err(Error::conflict(
             "merge_conflict",
             "both athletes have their own login; one login must be removed before merging",
-        ));
+        )
+        .into());
     }
     let moved = athletes::move_references(&mut tx, ws.org_id, gone.id, keep.id).await?;
     keep.email = keep.email.or(gone.email.clone());
@@ -1090,7 +1093,8 @@ pub async fn resync(
         return Err(Error::conflict(
             "not_provider_linked",
             "this athlete is not linked to a provider; there is nothing to re-import",
-        ));
+        )
+        .into());
     }
     let job = jobs::kinds::AthleteResync {
         org_id: ws.org_id,
