@@ -1,4 +1,3 @@
-use crate::accounts::add_member;
 use crate::support::*;
 use axum::http::StatusCode;
 use jobs::kinds::Probe;
@@ -86,7 +85,7 @@ async fn concurrent_enqueues_with_one_key_make_one_job() {
 async fn worker_runs_a_job_and_the_api_reports_its_progress() {
     let app = TestApp::new().await;
     let s = app.signup("coach@example.com").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let viewer = add_member(&app, s.org_id, "viewer@example.com", "viewer").await;
     let job = enqueue(
         &app,
@@ -217,14 +216,7 @@ async fn permanent_failures_are_not_retried_and_exhausted_jobs_can_be_requeued_b
         .send()
         .await
         .assert_error(StatusCode::FORBIDDEN, "admin_required");
-    {
-        let mut c = app.state.db.acquire().await.unwrap();
-        shared::execute!(
-            &mut c,
-            sqlx::query("UPDATE users SET is_platform_admin = TRUE WHERE id = $1").bind(s.user_id)
-        )
-        .unwrap();
-    }
+    make_admin(&app, &s).await;
     let r = app.post(&path).session(&s).send().await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.json["pollUrl"], format!("/api/jobs/{}", exhausted.id));
