@@ -163,8 +163,7 @@ async fn impersonation_acts_as_the_user_says_so_and_is_audited() {
 #[tokio::test]
 async fn grants_raise_the_seat_cap_and_settings_change_the_signup_mode() {
     let app = TestApp::new().await;
-    let admin = app.signup("admin@example.com").await;
-    make_admin(&app, &admin).await;
+    let admin = platform_admin(&app).await;
     let org = admin.org_id;
     for e in ["a@example.com", "b@example.com"] {
         app.post(&format!("/api/orgs/{org}/members/invite"))

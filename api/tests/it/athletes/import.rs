@@ -30,17 +30,7 @@ Ana,Reis,,,switch\n";
     assert_eq!(d["committed"], false);
     assert_eq!(d["mode"], "all_or_nothing");
     assert_eq!(d["rows"], 4);
-    let errs: Vec<(u64, String)> = d["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["line"].as_u64().unwrap(),
-                e["field"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let errs = r.import_errors();
     assert_eq!(
         errs,
         [

@@ -8,8 +8,7 @@ use serde_json::json;
 async fn reports_reach_the_admin_queue_and_resolving_can_remove_the_message() {
     let app = TestApp::new().await;
     let w = coach_and_athlete(&app).await;
-    let admin = app.signup("admin@example.com").await;
-    make_admin(&app, &admin).await;
+    let admin = platform_admin(&app).await;
     let conv = open_conversation(&app, &w).await;
     let m = post_message(&app, &w.coach, &conv, "rude words").await;
     let mid = m["id"].as_str().unwrap();

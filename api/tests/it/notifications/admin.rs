@@ -9,8 +9,7 @@ use shared::db::Id;
 async fn admins_list_notifications_with_their_deliveries() {
     let app = TestApp::new().await;
     let w = coach_and_athlete(&app).await;
-    let admin = app.signup("admin@example.com").await;
-    make_admin(&app, &admin).await;
+    let admin = platform_admin(&app).await;
     let conv = open_conversation(&app, &w).await;
     post_message(&app, &w.coach, &conv, "Dawn patrol tomorrow?").await;
     post_message(&app, &w.athlete, &conv, "Yes!").await;
@@ -90,8 +89,7 @@ async fn admins_announce_to_a_workspace_through_a_job() {
     let app = TestApp::new().await;
     let worker = app.start_worker(&[]).await;
     let w = coach_and_athlete(&app).await;
-    let admin = app.signup("admin@example.com").await;
-    make_admin(&app, &admin).await;
+    let admin = platform_admin(&app).await;
     app.post("/api/admin/notifications")
         .session(&w.coach)
         .json(json!({ "title": "Hi", "body": "All" }))

@@ -75,6 +75,13 @@ pub async fn user_without_workspace(app: &TestApp, email: &str, name: &str) -> S
     session_from(&app.signin(email, PASSWORD).await, email)
 }
 
+/// A platform admin (admin@example.com), signed up like any coach.
+pub async fn platform_admin(app: &TestApp) -> Session {
+    let admin = app.signup("admin@example.com").await;
+    make_admin(app, &admin).await;
+    admin
+}
+
 /// Makes the user a platform admin.
 pub async fn make_admin(app: &TestApp, s: &Session) {
     let mut c = app.state.db.acquire().await.unwrap();

@@ -325,6 +325,20 @@ impl Resp {
             self.body
         );
     }
+    /// The (line, field) of each row error in an `import_invalid` error.
+    pub fn import_errors(&self) -> Vec<(u64, String)> {
+        self.json["error"]["details"]["errors"]
+            .as_array()
+            .expect("import errors")
+            .iter()
+            .map(|e| {
+                (
+                    e["line"].as_u64().unwrap(),
+                    e["field"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
     /// The names of the invalid fields in a validation error.
     pub fn fields(&self) -> Vec<String> {
         self.json["error"]["details"]["fields"]

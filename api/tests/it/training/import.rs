@@ -33,17 +33,7 @@ Dusk,2999-01-01 18:00,60,mia@example.com,maybe\n";
         .send()
         .await;
     r.assert_error(StatusCode::BAD_REQUEST, "import_invalid");
-    let errs: Vec<(u64, String)> = r.json["error"]["details"]["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["line"].as_u64().unwrap(),
-                e["field"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let errs = r.import_errors();
     assert_eq!(
         errs,
         [
