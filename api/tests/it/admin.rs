@@ -238,7 +238,7 @@ async fn grants_raise_the_seat_cap_and_settings_change_the_signup_mode() {
 }
 
 #[tokio::test]
-async fn waitlist_to_invite_to_signup() {
+async fn an_admin_invite_from_the_waitlist_lets_the_email_sign_up_and_invites_can_be_revoked() {
     let app = TestApp::with_env(&[("SIGNUP_MODE", "waitlist")]).await;
     // Sign-up is closed: the admin's account is made directly.
     let admin = user_without_workspace(&app, "admin@example.com", "Admin").await;

@@ -166,7 +166,7 @@ async fn device_code_flow_from_start_to_sign_out() {
 }
 
 #[tokio::test]
-async fn expired_denied_and_guessed_codes() {
+async fn denied_and_expired_codes_are_refused_and_guessing_or_starting_is_rate_limited() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     enable_tv(&app, &owner).await;

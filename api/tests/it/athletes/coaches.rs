@@ -5,7 +5,7 @@ use axum::http::{Method, StatusCode};
 use serde_json::json;
 
 #[tokio::test]
-async fn coach_assignments_and_effective_permissions() {
+async fn coaches_are_assigned_once_by_permitted_members_and_each_persons_permissions_are_listed() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     let coach = add_member(&app, owner.org_id, "coach@example.com", "coach").await;
