@@ -1,7 +1,7 @@
 //! A guardian reading a minor's conversations.
 
 use crate::support::*;
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use serde_json::json;
 
 #[tokio::test]
@@ -80,32 +80,8 @@ async fn guardians_read_a_minors_conversations_but_cannot_write_and_others_get_4
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 
     // She opens the photos in it too (a coach's photo, uploaded and posted).
-    let r = app
-        .post(&format!("/api/conversations/{conv}/attachments"))
-        .session(&w.coach)
-        .json(json!({ "contentType": "image/png" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
-    let upload = r.json["uploadUrl"].as_str().unwrap();
-    let r = app
-        .req(Method::PUT, upload.strip_prefix("http://app.test").unwrap())
-        .raw("image/png", b"photo of the session")
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let r = app
-        .post(&format!("/api/conversations/{conv}/messages"))
-        .session(&w.coach)
-        .json(json!({ "attachmentKey": key }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let photo = format!(
-        "/api/messages/attachment?messageId={}",
-        r.json["id"].as_str().unwrap()
-    );
+    let m = post_photo(&app, &w.coach, &conv, b"photo of the session").await;
+    let photo = format!("/api/messages/attachment?messageId={}", id(&m));
     let r = app.get(&photo).session(&ana).send().await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let got = app

@@ -1,6 +1,6 @@
 //! Training sessions.
 
-use super::app::{Session, TestApp};
+use super::app::{Resp, Session, TestApp};
 use axum::http::StatusCode;
 use serde_json::Value;
 
@@ -14,4 +14,14 @@ pub async fn new_training_session(app: &TestApp, s: &Session, body: Value) -> Va
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     r.json
+}
+
+/// The status of each participant in a roster response, in its order.
+pub fn participant_statuses(r: &Resp) -> Vec<&str> {
+    r.json["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect()
 }

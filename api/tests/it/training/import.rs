@@ -95,12 +95,7 @@ Dusk,2025-03-02 18:00,2025-03-02 19:00,Peniche,mia@example.com,yes\n";
         .session(&coach)
         .send()
         .await;
-    let st: Vec<&str> = r.json["participants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["status"].as_str().unwrap())
-        .collect();
+    let st = participant_statuses(&r);
     assert_eq!(st, ["attended", "no_show"]);
     // A background import gives the same report through the job.
     let w = app.start_worker(&[]).await;

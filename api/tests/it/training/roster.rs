@@ -61,12 +61,7 @@ async fn roster_waitlist_is_promoted_when_a_place_frees_up() {
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(app.count("training_participants").await, 4);
     let r = app.get(&roster).session(&viewer).send().await;
-    let st: Vec<&str> = r.json["participants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["status"].as_str().unwrap())
-        .collect();
+    let st = participant_statuses(&r);
     assert_eq!(st, ["registered", "registered", "waitlisted", "waitlisted"]);
 
     // Attend, no-show; a waitlisted athlete cannot jump the queue while the session is full.
