@@ -260,14 +260,13 @@ async fn cron_and_service_secrets_are_checked_in_constant_time() {
 
 #[tokio::test]
 async fn workspace_policies_check_module_permission_and_membership() {
-    use crate::accounts::add_member;
     use api::auth::{Guard, Ws};
     use axum::routing::post;
     use shared::authz::Module;
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let g = Guard {
         app: app.state.clone(),
         auth: Auth::member(shared::authz::Perm::AthletesCreate).in_module(Module::Athletes),
@@ -315,14 +314,7 @@ async fn workspace_policies_check_module_permission_and_membership() {
     let (st, body) = call(&owner, Some("garbage".into())).await;
     assert_eq!(st, StatusCode::BAD_REQUEST, "{body}");
     // Switch the module off: 403 module_disabled, even for the owner.
-    let mut c = app.state.db.acquire().await.unwrap();
-    shared::execute!(
-        &mut c,
-        sqlx::query("UPDATE orgs SET disabled_modules = $1 WHERE id = $2")
-            .bind(sqlx::types::Json(vec!["athletes".to_string()]))
-            .bind(owner.org_id)
-    )
-    .unwrap();
+    disable_module(&app, owner.org_id, "athletes").await;
     let (st, body) = call(&owner, None).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert!(body.contains("module_disabled"), "{body}");
