@@ -5,6 +5,7 @@ use super::jobs::{JobAccepted, accepted};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, State};
 use axum::http::StatusCode;
+use jobs::cron::CronTask;
 use shared::{Error, Result};
 
 pub async fn run(
@@ -12,7 +13,7 @@ pub async fn run(
     path: MatchedPath,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let name = path.as_str().trim_start_matches("/api/cron/");
-    let task = jobs::cron::task(name).ok_or_else(|| Error::not_found("scheduled task"))?;
+    let task = CronTask::parse(name).map_err(|_| Error::not_found("scheduled task"))?;
     let mut tx = state.db.begin().await?;
     let job = jobs::enqueue(&mut tx, &task.spec(), jobs::Owner::default()).await?;
     tx.commit().await?;

@@ -12,9 +12,9 @@
 //! A transient failure puts the delivery back to pending with the job backoff and fails the job
 //! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
-use super::Ctx;
+use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::kinds::{Announcement, NotificationFanout};
+use jobs::kinds::{Announcement, NotificationDrain, NotificationFanout};
 use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
@@ -55,10 +55,12 @@ enum Outcome {
     Transient(String),
 }
 
-pub async fn fanout(ctx: &Ctx, p: NotificationFanout) -> Result<Value, JobError> {
-    let mut tally = Tally::default();
-    deliver_notifications(ctx, &p.notification_ids, &mut tally).await?;
-    tally.result()
+impl RunJob for NotificationFanout {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let mut tally = Tally::default();
+        deliver_notifications(ctx, &self.notification_ids, &mut tally).await?;
+        tally.result()
+    }
 }
 
 async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Result<(), JobError> {
@@ -78,29 +80,37 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
 }
 
 /// Every due delivery, in batches, until none is left.
-pub async fn drain(ctx: &Ctx) -> Result<Value, JobError> {
-    let mut tally = Tally::default();
-    loop {
-        let due = {
-            let mut c = ctx.deps.db.acquire().await?;
-            notifications::due(&mut c, Ts::now(), 100).await?
-        };
-        if due.is_empty() {
-            break;
+impl RunJob for NotificationDrain {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let mut tally = Tally::default();
+        loop {
+            let due = {
+                let mut c = ctx.deps.db.acquire().await?;
+                notifications::due(&mut c, Ts::now(), 100).await?
+            };
+            if due.is_empty() {
+                break;
+            }
+            let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
+            for d in due {
+                deliver(ctx, d, &mut tally).await?;
+            }
+            if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
+                break; // every due row was claimed by another worker meanwhile
+            }
         }
-        let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
-        for d in due {
-            deliver(ctx, d, &mut tally).await?;
-        }
-        if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
-            break; // every due row was claimed by another worker meanwhile
-        }
+        tally.result()
     }
-    tally.result()
 }
 
 /// An announcement: a notification per user of the audience, then their deliveries.
-pub async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
+impl RunJob for Announcement {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        announce(ctx, self).await
+    }
+}
+
+async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
     let key = format!("announcement:{}", p.announcement_id);
     let users = {
         let mut c = ctx.deps.db.acquire().await?;
