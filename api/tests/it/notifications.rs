@@ -52,7 +52,7 @@ async fn deliveries(app: &TestApp, notification: &str) -> Vec<(String, String, O
         .await
         .unwrap()
         .into_iter()
-        .map(|d| (d.channel, d.status, d.last_error))
+        .map(|d| (d.channel.to_string(), d.status.to_string(), d.last_error))
         .collect()
 }
 
@@ -294,7 +294,7 @@ async fn deliver_drains_due_deliveries_left_behind() {
                 data: &data,
                 dedupe_key: None,
             },
-            &["email"],
+            &[shared::repo::notifications::Channel::Email],
         )
         .await
         .unwrap();

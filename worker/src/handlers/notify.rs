@@ -20,7 +20,9 @@ use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::mail::Email;
 use shared::providers::expo::{Expo, PushMessage};
-use shared::repo::notifications::{self, Delivery, NewNotification, category_of};
+use shared::repo::notifications::{
+    self, Channel, Delivery, DeliveryStatus, NewNotification, PushPlatform, category_of,
+};
 use shared::repo::users;
 
 /// Attempts per delivery (the notify jobs allow as many).
@@ -70,9 +72,9 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
             notifications::deliveries_of(&mut c, chunk).await?
         };
         for d in ds {
-            match d.status.as_str() {
-                "pending" | "sending" => deliver(ctx, d, tally).await?,
-                _ => {}
+            match d.status {
+                DeliveryStatus::Pending | DeliveryStatus::Sending => deliver(ctx, d, tally).await?,
+                DeliveryStatus::Sent | DeliveryStatus::Failed | DeliveryStatus::Skipped => {}
             }
         }
     }
@@ -132,7 +134,7 @@ async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
                     data: &data,
                     dedupe_key: Some(&key),
                 },
-                &["push", "email"],
+                &[Channel::Push, Channel::Email],
             )
             .await?;
         }
@@ -164,20 +166,20 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
-            notifications::finish(&mut c, d.id, "sent", None).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Sent, None).await?;
             tally.sent += 1;
         }
         Outcome::Skipped(why) => {
-            notifications::finish(&mut c, d.id, "skipped", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Skipped, Some(&why)).await?;
             tally.skipped += 1;
         }
         Outcome::Failed(why) => {
-            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
         Outcome::Transient(why) if d.attempts >= MAX_ATTEMPTS => {
             let why = format!("gave up after {} attempts: {why}", d.attempts);
-            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
         Outcome::Transient(why) => {
@@ -199,14 +201,14 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
         return Ok(Outcome::Skipped("user deleted".into()));
     };
     let category = category_of(&n.kind);
-    if notifications::is_unsubscribed(&mut c, user.id, &d.channel, category).await? {
+    if notifications::is_unsubscribed(&mut c, user.id, d.channel, category).await? {
         return Ok(Outcome::Skipped(format!(
             "unsubscribed from {category} by {}",
             d.channel
         )));
     }
-    match d.channel.as_str() {
-        "email" => {
+    match d.channel {
+        Channel::Email => {
             drop(c);
             let keys = Keys::new(&ctx.deps.cfg.secret_key);
             let token = shared::unsubscribe::token(&keys, user.id, category);
@@ -237,13 +239,14 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
                 },
             )
         }
-        "push" => {
+        Channel::Push => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
             drop(c);
             push(ctx, &n, tokens).await
         }
-        other => Ok(Outcome::Failed(format!(
-            "{other} notifications are not sent by this service"
+        Channel::Sms => Ok(Outcome::Failed(format!(
+            "{} notifications are not sent by this service",
+            d.channel
         ))),
     }
 }
@@ -266,7 +269,7 @@ async fn push(
     };
     let expo_tokens: Vec<String> = tokens
         .into_iter()
-        .filter(|t| t.platform == "expo" && Expo::is_expo_token(&t.token))
+        .filter(|t| t.platform == PushPlatform::Expo && Expo::is_expo_token(&t.token))
         .map(|t| t.token)
         .collect();
     if expo_tokens.is_empty() {
