@@ -421,3 +421,19 @@ async fn postgres_notifications_wake_the_worker_for_every_job() {
     }
     w.shutdown().await;
 }
+
+/// A stored queue name this build does not know is an error that names it, never the default
+/// queue (an admin's retry used to push such a job onto `default`).
+#[tokio::test]
+async fn a_stored_unknown_queue_is_an_error_not_the_default_queue() {
+    let app = TestApp::new().await;
+    let job = enqueue(&app, Probe::default(), Owner::default()).await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE job_progress SET queue = 'inbox' WHERE id = $1").bind(job.id)
+    )
+    .unwrap();
+    let e = jobs::progress::get(&mut c, job.id).await.unwrap_err();
+    assert!(e.to_string().contains("unknown Queue `inbox`"), "{e}");
+}
