@@ -10,8 +10,8 @@ use sqlx::types::Json;
 use std::collections::HashMap;
 
 shared::text_enum! {
-    /// Where a job is in its life (`job_progress.status`). The SQL here spells the values
-    /// out where an index predicate needs literals (the live-job unique index).
+    /// Where a job is in its life (`job_progress.status`). The statements below write these
+    /// spellings as SQL literals, as the live-job partial unique index's predicate must.
     pub enum JobStatus {
         /// Waiting for a worker (also between a transient failure and its retry).
         Queued = "queued",
