@@ -604,14 +604,14 @@ pub fn registry() -> Registry {
             .empty(201, "stored"),
     ];
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
-    for task in ::jobs::cron::TASKS {
-        let path = format!("/api/cron/{}", task.name);
+    for &task in ::jobs::cron::CronTask::ALL {
+        let path = format!("/api/cron/{task}");
         for method in [GET, POST] {
             rows.push(
                 route(method, &path, cron::run)
                     .auth(Auth::Cron)
                     .area("cron")
-                    .summary(task.summary)
+                    .summary(task.info().summary)
                     .ok::<jobs::JobAccepted>(202),
             );
         }

@@ -1,118 +1,152 @@
 //! The scheduled tasks: each is a `/api/cron/{name}` route (for external callers and manual
 //! runs) and a schedule of the worker's built-in scheduler. Both enqueue the same job,
-//! `cron.{name}`, deduplicated while one is queued or running.
+//! `cron.{name}`, deduplicated while one is queued or running. The worker's dispatch table
+//! maps every task to its runner (`worker::handlers`).
+//!
+//! Also the scheduler's tick bookkeeping (`cron_ticks`): one row per (task, tick), so a tick
+//! fires once however many worker processes run the scheduler.
 
 use super::{JobSpec, Queue};
+use shared::db::{Executor, Id, Ts};
+use shared::execute;
 
+shared::text_enum! {
+    /// A scheduled task, spelled as in its route, its `SCHEDULE_<NAME>` variable (upper case,
+    /// `_` for `-`) and its job kind (`cron.{name}`).
+    pub enum CronTask {
+        TourindexSync = "tourindex-sync",
+        TourindexAthletesSync = "tourindex-athletes-sync",
+        TourindexAvatars = "tourindex-avatars",
+        HeatsourceSync = "heatsource-sync",
+        HeatsourceOrgsSync = "heatsource-orgs-sync",
+        BackfillSpots = "backfill-spots",
+        ForecastsRefresh = "forecasts-refresh",
+        ClipsPoll = "clips-poll",
+        TokensCleanup = "tokens-cleanup",
+        JobsPrune = "jobs-prune",
+        AuditRetention = "audit-retention",
+        DbMaintenance = "db-maintenance",
+        WaitlistDigest = "waitlist-digest",
+        VerificationReminders = "verification-reminders",
+    }
+}
+
+/// What the scheduler and the routes need to know about a task.
 #[derive(Debug, Clone, Copy)]
-pub struct CronTask {
-    pub name: &'static str,
+pub struct TaskInfo {
     /// Six-field cron expression (with seconds), UTC. `SCHEDULE_<NAME>` overrides it.
     pub default_schedule: &'static str,
     pub queue: Queue,
     pub summary: &'static str,
 }
 
-pub const TASKS: &[CronTask] = &[
-    CronTask {
-        name: "tourindex-sync",
-        default_schedule: "0 15 3 * * *",
-        queue: Queue::Providers,
-        summary: "Refresh tour-index events and results",
-    },
-    CronTask {
-        name: "tourindex-athletes-sync",
-        default_schedule: "0 45 3 * * *",
-        queue: Queue::Providers,
-        summary: "Refresh tour-index athlete profiles linked to rosters",
-    },
-    CronTask {
-        name: "tourindex-avatars",
-        default_schedule: "0 30 4 * * 1",
-        queue: Queue::Providers,
-        summary: "Refresh tour-index athlete pictures",
-    },
-    CronTask {
-        name: "heatsource-sync",
-        default_schedule: "0 */30 * * * *",
-        queue: Queue::Providers,
-        summary: "Refresh heat-provider events, heats and results",
-    },
-    CronTask {
-        name: "heatsource-orgs-sync",
-        default_schedule: "0 0 2 * * *",
-        queue: Queue::Providers,
-        summary: "Refresh the heat provider's organisation cache",
-    },
-    CronTask {
-        name: "backfill-spots",
-        default_schedule: "0 0 5 * * *",
-        queue: Queue::Providers,
-        summary: "Fill in spot details for sessions without them",
-    },
-    CronTask {
-        name: "forecasts-refresh",
-        default_schedule: "0 0 */3 * * *",
-        queue: Queue::Providers,
-        summary: "Refresh cached forecasts of the spots in use",
-    },
-    CronTask {
-        name: "clips-poll",
-        default_schedule: "0 */5 * * * *",
-        queue: Queue::Providers,
-        summary: "Poll the analysis backend for clips stuck in processing",
-    },
-    CronTask {
-        name: "tokens-cleanup",
-        default_schedule: "0 10 * * * *",
-        queue: Queue::Default,
-        summary: "Delete expired sessions, tokens, OAuth states and rate-limit windows",
-    },
-    CronTask {
-        name: "jobs-prune",
-        default_schedule: "0 20 1 * * *",
-        queue: Queue::Default,
-        summary: "Delete finished job rows, queue rows and scheduler ticks past retention",
-    },
-    CronTask {
-        name: "audit-retention",
-        default_schedule: "0 40 1 * * *",
-        queue: Queue::Default,
-        summary: "Delete audit entries older than AUDIT_RETENTION_DAYS",
-    },
-    CronTask {
-        name: "db-maintenance",
-        default_schedule: "0 0 4 * * *",
-        queue: Queue::Default,
-        summary: "SQLite: refresh planner statistics (PRAGMA optimize) and truncate the WAL",
-    },
-    CronTask {
-        name: "waitlist-digest",
-        default_schedule: "0 0 8 * * *",
-        queue: Queue::Notify,
-        summary: "Mail platform admins the new waitlist entries",
-    },
-    CronTask {
-        name: "verification-reminders",
-        default_schedule: "0 0 9 * * *",
-        queue: Queue::Notify,
-        summary: "Remind accounts unverified after two days, once",
-    },
-];
-
-pub fn task(name: &str) -> Option<&'static CronTask> {
-    TASKS.iter().find(|t| t.name == name)
-}
-
-pub fn kind(name: &str) -> String {
-    format!("cron.{name}")
-}
+/// The job kind prefix of scheduled tasks.
+const KIND_PREFIX: &str = "cron.";
 
 impl CronTask {
-    pub fn spec(&self) -> JobSpec {
+    pub fn info(self) -> TaskInfo {
+        use CronTask::*;
+        let (default_schedule, queue, summary) = match self {
+            TourindexSync => (
+                "0 15 3 * * *",
+                Queue::Providers,
+                "Refresh tour-index events and results",
+            ),
+            TourindexAthletesSync => (
+                "0 45 3 * * *",
+                Queue::Providers,
+                "Refresh tour-index athlete profiles linked to rosters",
+            ),
+            TourindexAvatars => (
+                "0 30 4 * * 1",
+                Queue::Providers,
+                "Refresh tour-index athlete pictures",
+            ),
+            HeatsourceSync => (
+                "0 */30 * * * *",
+                Queue::Providers,
+                "Refresh heat-provider events, heats and results",
+            ),
+            HeatsourceOrgsSync => (
+                "0 0 2 * * *",
+                Queue::Providers,
+                "Refresh the heat provider's organisation cache",
+            ),
+            BackfillSpots => (
+                "0 0 5 * * *",
+                Queue::Providers,
+                "Fill in spot details for sessions without them",
+            ),
+            ForecastsRefresh => (
+                "0 0 */3 * * *",
+                Queue::Providers,
+                "Refresh cached forecasts of the spots in use",
+            ),
+            ClipsPoll => (
+                "0 */5 * * * *",
+                Queue::Providers,
+                "Poll the analysis backend for clips stuck in processing",
+            ),
+            TokensCleanup => (
+                "0 10 * * * *",
+                Queue::Default,
+                "Delete expired sessions, tokens, OAuth states and rate-limit windows",
+            ),
+            JobsPrune => (
+                "0 20 1 * * *",
+                Queue::Default,
+                "Delete finished job rows, queue rows and scheduler ticks past retention",
+            ),
+            AuditRetention => (
+                "0 40 1 * * *",
+                Queue::Default,
+                "Delete audit entries older than AUDIT_RETENTION_DAYS",
+            ),
+            DbMaintenance => (
+                "0 0 4 * * *",
+                Queue::Default,
+                "SQLite: refresh planner statistics (PRAGMA optimize) and truncate the WAL",
+            ),
+            WaitlistDigest => (
+                "0 0 8 * * *",
+                Queue::Notify,
+                "Mail platform admins the new waitlist entries",
+            ),
+            VerificationReminders => (
+                "0 0 9 * * *",
+                Queue::Notify,
+                "Remind accounts unverified after two days, once",
+            ),
+        };
+        TaskInfo {
+            default_schedule,
+            queue,
+            summary,
+        }
+    }
+
+    /// The job kind its runs are stored under: `cron.{name}`.
+    pub fn kind(self) -> String {
+        format!("{KIND_PREFIX}{}", self.as_str())
+    }
+
+    /// The task a job kind runs, if it is a scheduled task's.
+    pub fn from_kind(kind: &str) -> Option<CronTask> {
+        CronTask::parse(kind.strip_prefix(KIND_PREFIX)?).ok()
+    }
+
+    /// The environment variable that overrides its schedule: `SCHEDULE_TOKENS_CLEANUP`.
+    pub fn schedule_var(self) -> String {
+        format!(
+            "SCHEDULE_{}",
+            self.as_str().to_uppercase().replace('-', "_")
+        )
+    }
+
+    pub fn spec(self) -> JobSpec {
         JobSpec {
-            kind: kind(self.name),
-            queue: self.queue,
+            kind: self.kind(),
+            queue: self.info().queue,
             max_attempts: 3,
             idempotency_key: Some("scheduled".into()),
             payload: serde_json::json!({}),
@@ -120,13 +154,61 @@ impl CronTask {
     }
 }
 
+/// Records `task`'s `tick` as fired by job `job_id`. False when another process recorded it
+/// first (the caller then enqueues nothing).
+pub async fn claim_tick(
+    x: &mut impl Executor,
+    task: CronTask,
+    tick: Ts,
+    job_id: Id,
+) -> Result<bool, sqlx::Error> {
+    let won = execute!(x, sqlx::query(
+        "INSERT INTO cron_ticks (schedule, tick, job_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+        .bind(task).bind(tick).bind(job_id).bind(Ts::now()))?;
+    Ok(won == 1)
+}
+
+/// Points a claimed tick at the job that actually runs it (an idempotent enqueue may return
+/// a job already queued).
+pub async fn set_tick_job(
+    x: &mut impl Executor,
+    task: CronTask,
+    tick: Ts,
+    job_id: Id,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE cron_ticks SET job_id = $1 WHERE schedule = $2 AND tick = $3")
+            .bind(job_id)
+            .bind(task)
+            .bind(tick)
+    )?;
+    Ok(())
+}
+
+/// Deletes tick records created before `before`; returns how many.
+pub async fn prune_ticks(x: &mut impl Executor, before: Ts) -> Result<u64, sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("DELETE FROM cron_ticks WHERE created_at < $1").bind(before)
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    use super::CronTask;
+
     #[test]
-    fn fourteen_unique_tasks() {
-        let mut names: Vec<_> = super::TASKS.iter().map(|t| t.name).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), 14);
+    fn fourteen_tasks_with_kinds_that_map_back() {
+        assert_eq!(CronTask::ALL.len(), 14);
+        for &t in CronTask::ALL {
+            assert_eq!(CronTask::from_kind(&t.kind()), Some(t));
+        }
+        assert_eq!(CronTask::from_kind("cron.nope"), None);
+        assert_eq!(CronTask::from_kind("tokens-cleanup"), None);
+        assert_eq!(
+            CronTask::TokensCleanup.schedule_var(),
+            "SCHEDULE_TOKENS_CLEANUP"
+        );
     }
 }

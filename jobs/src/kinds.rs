@@ -1,5 +1,6 @@
-//! Job types. Each area adds its jobs here as it is built; the worker maps each `KIND` to its
-//! handler (`worker::handlers`).
+//! Job types. Each area adds its jobs here as it is built, lists the type in [`ALL`], and
+//! registers its runner in the worker's dispatch table (`worker::handlers::Runners`; a test
+//! there checks that every kind listed here has exactly one runner).
 
 use super::{Job, Queue};
 use serde::{Deserialize, Serialize};
@@ -33,9 +34,36 @@ impl Job for Probe {
     }
 }
 
+/// A job type's constants, for code that has only a stored kind (the api's job views).
+#[derive(Debug, Clone, Copy)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub queue: Queue,
+    pub cancellable: bool,
+}
+
+const fn info<J: Job>() -> KindInfo {
+    KindInfo {
+        kind: J::KIND,
+        queue: J::QUEUE,
+        cancellable: J::CANCELLABLE,
+    }
+}
+
+/// Every job type (scheduled tasks are listed in `cron`).
+pub const ALL: &[KindInfo] = &[
+    info::<Probe>(),
+    info::<AthleteImport>(),
+    info::<TrainingImport>(),
+    info::<AthleteResync>(),
+    info::<NotificationFanout>(),
+    info::<NotificationDrain>(),
+    info::<Announcement>(),
+];
+
 /// Whether jobs of `kind` may be cancelled by a user.
 pub fn is_cancellable(kind: &str) -> bool {
-    matches!(kind, k if k == Probe::KIND)
+    ALL.iter().any(|k| k.kind == kind && k.cancellable)
 }
 
 /// A large athlete CSV import, staged in `import_uploads` by `POST /api/athletes/import`.
@@ -150,5 +178,25 @@ impl Job for Announcement {
 
     fn idempotency_key(&self) -> Option<String> {
         Some(self.announcement_id.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Job;
+
+    #[test]
+    fn kinds_are_unique_and_apart_from_scheduled_tasks() {
+        let mut kinds: Vec<_> = super::ALL.iter().map(|k| k.kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds.len(), super::ALL.len(), "a kind is listed twice");
+        assert!(
+            kinds
+                .iter()
+                .all(|k| crate::cron::CronTask::from_kind(k).is_none())
+        );
+        assert!(super::is_cancellable(super::Probe::KIND));
+        assert!(!super::is_cancellable(super::AthleteImport::KIND));
     }
 }

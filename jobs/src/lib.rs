@@ -17,40 +17,18 @@ use serde_json::Value;
 use shared::db::{Executor, Id, Ts};
 use std::time::Duration;
 
-/// The queues a worker serves, each with its own concurrency (see `WORKER_CONCURRENCY`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Queue {
-    /// Short database work: clean-ups, imports of small files, fan-out.
-    Default,
-    /// Calls to external providers (analysis backend, heat and tour providers, forecasts).
-    Providers,
-    /// Video and file work (downloads, probes, storage copies).
-    Media,
-    /// Mail, push and SMS delivery.
-    Notify,
-}
-
-impl Queue {
-    pub const ALL: &'static [Queue] = &[
-        Queue::Default,
-        Queue::Providers,
-        Queue::Media,
-        Queue::Notify,
-    ];
-
-    /// The apalis queue (`job_type` column) name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Queue::Default => "default",
-            Queue::Providers => "providers",
-            Queue::Media => "media",
-            Queue::Notify => "notify",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Queue> {
-        Queue::ALL.iter().copied().find(|q| q.name() == s)
+shared::text_enum! {
+    /// The queues a worker serves, each with its own concurrency (see `WORKER_CONCURRENCY`).
+    /// The spelling is apalis's queue (`job_type` column) name and `job_progress.queue`.
+    pub enum Queue {
+        /// Short database work: clean-ups, imports of small files, fan-out.
+        Default = "default",
+        /// Calls to external providers (analysis backend, heat and tour providers, forecasts).
+        Providers = "providers",
+        /// Video and file work (downloads, probes, storage copies).
+        Media = "media",
+        /// Mail, push and SMS delivery.
+        Notify = "notify",
     }
 }
 

@@ -1,6 +1,6 @@
 //! Progress rows: one per job, written by the worker, read by the api.
 
-use super::{JobSpec, Owner};
+use super::{JobSpec, Owner, Queue};
 use serde::Serialize;
 use serde_json::Value;
 use shared::db::{DbConn, Executor, Id, Ts, is_unique_violation};
@@ -9,22 +9,38 @@ use sqlx::FromRow;
 use sqlx::types::Json;
 use std::collections::HashMap;
 
-pub const QUEUED: &str = "queued";
-pub const RUNNING: &str = "running";
-pub const SUCCEEDED: &str = "succeeded";
-pub const FAILED: &str = "failed";
-pub const CANCELLED: &str = "cancelled";
+shared::text_enum! {
+    /// Where a job is in its life (`job_progress.status`). The statements below write these
+    /// spellings as SQL literals, as the live-job partial unique index's predicate must.
+    pub enum JobStatus {
+        /// Waiting for a worker (also between a transient failure and its retry).
+        Queued = "queued",
+        /// Claimed by a worker for an attempt.
+        Running = "running",
+        Succeeded = "succeeded",
+        /// A permanent error, or a transient one on the last attempt.
+        Failed = "failed",
+        Cancelled = "cancelled",
+    }
+}
+
+/// Lets tests and checks read `p.status == "succeeded"`; code that decides uses the variants.
+impl PartialEq<&str> for JobStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 #[derive(Debug, Clone, FromRow, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Progress {
     pub id: Id,
     pub kind: String,
-    pub queue: String,
+    pub queue: Queue,
     pub org_id: Option<Id>,
     pub created_by: Option<Id>,
     pub idempotency_key: Option<String>,
-    pub status: String,
+    pub status: JobStatus,
     pub attempts: i64,
     pub max_attempts: i64,
     pub percent: Option<i64>,
@@ -58,7 +74,7 @@ pub(crate) async fn insert(
             payload, cancel_requested, run_after, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, FALSE, $9, $10, $10)
          ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING")
-        .bind(id).bind(&spec.kind).bind(spec.queue.name()).bind(owner.org_id).bind(owner.user_id)
+        .bind(id).bind(&spec.kind).bind(spec.queue).bind(owner.org_id).bind(owner.user_id)
         .bind(&spec.idempotency_key).bind(spec.max_attempts as i64).bind(Json(&spec.payload))
         .bind(run_after).bind(now));
     match r {
@@ -215,19 +231,22 @@ pub async fn mark_cancelled(x: &mut impl Executor, id: Id) -> Result<(), sqlx::E
 
 /// Asks a job to stop: a queued one is cancelled at once; a running one is flagged and its
 /// handler stops at its next check. Returns the new status, or `None` when already finished.
-pub async fn request_cancel(x: &mut impl Executor, id: Id) -> Result<Option<String>, sqlx::Error> {
+pub async fn request_cancel(
+    x: &mut impl Executor,
+    id: Id,
+) -> Result<Option<JobStatus>, sqlx::Error> {
     let now = Ts::now();
     let queued = execute!(x, sqlx::query(
         "UPDATE job_progress SET status = 'cancelled', cancel_requested = TRUE, finished_at = $2, updated_at = $2
          WHERE id = $1 AND status = 'queued'")
         .bind(id).bind(now))?;
     if queued == 1 {
-        return Ok(Some(CANCELLED.into()));
+        return Ok(Some(JobStatus::Cancelled));
     }
     let running = execute!(x, sqlx::query(
         "UPDATE job_progress SET cancel_requested = TRUE, updated_at = $2 WHERE id = $1 AND status = 'running'")
         .bind(id).bind(now))?;
-    Ok((running == 1).then(|| RUNNING.into()))
+    Ok((running == 1).then_some(JobStatus::Running))
 }
 
 pub async fn is_cancel_requested(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {

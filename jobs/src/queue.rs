@@ -34,7 +34,7 @@ pub async fn push(
             )
             .bind(payload)
             .bind(task_id)
-            .bind(queue.name())
+            .bind(queue.as_str())
             .bind(APALIS_MAX_ATTEMPTS)
             // apalis-sqlite keeps run_at in whole unix seconds: round a delayed job up so it
             // never starts early, an immediate one down so it does not wait for the next second.
@@ -52,7 +52,7 @@ pub async fn push(
                  VALUES ($1, $2, $3, 'Pending', 0, $4, COALESCE($5, now()), 0, ''::hstore)",
             )
             .bind(task_id)
-            .bind(queue.name())
+            .bind(queue.as_str())
             .bind(payload)
             .bind(APALIS_MAX_ATTEMPTS as i32)
             // apalis's insert trigger NOTIFYs workers only when run_at <= now(), and now() is the
@@ -63,6 +63,31 @@ pub async fn push(
         }
     }
     Ok(())
+}
+
+/// Deletes apalis's finished queue rows (done, killed, failed) finished before `before`;
+/// returns how many. Our progress rows keep the outcome; these rows only feed apalis.
+pub async fn prune_finished(x: &mut impl Executor, before: Ts) -> Result<u64, sqlx::Error> {
+    let n = match x.conn() {
+        DbConn::Sqlite(c) => {
+            sqlx::query(
+                "DELETE FROM Jobs WHERE status IN ('Done', 'Killed', 'Failed') AND done_at < $1",
+            )
+            // apalis-sqlite keeps times in unix seconds.
+            .bind(before.0.timestamp())
+            .execute(&mut *c)
+            .await?
+            .rows_affected()
+        }
+        DbConn::Pg(c) => sqlx::query(
+            "DELETE FROM apalis.jobs WHERE status IN ('Done', 'Killed', 'Failed') AND done_at < $1",
+        )
+        .bind(before.0)
+        .execute(&mut *c)
+        .await?
+        .rows_affected(),
+    };
+    Ok(n)
 }
 
 /// Creates apalis's tables (its own migrations, tracked apart from ours), then swaps its

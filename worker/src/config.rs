@@ -1,6 +1,7 @@
 //! Worker settings, from environment variables (documented in the README).
 
 use jobs::Queue;
+use jobs::cron::CronTask;
 use shared::config::ConfigError;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -19,8 +20,9 @@ pub struct WorkerConfig {
     /// How long a graceful shutdown waits for running jobs before releasing them.
     pub shutdown_deadline: Duration,
     pub scheduler: bool,
-    /// Per-task schedule overrides: `SCHEDULE_TOKENS_CLEANUP="0 */5 * * * *"` or `off`.
-    pub schedule_overrides: BTreeMap<String, String>,
+    /// Per-task schedule overrides: `SCHEDULE_TOKENS_CLEANUP="0 */5 * * * *"`, or `off`
+    /// (`None`: the task does not run on this process's scheduler).
+    pub schedule_overrides: BTreeMap<CronTask, Option<String>>,
     pub audit_retention_days: i64,
     /// First retry delay; doubles per attempt.
     pub backoff_base: Duration,
@@ -144,7 +146,16 @@ fn queue_numbers(var: &'static str, spec: &str) -> Result<Vec<(Queue, usize)>, C
         let (q, n) = part
             .split_once('=')
             .ok_or_else(|| err(var, "expected queue=n[,queue=n]"))?;
-        let q = Queue::parse(q.trim()).ok_or_else(|| err(var, format!("unknown queue {q}")))?;
+        let q = Queue::parse(q.trim()).map_err(|e| {
+            err(
+                var,
+                format!(
+                    "unknown queue {}; expected one of {}",
+                    e.value,
+                    e.expected.join(", ")
+                ),
+            )
+        })?;
         let n: usize = n
             .trim()
             .parse()
@@ -156,18 +167,22 @@ fn queue_numbers(var: &'static str, spec: &str) -> Result<Vec<(Queue, usize)>, C
 
 fn shared_schedule_overrides(
     get: &impl Fn(&str) -> Option<String>,
-) -> Result<BTreeMap<String, String>, ConfigError> {
+) -> Result<BTreeMap<CronTask, Option<String>>, ConfigError> {
     let mut out = BTreeMap::new();
-    for t in jobs::cron::TASKS {
-        let var = format!("SCHEDULE_{}", t.name.to_uppercase().replace('-', "_"));
+    for &t in CronTask::ALL {
+        let var = t.schedule_var();
         if let Some(v) = get(&var) {
-            if v != "off" && crate::scheduler::parse_cron(&v).is_err() {
+            if v == "off" {
+                out.insert(t, None);
+                continue;
+            }
+            if crate::scheduler::parse_cron(&v).is_err() {
                 return Err(err(
                     "SCHEDULE_<TASK>",
                     format!("{var}: not a cron expression: {v}"),
                 ));
             }
-            out.insert(t.name.to_string(), v);
+            out.insert(t, Some(v));
         }
     }
     Ok(out)
@@ -201,5 +216,36 @@ mod tests {
         assert_eq!(e.var, "WORKER_FETCH_BATCH");
         let e = cfg(&[("WORKER_FETCH_BATCH", "inbox=4")]).unwrap_err();
         assert!(e.message.contains("unknown queue"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_unknown_queue_is_a_startup_error_naming_the_queues() {
+        let e = cfg(&[("WORKER_CONCURRENCY", "only:default=4,inbox=2")]).unwrap_err();
+        assert_eq!(e.var, "WORKER_CONCURRENCY");
+        assert_eq!(
+            e.message,
+            "unknown queue inbox; expected one of default, providers, media, notify"
+        );
+        let c = cfg(&[("WORKER_CONCURRENCY", "only:notify=2, media=1")]).unwrap();
+        assert_eq!(
+            c.concurrency.into_iter().collect::<Vec<_>>(),
+            [(Queue::Media, 1), (Queue::Notify, 2)]
+        );
+    }
+
+    #[test]
+    fn schedule_overrides_name_their_task() {
+        let c = cfg(&[
+            ("SCHEDULE_TOKENS_CLEANUP", "0 */5 * * * *"),
+            ("SCHEDULE_CLIPS_POLL", "off"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.schedule_overrides[&CronTask::TokensCleanup].as_deref(),
+            Some("0 */5 * * * *")
+        );
+        assert_eq!(c.schedule_overrides[&CronTask::ClipsPoll], None);
+        let e = cfg(&[("SCHEDULE_JOBS_PRUNE", "weekly")]).unwrap_err();
+        assert!(e.message.contains("SCHEDULE_JOBS_PRUNE"), "{}", e.message);
     }
 }

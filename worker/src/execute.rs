@@ -8,10 +8,10 @@
 
 use crate::Deps;
 use crate::group_commit::GroupCommit;
-use crate::handlers::{self, Ctx};
+use crate::handlers::{Ctx, Runners};
 use futures::FutureExt;
 use jobs::progress::{self, Progress};
-use jobs::{JobError, Queue, backoff};
+use jobs::{JobError, backoff};
 use serde_json::Value;
 use shared::db::{Db, Id, Ts};
 use std::panic::AssertUnwindSafe;
@@ -48,9 +48,14 @@ impl ProgressWrites {
     }
 }
 
-/// Runs one attempt of job `id`. An `Err` means our own bookkeeping failed (the database is
-/// unreachable); apalis then re-delivers the task.
-pub async fn execute(deps: &Arc<Deps>, writes: &ProgressWrites, id: Id) -> Result<(), sqlx::Error> {
+/// Runs one attempt of job `id` with its kind's runner. An `Err` means our own bookkeeping
+/// failed (the database is unreachable); apalis then re-delivers the task.
+pub async fn execute(
+    deps: &Arc<Deps>,
+    writes: &ProgressWrites,
+    runners: &Runners,
+    id: Id,
+) -> Result<(), sqlx::Error> {
     let Some(job) = writes.claims.call(id).await? else {
         return Ok(()); // finished, cancelled or unknown: a duplicate delivery
     };
@@ -82,7 +87,7 @@ pub async fn execute(deps: &Arc<Deps>, writes: &ProgressWrites, id: Id) -> Resul
         org_id: job.org_id,
         attempt: job.attempts as u32,
     };
-    let outcome = AssertUnwindSafe(handlers::dispatch(&ctx, &job.kind, job.payload.0.clone()))
+    let outcome = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()
         .instrument(span.clone())
         .await
@@ -118,8 +123,7 @@ async fn record(
             );
             let mut tx = deps.db.begin().await?;
             progress::retry_later(&mut tx, job.id, &e, at).await?;
-            let queue = Queue::parse(&job.queue).unwrap_or(Queue::Default);
-            jobs::queue::push(&mut tx, queue, job.id, at).await?;
+            jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
             tx.commit().await?;
             tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
         }

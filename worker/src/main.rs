@@ -20,12 +20,13 @@ async fn main() -> anyhow::Result<()> {
             "task", "schedule (UTC)", "queue"
         );
         for (t, expr) in worker::scheduler::effective(&wcfg) {
+            let info = t.info();
             println!(
                 "{:<26} {:<18} {:<10} {}",
-                t.name,
+                t.as_str(),
                 expr.as_deref().unwrap_or("off"),
-                t.queue.name(),
-                t.summary
+                info.queue.as_str(),
+                info.summary
             );
         }
         return Ok(());

@@ -7,6 +7,7 @@
 
 use crate::Deps;
 use crate::execute::{ProgressWrites, execute};
+use crate::handlers::Runners;
 use crate::wakeups::{Kick, Wakeups};
 use apalis::prelude::*;
 use apalis_postgres::{PostgresStorage, Pubsub};
@@ -30,16 +31,17 @@ fn worker_name(queue: Queue) -> String {
     format!(
         "{host}-{}-{}-{}",
         std::process::id(),
-        queue.name(),
+        queue.as_str(),
         jobs::queue::new_task_id()
     )
 }
 
-/// What a queue worker's handler reaches: the process's dependencies and batched writes
-/// (shared by all queues) and its own worker's kick.
+/// What a queue worker's handler reaches: the process's dependencies, batched writes and
+/// dispatch table (shared by all queues) and its own worker's kick.
 struct Shared {
     deps: Arc<Deps>,
     writes: ProgressWrites,
+    runners: Arc<Runners>,
     kick: Arc<Kick>,
     queue: Queue,
     /// Set at shutdown: tasks delivered from now on are handed back, not started.
@@ -59,7 +61,7 @@ async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError>
         shared.kick.finished();
         return released.map_err(|e| e.into());
     }
-    let done = execute(&shared.deps, &shared.writes, r.id).await;
+    let done = execute(&shared.deps, &shared.writes, &shared.runners, r.id).await;
     // apalis sends the task's ack right after this returns, in the same poll; when the worker
     // goes idle, the kick makes it record that now rather than when the next job arrives.
     shared.kick.finished();
@@ -92,6 +94,7 @@ impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
         let writes = ProgressWrites::start(&deps.db);
+        let runners = Arc::new(Runners::new());
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
             let batch = cfg.fetch_batch.get(&queue).copied().unwrap_or(concurrency);
@@ -100,6 +103,7 @@ impl Runtime {
             let shared = Arc::new(Shared {
                 deps: deps.clone(),
                 writes: writes.clone(),
+                runners: runners.clone(),
                 kick: kick.clone(),
                 queue,
                 draining: AtomicBool::new(false),
@@ -107,7 +111,7 @@ impl Runtime {
             let handle = match &deps.db {
                 Db::Sqlite(pool) => {
                     let config = apalis_sqlite::Config::default()
-                        .queue(queue.name())
+                        .queue(queue.as_str())
                         .batch_size(batch)
                         .heartbeat_interval(cfg.heartbeat)
                         .missed_heartbeats(cfg.lease_misses as usize)
@@ -123,7 +127,7 @@ impl Runtime {
                 }
                 Db::Pg(pool) => {
                     let config = apalis_postgres::Config::default()
-                        .queue(queue.name())
+                        .queue(queue.as_str())
                         .batch_size(batch)
                         .heartbeat_interval(cfg.heartbeat)
                         .missed_heartbeats(cfg.lease_misses as usize)
@@ -132,7 +136,7 @@ impl Runtime {
                         // reads (our progress row says running).
                         .lock_tasks(false);
                     let strategy = Wakeups::notified(
-                        Pubsub::new(pool.clone(), queue.name().to_string()),
+                        Pubsub::new(pool.clone(), queue.as_str().to_string()),
                         cfg.poll,
                         kick,
                     );
@@ -143,7 +147,7 @@ impl Runtime {
                 }
             };
             tracing::info!(
-                queue = queue.name(),
+                queue = queue.as_str(),
                 concurrency,
                 fetch_batch = batch,
                 "worker started"

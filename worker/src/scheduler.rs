@@ -10,9 +10,8 @@ use chrono::{DateTime, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds};
 use jobs::Owner;
-use jobs::cron::{CronTask, TASKS};
+use jobs::cron::CronTask;
 use shared::db::{Id, Ts};
-use shared::execute;
 use std::sync::Arc;
 use tokio_cron_scheduler::{Job, JobScheduler};
 
@@ -25,16 +24,13 @@ pub fn parse_cron(expr: &str) -> Result<Cron, String> {
 }
 
 /// The effective schedule of every task: (task, expression or None when switched off).
-pub fn effective(
-    deps_cfg: &crate::config::WorkerConfig,
-) -> Vec<(&'static CronTask, Option<String>)> {
-    TASKS
+pub fn effective(deps_cfg: &crate::config::WorkerConfig) -> Vec<(CronTask, Option<String>)> {
+    CronTask::ALL
         .iter()
-        .map(|t| {
-            let expr = match deps_cfg.schedule_overrides.get(t.name) {
-                Some(v) if v == "off" => None,
-                Some(v) => Some(v.clone()),
-                None => Some(t.default_schedule.to_string()),
+        .map(|&t| {
+            let expr = match deps_cfg.schedule_overrides.get(&t) {
+                Some(v) => v.clone(),
+                None => Some(t.info().default_schedule.to_string()),
             };
             (t, expr)
         })
@@ -55,25 +51,16 @@ pub fn tick_of(cron: &Cron, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
 /// Fires `task`'s tick once across all processes. Returns the job id when this call won.
 pub async fn fire(
     deps: &Deps,
-    task: &CronTask,
+    task: CronTask,
     tick: DateTime<Utc>,
 ) -> Result<Option<Id>, sqlx::Error> {
+    let tick = Ts::from_datetime(tick);
     let mut tx = deps.db.begin().await?;
-    let job_id = Id::new();
-    let won = execute!(&mut tx, sqlx::query(
-        "INSERT INTO cron_ticks (schedule, tick, job_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
-        .bind(task.name).bind(Ts::from_datetime(tick)).bind(job_id).bind(Ts::now()))?;
-    if won == 0 {
+    if !jobs::cron::claim_tick(&mut tx, task, tick, Id::new()).await? {
         return Ok(None);
     }
     let enqueued = jobs::enqueue(&mut tx, &task.spec(), Owner::default()).await?;
-    execute!(
-        &mut tx,
-        sqlx::query("UPDATE cron_ticks SET job_id = $1 WHERE schedule = $2 AND tick = $3")
-            .bind(enqueued.id)
-            .bind(task.name)
-            .bind(Ts::from_datetime(tick))
-    )?;
+    jobs::cron::set_tick_job(&mut tx, task, tick, enqueued.id).await?;
     tx.commit().await?;
     Ok(Some(enqueued.id))
 }
@@ -87,7 +74,7 @@ impl Scheduler {
         let inner = JobScheduler::new().await?;
         for (task, expr) in effective(&deps.worker) {
             let Some(expr) = expr else { continue };
-            let cron = parse_cron(&expr).map_err(|e| anyhow::anyhow!("{}: {e}", task.name))?;
+            let cron = parse_cron(&expr).map_err(|e| anyhow::anyhow!("{task}: {e}"))?;
             let deps = deps.clone();
             let job = Job::new_async(expr.as_str(), move |_, _| {
                 let deps = deps.clone();
@@ -98,13 +85,13 @@ impl Scheduler {
                     };
                     match fire(&deps, task, tick).await {
                         Ok(Some(id)) => {
-                            tracing::info!(task = task.name, %tick, job_id = %id, "scheduled task enqueued")
+                            tracing::info!(task = task.as_str(), %tick, job_id = %id, "scheduled task enqueued")
                         }
                         Ok(None) => {
-                            tracing::debug!(task = task.name, %tick, "tick already fired by another worker")
+                            tracing::debug!(task = task.as_str(), %tick, "tick already fired by another worker")
                         }
                         Err(e) => {
-                            tracing::error!(task = task.name, error = %e, "could not fire a scheduled task")
+                            tracing::error!(task = task.as_str(), error = %e, "could not fire a scheduled task")
                         }
                     }
                 })

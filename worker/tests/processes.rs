@@ -191,14 +191,9 @@ async fn jobs_arriving_during_shutdown_wait_for_the_next_worker() {
 #[tokio::test]
 async fn three_worker_processes_fire_each_tick_once() {
     let f = Fixture::new().await;
-    let mut env: Vec<(String, String)> = jobs::cron::TASKS
+    let mut env: Vec<(String, String)> = jobs::cron::CronTask::ALL
         .iter()
-        .map(|t| {
-            (
-                format!("SCHEDULE_{}", t.name.to_uppercase().replace('-', "_")),
-                "off".to_string(),
-            )
-        })
+        .map(|t| (t.schedule_var(), "off".to_string()))
         .collect();
     env.push(("SCHEDULE_TOKENS_CLEANUP".into(), "* * * * * *".into()));
     env.push(("SCHEDULER".into(), "on".into()));

@@ -657,7 +657,7 @@ async fn settings_view(state: &AppState) -> Result<SettingsView> {
         Some(w) => Value::Object(
             worker::scheduler::effective(&w)
                 .into_iter()
-                .map(|(t, e)| (t.name.to_string(), json!(e)))
+                .map(|(t, e)| (t.to_string(), json!(e)))
                 .collect(),
         ),
         None => Value::Null,

@@ -6,13 +6,14 @@ use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, State};
 use axum::http::StatusCode;
+use jobs::cron::CronTask;
 
 pub async fn run(
     State(state): State<AppState>,
     path: MatchedPath,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let name = path.as_str().trim_start_matches("/api/cron/");
-    let task = jobs::cron::task(name).ok_or_else(|| Error::not_found("scheduled task"))?;
+    let task = CronTask::parse(name).map_err(|_| Error::not_found("scheduled task"))?;
     let mut tx = state.db.begin().await?;
     let job = jobs::enqueue(&mut tx, &task.spec(), jobs::Owner::default()).await?;
     tx.commit().await?;

@@ -8,7 +8,7 @@ use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::progress::{self, Progress};
+use jobs::progress::{self, JobStatus, Progress};
 use serde::Serialize;
 use serde_json::Value;
 use shared::db::{Executor, Id, Ts};
@@ -20,7 +20,7 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct JobAccepted {
     pub job_id: Id,
-    pub status: String,
+    pub status: JobStatus,
     /// GET this for progress.
     pub poll_url: String,
     /// True when an identical job was already queued or running and is returned instead.
@@ -33,7 +33,7 @@ pub fn accepted(job: jobs::Enqueued) -> (StatusCode, axum::Json<JobAccepted>) {
         StatusCode::ACCEPTED,
         axum::Json(JobAccepted {
             job_id: job.id,
-            status: "queued".into(),
+            status: JobStatus::Queued,
             poll_url: format!("/api/jobs/{}", job.id),
             existing: job.existing,
         }),
@@ -45,8 +45,7 @@ pub fn accepted(job: jobs::Enqueued) -> (StatusCode, axum::Json<JobAccepted>) {
 pub struct JobView {
     pub id: Id,
     pub kind: String,
-    /// queued, running, succeeded, failed or cancelled
-    pub status: String,
+    pub status: JobStatus,
     pub attempts: i64,
     pub max_attempts: i64,
     pub percent: Option<i64>,
@@ -169,8 +168,7 @@ pub async fn retry(
         )
         .into());
     }
-    let queue = jobs::Queue::parse(&job.queue).unwrap_or(jobs::Queue::Default);
-    jobs::queue::push(&mut tx, queue, id, Ts::now()).await?;
+    jobs::queue::push(&mut tx, job.queue, id, Ts::now()).await?;
     audit::record(
         &mut tx,
         caller.audit(

@@ -4,15 +4,38 @@
 //! worker claims (`claim_delivery`), sends, and closes as sent, failed or skipped, or puts back
 //! to pending with a later `next_attempt_at` after a transient failure.
 
-use crate::db::{Executor, Id, Ts};
+use crate::db::{Executor, Id, TextEnum, Ts};
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;
 use sqlx::types::Json;
 
-pub const CHANNELS: &[&str] = &["email", "push", "sms"];
-pub const DELIVERY_STATUSES: &[&str] = &["pending", "sending", "sent", "failed", "skipped"];
-pub const PUSH_PLATFORMS: &[&str] = &["expo", "fcm"];
+crate::text_enum! {
+    /// A way a notification reaches its user (one delivery row per channel).
+    pub enum Channel { Email = "email", Push = "push", Sms = "sms" }
+}
+
+crate::text_enum! {
+    /// Where a delivery is: `pending` (due at `next_attempt_at`), `sending` (claimed until
+    /// `locked_until`), then closed as `sent`, `failed` or `skipped`.
+    pub enum DeliveryStatus {
+        Pending = "pending",
+        Sending = "sending",
+        Sent = "sent",
+        Failed = "failed",
+        Skipped = "skipped",
+    }
+}
+
+crate::text_enum! {
+    /// Whose push service a device token belongs to.
+    pub enum PushPlatform { Expo = "expo", Fcm = "fcm" }
+}
+
+/// The accepted spellings, for validators that list them.
+pub const CHANNELS: &[&str] = <Channel as TextEnum>::NAMES;
+pub const DELIVERY_STATUSES: &[&str] = <DeliveryStatus as TextEnum>::NAMES;
+pub const PUSH_PLATFORMS: &[&str] = <PushPlatform as TextEnum>::NAMES;
 
 #[derive(Debug, Clone, FromRow)]
 pub struct Notification {
@@ -45,7 +68,7 @@ pub struct NewNotification<'a> {
 pub async fn insert(
     x: &mut impl Executor,
     n: &NewNotification<'_>,
-    channels: &[&str],
+    channels: &[Channel],
 ) -> Result<Option<Id>, sqlx::Error> {
     let id = Id::new();
     let now = Ts::now();
@@ -107,8 +130,8 @@ pub async fn search(
 pub struct Delivery {
     pub id: Id,
     pub notification_id: Id,
-    pub channel: String,
-    pub status: String,
+    pub channel: Channel,
+    pub status: DeliveryStatus,
     pub attempts: i64,
     pub last_error: Option<String>,
     pub next_attempt_at: Ts,
@@ -173,11 +196,11 @@ pub async fn claim(
 pub async fn finish(
     x: &mut impl Executor,
     id: Id,
-    status: &str,
+    status: DeliveryStatus,
     error: Option<&str>,
 ) -> Result<(), sqlx::Error> {
     let now = Ts::now();
-    let sent_at = (status == "sent").then_some(now);
+    let sent_at = (status == DeliveryStatus::Sent).then_some(now);
     execute!(x, sqlx::query(
         "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5 WHERE id = $1")
         .bind(id).bind(status).bind(error).bind(sent_at).bind(now))?;
@@ -204,7 +227,7 @@ pub struct PushToken {
     pub id: Id,
     pub user_id: Id,
     pub token: String,
-    pub platform: String,
+    pub platform: PushPlatform,
     pub device_name: Option<String>,
     pub created_at: Ts,
     pub updated_at: Ts,
@@ -216,7 +239,7 @@ pub async fn register_push_token(
     x: &mut impl Executor,
     user: Id,
     token: &str,
-    platform: &str,
+    platform: PushPlatform,
     device_name: Option<&str>,
 ) -> Result<(PushToken, Option<Id>), sqlx::Error> {
     let previous: Option<Id> = sql!(x, c => sqlx::query_scalar("SELECT user_id FROM push_tokens WHERE token = $1")
@@ -277,7 +300,7 @@ pub fn category_of(kind: &str) -> &str {
 pub async fn unsubscribe(
     x: &mut impl Executor,
     user: Id,
-    channel: &str,
+    channel: Channel,
     category: &str,
     source: &str,
 ) -> Result<(), sqlx::Error> {
@@ -292,7 +315,7 @@ pub async fn unsubscribe(
 pub async fn is_unsubscribed(
     x: &mut impl Executor,
     user: Id,
-    channel: &str,
+    channel: Channel,
     category: &str,
 ) -> Result<bool, sqlx::Error> {
     let n: i64 = sql!(x, c => sqlx::query_scalar(

@@ -52,6 +52,25 @@ pub async fn by_email(x: &mut impl Executor, email: &str) -> Result<Option<User>
     sql!(x, c => sqlx::query_as::<_, User>(sqlx::AssertSqlSafe(q)).bind(email).fetch_optional(&mut *c).await)
 }
 
+/// The email addresses of every platform admin, sorted.
+pub async fn platform_admin_emails(x: &mut impl Executor) -> Result<Vec<String>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, String>(
+        "SELECT email FROM users WHERE is_platform_admin = TRUE ORDER BY email")
+        .fetch_all(&mut *c).await)
+}
+
+/// Users created in `[since, until)` who have not verified their email address.
+pub async fn unverified_created_between(
+    x: &mut impl Executor,
+    since: Ts,
+    until: Ts,
+) -> Result<Vec<User>, sqlx::Error> {
+    let q = format!(
+        "SELECT {COLUMNS} FROM users WHERE email_verified_at IS NULL AND created_at >= $1 AND created_at < $2"
+    );
+    sql!(x, c => sqlx::query_as::<_, User>(sqlx::AssertSqlSafe(q)).bind(since).bind(until).fetch_all(&mut *c).await)
+}
+
 pub async fn set_password(
     x: &mut impl Executor,
     id: Id,

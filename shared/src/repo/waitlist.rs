@@ -39,6 +39,17 @@ pub async fn list(
         .bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// Entries created in `[since, until)`, oldest first (the admins' digest).
+pub async fn created_between(
+    x: &mut impl Executor,
+    since: Ts,
+    until: Ts,
+) -> Result<Vec<Entry>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Entry>(
+        "SELECT id, email, name, note, created_at, invited_at FROM waitlist WHERE created_at >= $1 AND created_at < $2 ORDER BY created_at")
+        .bind(since).bind(until).fetch_all(&mut *c).await)
+}
+
 pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Entry>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, Entry>("SELECT id, email, name, note, created_at, invited_at FROM waitlist WHERE id = $1")
         .bind(id).fetch_optional(&mut *c).await)

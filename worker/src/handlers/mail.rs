@@ -3,10 +3,9 @@
 use super::Ctx;
 use jobs::JobError;
 use serde_json::{Value, json};
-use shared::db::{Id, Ts};
+use shared::db::Ts;
 use shared::mail::Email;
-use shared::repo::settings;
-use shared::sql;
+use shared::repo::{settings, users, waitlist};
 
 /// Mails every platform admin the waitlist entries created since the previous digest.
 pub async fn waitlist_digest(ctx: &Ctx) -> Result<Value, JobError> {
@@ -16,19 +15,17 @@ pub async fn waitlist_digest(ctx: &Ctx) -> Result<Value, JobError> {
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or(Ts(chrono::DateTime::UNIX_EPOCH));
     let until = Ts::now();
-    let entries: Vec<(String, Option<String>, Option<String>)> = sql!(&mut c, c => sqlx::query_as(
-        "SELECT email, name, note FROM waitlist WHERE created_at >= $1 AND created_at < $2 ORDER BY created_at")
-        .bind(since).bind(until).fetch_all(&mut *c).await)?;
-    let admins: Vec<String> = sql!(&mut c, c => sqlx::query_scalar(
-        "SELECT email FROM users WHERE is_platform_admin = TRUE ORDER BY email")
-        .fetch_all(&mut *c).await)?;
+    let entries = waitlist::created_between(&mut c, since, until).await?;
+    let admins = users::platform_admin_emails(&mut c).await?;
     if !entries.is_empty() && !admins.is_empty() {
         let mut text = format!("{} new waitlist request(s):\n\n", entries.len());
-        for (email, name, note) in &entries {
+        for e in &entries {
             text.push_str(&format!(
-                "- {email} {} {}\n",
-                name.as_deref().unwrap_or(""),
-                note.as_deref()
+                "- {} {} {}\n",
+                e.email,
+                e.name.as_deref().unwrap_or(""),
+                e.note
+                    .as_deref()
                     .map(|n| format!("({n})"))
                     .unwrap_or_default()
             ));
@@ -55,12 +52,17 @@ pub async fn waitlist_digest(ctx: &Ctx) -> Result<Value, JobError> {
 pub async fn verification_reminders(ctx: &Ctx) -> Result<Value, JobError> {
     let now = Ts::now();
     let mut c = ctx.deps.db.acquire().await?;
-    let users: Vec<(Id, String, String)> = sql!(&mut c, c => sqlx::query_as(
-        "SELECT id, email, name FROM users WHERE email_verified_at IS NULL AND created_at >= $1 AND created_at < $2")
-        .bind(now.minus(chrono::Duration::hours(72))).bind(now.minus(chrono::Duration::hours(48)))
-        .fetch_all(&mut *c).await)?;
+    let unverified = users::unverified_created_between(
+        &mut c,
+        now.minus(chrono::Duration::hours(72)),
+        now.minus(chrono::Duration::hours(48)),
+    )
+    .await?;
     let mut sent = 0;
-    for (id, email, name) in users {
+    for users::User {
+        id, email, name, ..
+    } in unverified
+    {
         let token = shared::repo::auth_tokens::create_email_token(
             &mut c,
             id,

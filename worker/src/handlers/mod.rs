@@ -1,5 +1,11 @@
-//! Job handlers, by kind. A handler gets a [`Ctx`] and its payload, and returns a JSON result
-//! or a [`JobError`] (permanent: not retried; transient: retried with backoff).
+//! Job handlers. Each job type owns its run ([`RunJob`]); scheduled tasks map to theirs in
+//! [`scheduled`]. [`Runners`] is the one dispatch table (kind → runner), built once when the
+//! runtime starts. A handler gets a [`Ctx`] and returns a JSON result or a [`JobError`]
+//! (permanent: not retried; transient: retried with backoff).
+//!
+//! A new job type: define it in `jobs::kinds` (and list it in `jobs::kinds::ALL`), implement
+//! [`RunJob`] for it here or in its area's handler module, and register it in
+//! [`Runners::new`].
 
 mod imports;
 mod mail;
@@ -7,6 +13,8 @@ mod maintenance;
 mod notify;
 
 use crate::Deps;
+use futures::future::BoxFuture;
+use jobs::cron::CronTask;
 use jobs::kinds::{
     Announcement, AthleteImport, AthleteResync, NotificationDrain, NotificationFanout, Probe,
     TrainingImport,
@@ -15,6 +23,9 @@ use jobs::{Job, JobError, progress};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use shared::db::Id;
+use shared::providers::ProviderError;
+use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,83 +56,191 @@ impl Ctx {
     }
 }
 
-fn parse<T: DeserializeOwned>(payload: Value) -> Result<T, JobError> {
-    serde_json::from_value(payload).map_err(|e| JobError::Permanent(format!("bad payload: {e}")))
+/// A job type's work in the worker: the payload, parsed, runs itself.
+pub trait RunJob: Job + DeserializeOwned + 'static {
+    fn run(self, ctx: &Ctx) -> impl Future<Output = Result<Value, JobError>> + Send;
 }
 
-pub async fn dispatch(ctx: &Ctx, kind: &str, payload: Value) -> Result<Value, JobError> {
-    if let Some(name) = kind.strip_prefix("cron.") {
-        return scheduled(ctx, name).await;
+/// One entry of the dispatch table: runs a job of its kind from the stored payload.
+pub type Runner = for<'a> fn(&'a Ctx, Value) -> BoxFuture<'a, Result<Value, JobError>>;
+
+/// The dispatch table: every job kind and scheduled task to its runner.
+pub struct Runners {
+    by_kind: HashMap<Box<str>, Runner>,
+}
+
+impl Runners {
+    /// Every runner. Registering a kind twice panics (a test builds the table).
+    pub fn new() -> Runners {
+        let mut t = Runners {
+            by_kind: HashMap::new(),
+        };
+        t.job::<Probe>();
+        t.job::<AthleteImport>();
+        t.job::<TrainingImport>();
+        t.job::<AthleteResync>();
+        t.job::<NotificationFanout>();
+        t.job::<NotificationDrain>();
+        t.job::<Announcement>();
+        for &task in CronTask::ALL {
+            t.insert(task.kind(), scheduled(task));
+        }
+        t
     }
-    match kind {
-        Probe::KIND => probe(ctx, parse(payload)?).await,
-        AthleteImport::KIND => imports::athletes_import(ctx, parse(payload)?).await,
-        TrainingImport::KIND => imports::training_import(ctx, parse(payload)?).await,
-        AthleteResync::KIND => imports::athletes_resync(ctx, parse(payload)?).await,
-        NotificationFanout::KIND => notify::fanout(ctx, parse(payload)?).await,
-        NotificationDrain::KIND => notify::drain(ctx).await,
-        Announcement::KIND => notify::announce(ctx, parse(payload)?).await,
-        other => Err(JobError::Permanent(format!(
-            "no handler for job kind {other}"
-        ))),
+
+    fn job<J: RunJob>(&mut self) {
+        self.insert(J::KIND.to_string(), run_job::<J>);
+    }
+
+    fn insert(&mut self, kind: String, runner: Runner) {
+        let kind = kind.into_boxed_str();
+        assert!(
+            !self.by_kind.contains_key(&kind),
+            "two runners for job kind {kind}"
+        );
+        self.by_kind.insert(kind, runner);
+    }
+
+    /// Runs a job of `kind`; an unknown kind fails permanently.
+    pub async fn dispatch(&self, ctx: &Ctx, kind: &str, payload: Value) -> Result<Value, JobError> {
+        match self.by_kind.get(kind) {
+            Some(run) => run(ctx, payload).await,
+            None => Err(JobError::Permanent(match kind.strip_prefix("cron.") {
+                Some(name) => format!("no scheduled task named {name}"),
+                None => format!("no handler for job kind {kind}"),
+            })),
+        }
+    }
+
+    /// The kinds that have a runner.
+    pub fn kinds(&self) -> impl Iterator<Item = &str> {
+        self.by_kind.keys().map(|k| &**k)
     }
 }
 
-async fn scheduled(ctx: &Ctx, name: &str) -> Result<Value, JobError> {
-    match name {
-        "tokens-cleanup" => maintenance::tokens_cleanup(ctx).await,
-        "jobs-prune" => maintenance::jobs_prune(ctx).await,
-        "audit-retention" => maintenance::audit_retention(ctx).await,
-        "db-maintenance" => maintenance::db_maintenance(ctx).await,
-        "waitlist-digest" => mail::waitlist_digest(ctx).await,
-        "verification-reminders" => mail::verification_reminders(ctx).await,
+impl Default for Runners {
+    fn default() -> Self {
+        Runners::new()
+    }
+}
+
+fn run_job<'a, J: RunJob>(ctx: &'a Ctx, payload: Value) -> BoxFuture<'a, Result<Value, JobError>> {
+    Box::pin(async move {
+        let job: J = serde_json::from_value(payload)
+            .map_err(|e| JobError::Permanent(format!("bad payload: {e}")))?;
+        job.run(ctx).await
+    })
+}
+
+/// A runner from an async fn of the context alone (scheduled tasks take no payload).
+macro_rules! task_runner {
+    ($f:expr) => {{
+        fn run(ctx: &Ctx, _: Value) -> BoxFuture<'_, Result<Value, JobError>> {
+            Box::pin($f(ctx))
+        }
+        run as Runner
+    }};
+}
+
+/// The runner of each scheduled task.
+fn scheduled(task: CronTask) -> Runner {
+    use CronTask::*;
+    match task {
+        TokensCleanup => task_runner!(maintenance::tokens_cleanup),
+        JobsPrune => task_runner!(maintenance::jobs_prune),
+        AuditRetention => task_runner!(maintenance::audit_retention),
+        DbMaintenance => task_runner!(maintenance::db_maintenance),
+        WaitlistDigest => task_runner!(mail::waitlist_digest),
+        VerificationReminders => task_runner!(mail::verification_reminders),
         // Provider syncs: their adapters arrive with the competition, footage and forecast
         // areas. Until a provider is configured the job fails permanently and says so.
-        "tourindex-sync" | "tourindex-athletes-sync" | "tourindex-avatars" => {
-            Err(shared::providers::ProviderError::NotConfigured("tourindex").into())
+        TourindexSync | TourindexAthletesSync | TourindexAvatars => {
+            task_runner!(|_| not_configured("tourindex"))
         }
-        "heatsource-sync" | "heatsource-orgs-sync" => {
-            Err(shared::providers::ProviderError::NotConfigured("heatsource").into())
-        }
-        "backfill-spots" => {
-            Err(shared::providers::ProviderError::NotConfigured("spotsource").into())
-        }
-        "forecasts-refresh" => {
-            Err(shared::providers::ProviderError::NotConfigured("forecast").into())
-        }
-        "clips-poll" => {
-            Err(shared::providers::ProviderError::NotConfigured("analysis backend").into())
-        }
-        other => Err(JobError::Permanent(format!(
-            "no scheduled task named {other}"
-        ))),
+        HeatsourceSync | HeatsourceOrgsSync => task_runner!(|_| not_configured("heatsource")),
+        BackfillSpots => task_runner!(|_| not_configured("spotsource")),
+        ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
+        ClipsPoll => task_runner!(|_| not_configured("analysis backend")),
+    }
+}
+
+async fn not_configured(provider: &'static str) -> Result<Value, JobError> {
+    Err(ProviderError::NotConfigured(provider).into())
+}
+
+// The imports' bodies live in `imports.rs` (being moved onto the import pipeline); their
+// registration is here.
+impl RunJob for AthleteImport {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        imports::athletes_import(ctx, self).await
+    }
+}
+
+impl RunJob for TrainingImport {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        imports::training_import(ctx, self).await
+    }
+}
+
+impl RunJob for AthleteResync {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        imports::athletes_resync(ctx, self).await
     }
 }
 
 /// The diagnostics probe: sleeps in steps (reporting progress, honouring cancellation), fails
 /// as asked, and echoes its marker and attempt.
-async fn probe(ctx: &Ctx, p: Probe) -> Result<Value, JobError> {
-    if p.fail_permanently {
-        return Err(JobError::Permanent(
-            "probe asked to fail permanently".into(),
-        ));
-    }
-    if ctx.attempt <= p.fail_attempts {
-        return Err(JobError::Transient(format!(
-            "probe asked to fail attempt {}",
-            ctx.attempt
-        )));
-    }
-    if p.sleep_ms > 0 {
-        let steps = 10;
-        for i in 1..=steps {
-            tokio::time::sleep(Duration::from_millis(p.sleep_ms / steps)).await;
-            if ctx.cancelled().await? {
-                return Err(JobError::Cancelled);
-            }
-            ctx.progress(Some((i * 100 / steps) as i64), Some("sleeping"))
-                .await?;
+impl RunJob for Probe {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        if self.fail_permanently {
+            return Err(JobError::Permanent(
+                "probe asked to fail permanently".into(),
+            ));
         }
+        if ctx.attempt <= self.fail_attempts {
+            return Err(JobError::Transient(format!(
+                "probe asked to fail attempt {}",
+                ctx.attempt
+            )));
+        }
+        if self.sleep_ms > 0 {
+            let steps = 10;
+            for i in 1..=steps {
+                tokio::time::sleep(Duration::from_millis(self.sleep_ms / steps)).await;
+                if ctx.cancelled().await? {
+                    return Err(JobError::Cancelled);
+                }
+                ctx.progress(Some((i * 100 / steps) as i64), Some("sleeping"))
+                    .await?;
+            }
+        }
+        Ok(json!({ "marker": self.marker, "attempt": ctx.attempt }))
     }
-    Ok(json!({ "marker": p.marker, "attempt": ctx.attempt }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_job_kind_and_scheduled_task_has_exactly_one_runner() {
+        // `new` panics on a kind registered twice; here: nothing missing, nothing extra.
+        let table = Runners::new();
+        let mut want: Vec<String> = jobs::kinds::ALL
+            .iter()
+            .map(|k| k.kind.to_string())
+            .chain(CronTask::ALL.iter().map(|t| t.kind()))
+            .collect();
+        want.sort();
+        let mut have: Vec<String> = table.kinds().map(str::to_string).collect();
+        have.sort();
+        assert_eq!(have, want);
+    }
+
+    #[test]
+    #[should_panic(expected = "two runners for job kind diagnostics.probe")]
+    fn registering_a_kind_twice_is_refused() {
+        let mut table = Runners::new();
+        table.job::<Probe>();
+    }
 }

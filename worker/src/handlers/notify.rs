@@ -12,15 +12,17 @@
 //! A transient failure puts the delivery back to pending with the job backoff and fails the job
 //! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
-use super::Ctx;
+use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::kinds::{Announcement, NotificationFanout};
+use jobs::kinds::{Announcement, NotificationDrain, NotificationFanout};
 use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::mail::Email;
 use shared::providers::expo::{Expo, PushMessage};
-use shared::repo::notifications::{self, Delivery, NewNotification, category_of};
+use shared::repo::notifications::{
+    self, Channel, Delivery, DeliveryStatus, NewNotification, PushPlatform, category_of,
+};
 use shared::repo::users;
 
 /// Attempts per delivery (the notify jobs allow as many).
@@ -55,10 +57,12 @@ enum Outcome {
     Transient(String),
 }
 
-pub async fn fanout(ctx: &Ctx, p: NotificationFanout) -> Result<Value, JobError> {
-    let mut tally = Tally::default();
-    deliver_notifications(ctx, &p.notification_ids, &mut tally).await?;
-    tally.result()
+impl RunJob for NotificationFanout {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let mut tally = Tally::default();
+        deliver_notifications(ctx, &self.notification_ids, &mut tally).await?;
+        tally.result()
+    }
 }
 
 async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Result<(), JobError> {
@@ -68,9 +72,9 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
             notifications::deliveries_of(&mut c, chunk).await?
         };
         for d in ds {
-            match d.status.as_str() {
-                "pending" | "sending" => deliver(ctx, d, tally).await?,
-                _ => {}
+            match d.status {
+                DeliveryStatus::Pending | DeliveryStatus::Sending => deliver(ctx, d, tally).await?,
+                DeliveryStatus::Sent | DeliveryStatus::Failed | DeliveryStatus::Skipped => {}
             }
         }
     }
@@ -78,29 +82,37 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
 }
 
 /// Every due delivery, in batches, until none is left.
-pub async fn drain(ctx: &Ctx) -> Result<Value, JobError> {
-    let mut tally = Tally::default();
-    loop {
-        let due = {
-            let mut c = ctx.deps.db.acquire().await?;
-            notifications::due(&mut c, Ts::now(), 100).await?
-        };
-        if due.is_empty() {
-            break;
+impl RunJob for NotificationDrain {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let mut tally = Tally::default();
+        loop {
+            let due = {
+                let mut c = ctx.deps.db.acquire().await?;
+                notifications::due(&mut c, Ts::now(), 100).await?
+            };
+            if due.is_empty() {
+                break;
+            }
+            let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
+            for d in due {
+                deliver(ctx, d, &mut tally).await?;
+            }
+            if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
+                break; // every due row was claimed by another worker meanwhile
+            }
         }
-        let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
-        for d in due {
-            deliver(ctx, d, &mut tally).await?;
-        }
-        if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
-            break; // every due row was claimed by another worker meanwhile
-        }
+        tally.result()
     }
-    tally.result()
 }
 
 /// An announcement: a notification per user of the audience, then their deliveries.
-pub async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
+impl RunJob for Announcement {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        announce(ctx, self).await
+    }
+}
+
+async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
     let key = format!("announcement:{}", p.announcement_id);
     let users = {
         let mut c = ctx.deps.db.acquire().await?;
@@ -122,7 +134,7 @@ pub async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
                     data: &data,
                     dedupe_key: Some(&key),
                 },
-                &["push", "email"],
+                &[Channel::Push, Channel::Email],
             )
             .await?;
         }
@@ -154,20 +166,20 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
-            notifications::finish(&mut c, d.id, "sent", None).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Sent, None).await?;
             tally.sent += 1;
         }
         Outcome::Skipped(why) => {
-            notifications::finish(&mut c, d.id, "skipped", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Skipped, Some(&why)).await?;
             tally.skipped += 1;
         }
         Outcome::Failed(why) => {
-            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
         Outcome::Transient(why) if d.attempts >= MAX_ATTEMPTS => {
             let why = format!("gave up after {} attempts: {why}", d.attempts);
-            notifications::finish(&mut c, d.id, "failed", Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
         Outcome::Transient(why) => {
@@ -189,14 +201,14 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
         return Ok(Outcome::Skipped("user deleted".into()));
     };
     let category = category_of(&n.kind);
-    if notifications::is_unsubscribed(&mut c, user.id, &d.channel, category).await? {
+    if notifications::is_unsubscribed(&mut c, user.id, d.channel, category).await? {
         return Ok(Outcome::Skipped(format!(
             "unsubscribed from {category} by {}",
             d.channel
         )));
     }
-    match d.channel.as_str() {
-        "email" => {
+    match d.channel {
+        Channel::Email => {
             drop(c);
             let keys = Keys::new(&ctx.deps.cfg.secret_key);
             let token = shared::unsubscribe::token(&keys, user.id, category);
@@ -227,13 +239,14 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
                 },
             )
         }
-        "push" => {
+        Channel::Push => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
             drop(c);
             push(ctx, &n, tokens).await
         }
-        other => Ok(Outcome::Failed(format!(
-            "{other} notifications are not sent by this service"
+        Channel::Sms => Ok(Outcome::Failed(format!(
+            "{} notifications are not sent by this service",
+            d.channel
         ))),
     }
 }
@@ -256,7 +269,7 @@ async fn push(
     };
     let expo_tokens: Vec<String> = tokens
         .into_iter()
-        .filter(|t| t.platform == "expo" && Expo::is_expo_token(&t.token))
+        .filter(|t| t.platform == PushPlatform::Expo && Expo::is_expo_token(&t.token))
         .map(|t| t.token)
         .collect();
     if expo_tokens.is_empty() {

@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::db::{Id, Ts};
 use shared::error::Validator;
-use shared::repo::notifications::{self, CHANNELS, DELIVERY_STATUSES, Delivery, Filter};
+use shared::repo::notifications::{
+    self, CHANNELS, Channel, DELIVERY_STATUSES, Delivery, DeliveryStatus, Filter,
+};
 use shared::repo::{audit, orgs};
 
 use utoipa::ToSchema;
@@ -23,10 +25,8 @@ use utoipa::ToSchema;
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryView {
-    /// email, push or sms
-    pub channel: String,
-    /// pending, sending, sent, failed or skipped
-    pub status: String,
+    pub channel: Channel,
+    pub status: DeliveryStatus,
     pub attempts: i64,
     pub last_error: Option<String>,
     pub next_attempt_at: Ts,

@@ -9,10 +9,10 @@ use jobs::{Job, Owner};
 use serde_json::json;
 use shared::db::{Id, Tx};
 use shared::repo::messaging::Message;
-use shared::repo::notifications::{self, NewNotification};
+use shared::repo::notifications::{self, Channel, NewNotification};
 
 /// Channels a notification goes out on when its creator does not say.
-pub const DEFAULT_CHANNELS: &[&str] = &["push", "email"];
+pub const DEFAULT_CHANNELS: &[Channel] = &[Channel::Push, Channel::Email];
 const PREVIEW_CHARS: usize = 140;
 
 /// Enqueues delivery of freshly created notifications.

@@ -11,8 +11,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::db::Ts;
 use shared::error::Validator;
-use shared::repo::notifications::{self, PUSH_PLATFORMS};
-
+use shared::repo::notifications::{self, PUSH_PLATFORMS, PushPlatform};
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -29,7 +28,7 @@ pub struct RegisterPush {
 #[serde(rename_all = "camelCase")]
 pub struct PushRegistration {
     pub token: String,
-    pub platform: String,
+    pub platform: PushPlatform,
     pub device_name: Option<String>,
     /// The token was registered to another account and now is not.
     pub moved_from_another_account: bool,
@@ -57,12 +56,13 @@ pub async fn register(
         .platform
         .clone()
         .unwrap_or_else(|| if looks_expo(&token) { "expo" } else { "" }.into());
+    let parsed = PushPlatform::parse(&platform).ok();
     if platform.is_empty() {
         v.add("platform", "required", "expo or fcm");
-    } else {
+    } else if parsed.is_none() {
         v.choice("platform", &platform, PUSH_PLATFORMS);
     }
-    if platform == "expo" && !token.is_empty() {
+    if parsed == Some(PushPlatform::Expo) && !token.is_empty() {
         v.check(
             is_expo_token(&token),
             "token",
@@ -82,13 +82,17 @@ pub async fn register(
         "must be at most 100 characters",
     );
     v.finish()?;
+    // Validated above: a missing or unknown platform has failed `finish`.
+    let Some(platform) = parsed else {
+        return Err(Error::internal(anyhow::anyhow!("push platform unparsed")).into());
+    };
     let mut tx = state.db.begin().await?;
     let before = notifications::push_tokens_of(&mut tx, caller.user.id)
         .await?
         .into_iter()
         .any(|t| t.token == token);
     let (row, previous) =
-        notifications::register_push_token(&mut tx, caller.user.id, &token, &platform, device)
+        notifications::register_push_token(&mut tx, caller.user.id, &token, platform, device)
             .await?;
     tx.commit().await?;
     let status = if before {

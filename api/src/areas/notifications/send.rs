@@ -15,13 +15,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::db::Id;
 use shared::error::Validator;
-use shared::repo::notifications::{self, NewNotification};
+use shared::repo::notifications::{self, Channel, NewNotification};
 use shared::repo::orgs;
 use utoipa::ToSchema;
 
 pub const MAX_RECIPIENTS: usize = 500;
 /// Channels a sender may ask for (SMS notifications are not sent by this service).
-pub const SEND_CHANNELS: &[&str] = &["email", "push"];
+pub const SEND_CHANNELS: &[Channel] = &[Channel::Email, Channel::Push];
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -93,11 +93,12 @@ pub async fn send(
         "invalid",
         "a JSON object of at most 4 KiB",
     );
-    let channels: Vec<&str> = match &req.channels {
+    let channels: Vec<Channel> = match &req.channels {
         None => DEFAULT_CHANNELS.to_vec(),
         Some(chs) => {
+            let names: Vec<&str> = SEND_CHANNELS.iter().map(|c| c.as_str()).collect();
             for ch in chs {
-                v.choice("channels", ch, SEND_CHANNELS);
+                v.choice("channels", ch, &names);
             }
             v.check(
                 !chs.is_empty(),
@@ -108,7 +109,7 @@ pub async fn send(
             SEND_CHANNELS
                 .iter()
                 .copied()
-                .filter(|s| chs.iter().any(|c| c == s))
+                .filter(|s| chs.iter().any(|c| c == s.as_str()))
                 .collect()
         }
     };

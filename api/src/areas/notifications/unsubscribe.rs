@@ -10,8 +10,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::db::Id;
-use shared::repo::notifications;
-
+use shared::repo::notifications::{self, Channel};
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -42,7 +41,8 @@ pub async fn show(
 ) -> Result<axum::Json<UnsubscribeState>> {
     let (user, category) = verify(&state, &q)?;
     let mut c = state.db.acquire().await?;
-    let unsubscribed = notifications::is_unsubscribed(&mut c, user, "email", &category).await?;
+    let unsubscribed =
+        notifications::is_unsubscribed(&mut c, user, Channel::Email, &category).await?;
     Ok(axum::Json(UnsubscribeState {
         channel: "email".into(),
         category,
@@ -58,7 +58,7 @@ pub async fn unsubscribe(
 ) -> Result<axum::Json<UnsubscribeState>> {
     let (user, category) = verify(&state, &q)?;
     let mut c = state.db.acquire().await?;
-    notifications::unsubscribe(&mut c, user, "email", &category, "one-click").await?;
+    notifications::unsubscribe(&mut c, user, Channel::Email, &category, "one-click").await?;
     Ok(axum::Json(UnsubscribeState {
         channel: "email".into(),
         category,

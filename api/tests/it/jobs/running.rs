@@ -210,7 +210,7 @@ async fn queued_and_running_jobs_can_be_cancelled() {
     let mut tx = app.state.db.begin().await.unwrap();
     let cron = jobs::enqueue(
         &mut tx,
-        &jobs::cron::task("jobs-prune").unwrap().spec(),
+        &jobs::cron::CronTask::JobsPrune.spec(),
         owner_of(&s),
     )
     .await
@@ -222,4 +222,20 @@ async fn queued_and_running_jobs_can_be_cancelled() {
         .await
         .assert_error(StatusCode::CONFLICT, "not_cancellable");
     w.shutdown().await;
+}
+
+/// A stored queue name this build does not know is an error that names it, never the default
+/// queue (an admin's retry used to push such a job onto `default`).
+#[tokio::test]
+async fn a_stored_unknown_queue_is_an_error_not_the_default_queue() {
+    let app = TestApp::new().await;
+    let job = enqueue_probe(&app, Probe::default(), Owner::default()).await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE job_progress SET queue = 'inbox' WHERE id = $1").bind(job.id)
+    )
+    .unwrap();
+    let e = jobs::progress::get(&mut c, job.id).await.unwrap_err();
+    assert!(e.to_string().contains("unknown Queue `inbox`"), "{e}");
 }

@@ -71,14 +71,9 @@ async fn cron_routes_enqueue_their_task_once_and_unconfigured_providers_fail_cle
 #[tokio::test]
 async fn in_process_schedulers_fire_each_tick_once() {
     let app = TestApp::new().await;
-    let mut env: Vec<(String, String)> = jobs::cron::TASKS
+    let mut env: Vec<(String, String)> = jobs::cron::CronTask::ALL
         .iter()
-        .map(|t| {
-            (
-                format!("SCHEDULE_{}", t.name.to_uppercase().replace('-', "_")),
-                "off".to_string(),
-            )
-        })
+        .map(|t| (t.schedule_var(), "off".to_string()))
         .collect();
     env.push(("SCHEDULE_TOKENS_CLEANUP".into(), "* * * * * *".into()));
     env.push(("SCHEDULER".into(), "on".into()));

@@ -149,7 +149,7 @@ async fn deliver_drains_due_deliveries_left_behind() {
                 data: &data,
                 dedupe_key: None,
             },
-            &["email"],
+            &[shared::repo::notifications::Channel::Email],
         )
         .await
         .unwrap();

@@ -52,7 +52,7 @@ pub async fn deliveries(
         .await
         .unwrap()
         .into_iter()
-        .map(|d| (d.channel, d.status, d.last_error))
+        .map(|d| (d.channel.to_string(), d.status.to_string(), d.last_error))
         .collect()
 }
 
