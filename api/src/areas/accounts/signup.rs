@@ -11,21 +11,18 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use shared::authz::ORG_TYPES;
 use shared::config::SignupMode;
 use shared::crypto::password;
 use shared::db::{Executor, is_unique_violation};
 use shared::error::Validator;
 use shared::repo::auth_tokens::EmailPurpose;
-use shared::repo::{audit, orgs, ratelimit, settings, signup_invites, users, waitlist};
+use shared::repo::orgs::OrgType;
+use shared::repo::{audit, orgs, ratelimit, signup_invites, users, waitlist};
 use shared::{Error, Result};
 use utoipa::ToSchema;
 
 pub async fn current_mode(state: &AppState, x: &mut impl Executor) -> Result<SignupMode> {
-    Ok(settings::get(x, "signup_mode")
-        .await?
-        .and_then(|v| v.as_str().and_then(SignupMode::parse))
-        .unwrap_or(state.cfg.signup_mode_default))
+    shared::domain::admin::signup_mode(x, state.cfg.signup_mode_default).await
 }
 
 #[derive(Deserialize)]
@@ -102,8 +99,12 @@ pub async fn signup(
         Some(n) => v.text("workspaceName", n, 100),
         None => format!("{name}'s workspace"),
     };
-    let ws_type = req.workspace_type.as_deref().unwrap_or("coach");
-    v.choice("workspaceType", ws_type, ORG_TYPES);
+    let ws_type = v
+        .choice_of::<OrgType>(
+            "workspaceType",
+            req.workspace_type.as_deref().unwrap_or("coach"),
+        )
+        .unwrap_or(OrgType::Coach);
     v.finish()?;
 
     let ip = crate::http::client_ip(&parts);
