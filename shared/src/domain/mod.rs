@@ -14,8 +14,10 @@
 pub mod accounts;
 pub mod admin;
 pub mod coaches;
+pub mod invites;
 pub mod members;
 pub mod orgs;
+pub mod roles;
 
 use crate::authz::{Perm, PermSet};
 use crate::db::Id;
