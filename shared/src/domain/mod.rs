@@ -18,6 +18,7 @@ pub mod invites;
 pub mod members;
 pub mod orgs;
 pub mod roles;
+pub mod tv;
 
 use crate::authz::{Perm, PermSet};
 use crate::db::Id;
