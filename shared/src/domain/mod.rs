@@ -12,11 +12,13 @@
 //! response; the worker calls the same operations (imports, syncs), so each rule exists once.
 
 pub mod accounts;
+pub mod activity;
 pub mod admin;
 pub mod coaches;
 pub mod invites;
 pub mod members;
 pub mod orgs;
+pub mod reviewvideo;
 pub mod roles;
 pub mod tv;
 
