@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::db::Ts;
 use shared::error::Validator;
-use shared::repo::notifications::{self, PUSH_PLATFORMS};
+use shared::repo::notifications::{self, PushPlatform};
 use shared::{Error, Result};
 use utoipa::ToSchema;
 
@@ -52,16 +52,15 @@ pub async fn register(
 ) -> Result<(StatusCode, axum::Json<PushRegistration>)> {
     let mut v = Validator::new();
     let token = v.text("token", &req.token, 4096);
-    let platform = req
-        .platform
-        .clone()
-        .unwrap_or_else(|| if looks_expo(&token) { "expo" } else { "" }.into());
-    if platform.is_empty() {
-        v.add("platform", "required", "expo or fcm");
-    } else {
-        v.choice("platform", &platform, PUSH_PLATFORMS);
-    }
-    if platform == "expo" && !token.is_empty() {
+    let platform = match req.platform.as_deref() {
+        Some(p) if !p.is_empty() => v.choice_of::<PushPlatform>("platform", p),
+        None if looks_expo(&token) => Some(PushPlatform::Expo),
+        _ => {
+            v.add("platform", "required", "expo or fcm");
+            None
+        }
+    };
+    if platform == Some(PushPlatform::Expo) && !token.is_empty() {
         v.check(
             is_expo_token(&token),
             "token",
@@ -81,14 +80,20 @@ pub async fn register(
         "must be at most 100 characters",
     );
     v.finish()?;
+    let platform = platform.expect("validated");
     let mut tx = state.db.begin().await?;
     let before = notifications::push_tokens_of(&mut tx, caller.user.id)
         .await?
         .into_iter()
         .any(|t| t.token == token);
-    let (row, previous) =
-        notifications::register_push_token(&mut tx, caller.user.id, &token, &platform, device)
-            .await?;
+    let (row, previous) = notifications::register_push_token(
+        &mut tx,
+        caller.user.id,
+        &token,
+        platform.as_str(),
+        device,
+    )
+    .await?;
     tx.commit().await?;
     let status = if before {
         StatusCode::OK
