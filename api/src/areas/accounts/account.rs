@@ -1,11 +1,5 @@
-//! Workspace provisioning and account deletion (rules in `shared::domain::accounts`).
-//!
-//! Deleting an account (password re-entered) removes the user, their sessions, tokens, provider
-//! connections and memberships. Workspaces where they are the only member are deleted with all
-//! their data. A workspace where they are the only owner but others are members blocks the
-//! deletion (409 `ownership_transfer_required`, listing those workspaces): its members would be
-//! left without an owner, so ownership must be transferred first. Workspaces with another owner
-//! are simply left. Audit entries are kept (they name ids, not personal data).
+//! Workspace provisioning and account deletion; the rules (who may delete, what happens to
+//! each workspace) are in `shared::domain::accounts`.
 
 use super::MembershipView;
 use crate::auth::Caller;
