@@ -20,6 +20,9 @@ pub struct Inner {
     pub reviewvideo: Option<ReviewVideo>,
     pub twilio: Option<Twilio>,
     pub storage: Storage,
+    /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
+    /// environment once at start-up; null when that configuration is invalid.
+    pub schedules: serde_json::Value,
 }
 
 impl std::ops::Deref for AppState {
@@ -42,6 +45,7 @@ impl AppState {
             .map(|c| ReviewVideo::new(c, http.clone()));
         let twilio = cfg.twilio.clone().map(|c| Twilio::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
+        let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
         Ok(AppState(Arc::new(Inner {
             storage,
             keys: Keys::new(&cfg.secret_key),
@@ -50,6 +54,20 @@ impl AppState {
             mailer,
             reviewvideo,
             twilio,
+            schedules,
         })))
+    }
+}
+
+/// Every scheduled task's effective schedule as the worker configuration gives it.
+fn schedules(sqlite: bool) -> serde_json::Value {
+    match worker::config::WorkerConfig::from_env(sqlite) {
+        Ok(w) => serde_json::Value::Object(
+            worker::scheduler::effective(&w)
+                .into_iter()
+                .map(|(t, e)| (t.to_string(), serde_json::json!(e)))
+                .collect(),
+        ),
+        Err(_) => serde_json::Value::Null,
     }
 }

@@ -35,29 +35,12 @@ pub struct Config {
     pub storage: crate::storage::StorageConfig,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SignupMode {
-    Open,
-    InviteLocked,
-    Waitlist,
-}
-
-impl SignupMode {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "open" => Some(SignupMode::Open),
-            "invite-locked" => Some(SignupMode::InviteLocked),
-            "waitlist" => Some(SignupMode::Waitlist),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SignupMode::Open => "open",
-            SignupMode::InviteLocked => "invite-locked",
-            SignupMode::Waitlist => "waitlist",
-        }
+crate::text_enum! {
+    /// Who may sign up: anyone, holders of a signup invite, or nobody (a waitlist instead).
+    pub enum SignupMode {
+        Open = "open",
+        InviteLocked = "invite-locked",
+        Waitlist = "waitlist",
     }
 }
 
@@ -143,7 +126,7 @@ impl Config {
             None => Vec::new(), // filled by `ensure_secret_key` for the embedded default
         };
         let signup_mode_default = match get("SIGNUP_MODE") {
-            Some(v) => SignupMode::parse(&v).ok_or_else(|| {
+            Some(v) => SignupMode::parse(&v).map_err(|_| {
                 err(
                     "SIGNUP_MODE",
                     "must be one of open, invite-locked, waitlist",

@@ -10,12 +10,8 @@ use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
-use shared::error::Validator;
-use shared::repo::{activity, orgs};
+use shared::domain::activity::{self as domain, EventBatch, RawEvent};
 use utoipa::ToSchema;
-
-const MAX_EVENTS: usize = 50;
-const MAX_DATA_BYTES: usize = 4096;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,76 +42,29 @@ pub async fn log(
     headers: HeaderMap,
     Body(req): Body<LogRequest>,
 ) -> Result<(StatusCode, axum::Json<Logged>)> {
-    let mut v = Validator::new();
-    v.check(
-        !req.events.is_empty() && req.events.len() <= MAX_EVENTS,
-        "events",
-        "out_of_range",
-        "send 1 to 50 events",
-    );
-    for (i, e) in req.events.iter().enumerate() {
-        let ok_kind = !e.kind.is_empty()
-            && e.kind.len() <= 64
-            && e.kind
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-        v.check(
-            ok_kind,
-            &format!("events[{i}].kind"),
-            "invalid",
-            "1 to 64 of a-z, 0-9, _ and .",
-        );
-        v.check(
-            e.path.as_ref().is_none_or(|p| p.len() <= 500),
-            &format!("events[{i}].path"),
-            "too_long",
-            "at most 500 characters",
-        );
-        let size = e.data.as_ref().map(|d| d.to_string().len()).unwrap_or(0);
-        v.check(
-            size <= MAX_DATA_BYTES,
-            &format!("events[{i}].data"),
-            "too_long",
-            "at most 4 KiB of JSON",
-        );
-    }
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    // The workspace the client is in, if it says so and the user belongs to it.
-    let org: Option<Id> = match headers
+    let batch = EventBatch::parse(
+        req.events
+            .into_iter()
+            .map(|e| RawEvent {
+                kind: e.kind,
+                path: e.path,
+                data: e.data,
+                at: e.at,
+            })
+            .collect(),
+    )?;
+    // The workspace the client says it is in (the operation checks membership).
+    let workspace: Option<Id> = headers
         .get("x-workspace-id")
         .and_then(|h| h.to_str().ok())
-        .and_then(|s| s.parse().ok())
-    {
-        Some(org)
-            if orgs::membership(&mut tx, caller.user.id, org)
-                .await?
-                .is_some() =>
-        {
-            Some(org)
-        }
-        _ => caller.user.default_org_id,
-    };
-    let now = Ts::now();
-    let earliest = now.minus(chrono::Duration::hours(1));
-    for e in &req.events {
-        let at = e.at.map(|t| t.clamp(earliest, now)).unwrap_or(now);
-        activity::insert(
-            &mut tx,
-            caller.user.id,
-            org,
-            &e.kind,
-            e.path.as_deref(),
-            e.data.as_ref().unwrap_or(&Value::Null),
-            at,
-        )
-        .await?;
-    }
-    tx.commit().await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        axum::Json(Logged {
-            accepted: req.events.len(),
-        }),
-    ))
+        .and_then(|s| s.parse().ok());
+    let accepted = domain::log(
+        &state.db,
+        caller.actor(),
+        workspace,
+        caller.user.default_org_id,
+        batch,
+    )
+    .await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(Logged { accepted })))
 }

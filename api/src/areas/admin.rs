@@ -4,9 +4,9 @@
 
 use super::orgs::{AuditView, audit_view};
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -14,12 +14,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::config::SignupMode;
 use shared::db::{Id, Ts};
+use shared::domain::admin::{self as domain, SignupInviteStatus};
 use shared::error::Validator;
-use shared::mail::Email;
-use shared::repo::{
-    activity, audit, impersonation, orgs, settings, signup_invites, subscriptions, users, waitlist,
-};
-use shared::sql;
+use shared::repo::orgs::OrgType;
+use shared::repo::subscriptions::{SubscriptionKind, SubscriptionStatus};
+use shared::repo::{activity, audit, signup_invites, subscriptions};
 use utoipa::ToSchema;
 
 // ---- metrics and activity ----
@@ -39,25 +38,21 @@ pub struct Metrics {
 }
 
 pub async fn metrics(State(state): State<AppState>) -> Result<axum::Json<Metrics>> {
-    let mut c = state.db.acquire().await?;
-    let now = Ts::now();
-    let users: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&mut *c).await)?;
-    let verified: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email_verified_at IS NOT NULL").fetch_one(&mut *c).await)?;
-    let recent: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE created_at >= $1").bind(now.minus(chrono::Duration::days(7))).fetch_one(&mut *c).await)?;
-    let workspaces: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM orgs").fetch_one(&mut *c).await)?;
-    let members: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM members").fetch_one(&mut *c).await)?;
-    let waiting: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM waitlist WHERE invited_at IS NULL").fetch_one(&mut *c).await)?;
-    let sessions: i64 = sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM web_sessions WHERE expires_at > $1").bind(now).fetch_one(&mut *c).await)?;
-    let jobs: Vec<(String, i64)> = sql!(&mut c, c => sqlx::query_as("SELECT status, COUNT(*) FROM job_progress GROUP BY status ORDER BY status").fetch_all(&mut *c).await)?;
+    let m = domain::metrics(&state.db).await?;
     Ok(axum::Json(Metrics {
-        users,
-        users_verified: verified,
-        signups_last_7_days: recent,
-        workspaces,
-        members,
-        waitlist_pending: waiting,
-        active_sessions: sessions,
-        jobs_by_status: Value::Object(jobs.into_iter().map(|(k, n)| (k, json!(n))).collect()),
+        users: m.users,
+        users_verified: m.users_verified,
+        signups_last_7_days: m.users_since,
+        workspaces: m.workspaces,
+        members: m.members,
+        waitlist_pending: m.waitlist_pending,
+        active_sessions: m.active_sessions,
+        jobs_by_status: Value::Object(
+            m.jobs_by_status
+                .into_iter()
+                .map(|(k, n)| (k, json!(n)))
+                .collect(),
+        ),
     }))
 }
 
@@ -97,18 +92,12 @@ pub struct LiveMetrics {
 
 /// The Live page: who is active now and the latest events.
 pub async fn live_metrics(State(state): State<AppState>) -> Result<axum::Json<LiveMetrics>> {
-    let mut c = state.db.acquire().await?;
-    let now = Ts::now();
-    let (events5, users5) =
-        activity::counts_since(&mut c, now.minus(chrono::Duration::minutes(5))).await?;
-    let (_, users60) =
-        activity::counts_since(&mut c, now.minus(chrono::Duration::hours(1))).await?;
-    let recent = activity::list(&mut c, None, None, None, None, 50, 0).await?;
+    let l = domain::live(&state.db).await?;
     Ok(axum::Json(LiveMetrics {
-        events_last_5_minutes: events5,
-        active_users_last_5_minutes: users5,
-        active_users_last_hour: users60,
-        recent: recent.into_iter().map(event_view).collect(),
+        events_last_5_minutes: l.events_last_5_minutes,
+        active_users_last_5_minutes: l.active_users_last_5_minutes,
+        active_users_last_hour: l.active_users_last_hour,
+        recent: l.recent.into_iter().map(event_view).collect(),
     }))
 }
 
@@ -121,22 +110,23 @@ pub struct ActivityQuery {
     since: Option<Ts>,
 }
 
+impl From<ActivityQuery> for domain::ActivityFilter {
+    fn from(q: ActivityQuery) -> Self {
+        domain::ActivityFilter {
+            user_id: q.user_id,
+            org_id: q.org_id,
+            kind: q.kind,
+            since: q.since,
+        }
+    }
+}
+
 pub async fn activity(
     State(state): State<AppState>,
     Query(q): Query<ActivityQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<EventView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = activity::list(
-        &mut c,
-        q.user_id,
-        q.org_id,
-        q.kind.as_deref(),
-        q.since,
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = domain::activity(&state.db, &q.into(), page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(event_view).collect()),
     ))
@@ -158,9 +148,8 @@ pub async fn audit_log(
     Query(q): Query<AuditQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<AuditView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = audit::search(
-        &mut c,
+    let rows = domain::audit_log(
+        &state.db,
         audit::Filter {
             org_id: q.org_id,
             actor: q.actor_id,
@@ -190,7 +179,7 @@ pub struct OrgSummaryView {
     pub id: Id,
     pub name: String,
     #[serde(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub plan: String,
     pub members: i64,
     pub created_at: Ts,
@@ -201,14 +190,8 @@ pub async fn orgs(
     Query(q): Query<SearchQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<OrgSummaryView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = orgs::search(
-        &mut c,
-        q.q.as_deref().filter(|s| !s.is_empty()),
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows =
+        domain::workspaces(&state.db, q.q.as_deref(), page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(
             rows.into_iter()
@@ -231,7 +214,7 @@ pub struct OrgDetail {
     pub id: Id,
     pub name: String,
     #[serde(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub plan: String,
     pub seat_cap: i64,
     pub seat_cap_override: Option<i64>,
@@ -240,31 +223,27 @@ pub struct OrgDetail {
     pub created_at: Ts,
 }
 
-async fn org_detail(c: &mut shared::db::Conn, id: Id) -> Result<OrgDetail> {
-    let org = orgs::by_id(c, id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    let cap = orgs::seat_cap(c, &org).await?;
-    let members = orgs::list_members(c, id, 500, 0).await?;
-    Ok(OrgDetail {
-        id: org.id,
-        name: org.name.clone(),
-        org_type: org.org_type.clone(),
-        plan: org.plan.clone(),
-        seat_cap: cap,
-        seat_cap_override: org.seat_cap,
-        members: members.into_iter().map(Into::into).collect(),
-        disabled_modules: org.disabled_modules.0,
-        created_at: org.created_at,
-    })
+fn org_detail(w: domain::Workspace) -> OrgDetail {
+    OrgDetail {
+        id: w.org.id,
+        name: w.org.name,
+        org_type: w.org.org_type,
+        plan: w.org.plan,
+        seat_cap: w.seat_cap,
+        seat_cap_override: w.org.seat_cap,
+        members: w.members.into_iter().map(Into::into).collect(),
+        disabled_modules: w.org.disabled_modules.0,
+        created_at: w.org.created_at,
+    }
 }
 
 pub async fn org(
     State(state): State<AppState>,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<OrgDetail>> {
-    let mut c = state.db.acquire().await?;
-    Ok(axum::Json(org_detail(&mut c, id).await?))
+    Ok(axum::Json(org_detail(
+        domain::workspace(&state.db, id).await?,
+    )))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -280,37 +259,9 @@ pub async fn update_org(
     Path(id): Path<Id>,
     Body(req): Body<OrgAdminUpdate>,
 ) -> Result<axum::Json<OrgDetail>> {
-    let mut v = Validator::new();
-    if let Some(Some(cap)) = req.seat_cap {
-        v.check(
-            (1..=100_000).contains(&cap),
-            "seatCap",
-            "out_of_range",
-            "between 1 and 100000",
-        );
-    }
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    orgs::by_id(&mut tx, id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    if let Some(cap) = req.seat_cap {
-        orgs::set_seat_cap(&mut tx, id, cap).await?;
-    }
-    audit::record(
-        &mut tx,
-        caller.audit(
-            Some(id),
-            "admin.org_updated",
-            "org",
-            Some(id.to_string()),
-            json!({ "seatCap": req.seat_cap }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    let mut c = state.db.acquire().await?;
-    Ok(axum::Json(org_detail(&mut c, id).await?))
+    let patch = domain::WorkspacePatch::parse(req.seat_cap)?;
+    let w = domain::update_workspace(&state.db, caller.actor(), id, patch).await?;
+    Ok(axum::Json(org_detail(w)))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -325,14 +276,7 @@ pub async fn users_list(
     Query(q): Query<SearchQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<super::accounts::UserView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = users::search(
-        &mut c,
-        q.q.as_deref().filter(|s| !s.is_empty()),
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = domain::users(&state.db, q.q.as_deref(), page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(
         rows.iter().map(super::accounts::UserView::from).collect(),
     )))
@@ -342,11 +286,7 @@ pub async fn user(
     State(state): State<AppState>,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<UserDetail>> {
-    let mut c = state.db.acquire().await?;
-    let u = users::by_id(&mut c, id)
-        .await?
-        .ok_or_else(|| Error::not_found("user"))?;
-    let ms = orgs::memberships_of(&mut c, id).await?;
+    let (u, ms) = domain::user(&state.db, id).await?;
     Ok(axum::Json(UserDetail {
         user: (&u).into(),
         workspaces: ms.iter().map(Into::into).collect(),
@@ -377,44 +317,16 @@ pub async fn impersonate(
     caller: Caller,
     Body(req): Body<ImpersonateRequest>,
 ) -> Result<axum::Json<ImpersonationView>> {
-    let mut v = Validator::new();
-    let reason = v.text("reason", &req.reason, 500);
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let target = users::by_id(&mut tx, req.user_id)
-        .await?
-        .ok_or_else(|| Error::not_found("user"))?;
-    if target.is_platform_admin {
-        return Err(Error::forbidden(
-            "cannot_impersonate_admin",
-            "platform admins cannot be impersonated",
-        )
-        .into());
-    }
-    let i = impersonation::start(
-        &mut tx,
-        caller.user.id,
-        target.id,
+    let i = domain::impersonate(
+        &state.db,
+        caller.actor(),
         &caller.sign_in_ref(),
-        &reason,
+        req.user_id,
+        &req.reason,
     )
     .await?;
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: None,
-            actor: Some(caller.user.id),
-            impersonator: None,
-            action: "admin.impersonation_started",
-            target_type: "user",
-            target_id: Some(target.id.to_string()),
-            data: json!({ "reason": reason, "expiresAt": i.expires_at }),
-        },
-    )
-    .await?;
-    tx.commit().await?;
     Ok(axum::Json(ImpersonationView {
-        user_id: target.id,
+        user_id: i.target_user_id,
         expires_at: i.expires_at,
     }))
 }
@@ -423,17 +335,7 @@ pub async fn stop_impersonating(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<StatusCode> {
-    let mut tx = state.db.begin().await?;
-    let n = impersonation::end(&mut tx, &caller.sign_in_ref()).await?;
-    if n == 0 {
-        return Err(Error::conflict("not_impersonating", "no impersonation is active").into());
-    }
-    audit::record(
-        &mut tx,
-        caller.audit(None, "admin.impersonation_stopped", "user", None, json!({})),
-    )
-    .await?;
-    tx.commit().await?;
+    domain::stop_impersonating(&state.db, caller.actor(), &caller.sign_in_ref()).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -444,25 +346,17 @@ pub async fn stop_impersonating(
 pub struct SignupInviteView {
     pub id: Id,
     pub email: Option<String>,
-    /// pending, used or expired
-    pub status: String,
+    pub status: SignupInviteStatus,
     pub created_at: Ts,
     pub expires_at: Option<Ts>,
     pub used_by: Option<Id>,
 }
 
 fn invite_view(i: signup_invites::SignupInvite) -> SignupInviteView {
-    let status = if i.used_at.is_some() {
-        "used"
-    } else if i.expires_at.is_some_and(|e| e <= Ts::now()) {
-        "expired"
-    } else {
-        "pending"
-    };
     SignupInviteView {
+        status: domain::signup_invite_status(&i, Ts::now()),
         id: i.id,
         email: i.email,
-        status: status.into(),
         created_at: i.created_at,
         expires_at: i.expires_at,
         used_by: i.used_by,
@@ -473,8 +367,7 @@ pub async fn invites(
     State(state): State<AppState>,
     page: Page,
 ) -> Result<axum::Json<Paged<SignupInviteView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = signup_invites::list(&mut c, page.fetch_limit(), page.offset).await?;
+    let rows = domain::signup_invites(&state.db, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(invite_view).collect()),
     ))
@@ -498,44 +391,14 @@ pub struct CreatedSignupInvite {
     pub signup_url: String,
 }
 
-async fn issue_signup_invite(
-    state: &AppState,
-    caller: &Caller,
-    email: Option<String>,
-    days: i64,
-) -> Result<CreatedSignupInvite> {
-    let mut tx = state.db.begin().await?;
-    let (id, code) = signup_invites::create_returning_id(
-        &mut tx,
-        email.as_deref(),
-        Some(caller.user.id),
-        Some(chrono::Duration::days(days)),
-    )
-    .await?;
-    audit::record(
-        &mut tx,
-        caller.audit(
-            None,
-            "admin.signup_invite_created",
-            "signup_invite",
-            Some(id.to_string()),
-            json!({ "email": email }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    let url = state.cfg.public_url(&format!("/signup?invite={code}"));
-    if let Some(to) = email {
-        let sent = state.mailer.send(Email { to, subject: "Your invitation to Surf Coach".into(), text: format!("Hello,\n\nyou are invited to create an account:\n\n{url}\n\nThe invitation expires in {days} days.\n") }).await;
-        if let Err(e) = sent {
-            tracing::error!(error = %e, "signup invite mail failed");
+impl From<domain::CreatedSignupInvite> for CreatedSignupInvite {
+    fn from(c: domain::CreatedSignupInvite) -> Self {
+        CreatedSignupInvite {
+            id: c.id,
+            code: c.code,
+            signup_url: c.signup_url,
         }
     }
-    Ok(CreatedSignupInvite {
-        id,
-        code,
-        signup_url: url,
-    })
 }
 
 pub async fn create_invite(
@@ -543,20 +406,11 @@ pub async fn create_invite(
     caller: Caller,
     Body(req): Body<CreateSignupInvite>,
 ) -> Result<(StatusCode, axum::Json<CreatedSignupInvite>)> {
-    let mut v = Validator::new();
-    let email = req.email.as_deref().map(|e| v.email("email", e));
-    let days = req.expires_in_days.unwrap_or(14);
-    v.check(
-        (1..=90).contains(&days),
-        "expiresInDays",
-        "out_of_range",
-        "between 1 and 90",
-    );
-    v.finish()?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(issue_signup_invite(&state, &caller, email, days).await?),
-    ))
+    let new = domain::NewSignupInvite::parse(req.email.as_deref(), req.expires_in_days)?;
+    let created =
+        domain::create_signup_invite(&state.db, &state.cfg, &state.mailer, caller.actor(), new)
+            .await?;
+    Ok((StatusCode::CREATED, axum::Json(created.into())))
 }
 
 pub async fn revoke_invite(
@@ -564,22 +418,7 @@ pub async fn revoke_invite(
     caller: Caller,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let mut tx = state.db.begin().await?;
-    if !signup_invites::revoke(&mut tx, id).await? {
-        return Err(Error::not_found("pending signup invite").into());
-    }
-    audit::record(
-        &mut tx,
-        caller.audit(
-            None,
-            "admin.signup_invite_revoked",
-            "signup_invite",
-            Some(id.to_string()),
-            json!({}),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    domain::revoke_signup_invite(&state.db, caller.actor(), id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -598,8 +437,7 @@ pub async fn waitlist(
     State(state): State<AppState>,
     page: Page,
 ) -> Result<axum::Json<Paged<WaitlistView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = waitlist::list(&mut c, page.fetch_limit(), page.offset).await?;
+    let rows = domain::waitlist(&state.db, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(
             rows.into_iter()
@@ -622,16 +460,10 @@ pub async fn invite_from_waitlist(
     caller: Caller,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<CreatedSignupInvite>)> {
-    let entry = {
-        let mut c = state.db.acquire().await?;
-        waitlist::get(&mut c, id)
-            .await?
-            .ok_or_else(|| Error::not_found("waitlist entry"))?
-    };
-    let created = issue_signup_invite(&state, &caller, Some(entry.email.clone()), 14).await?;
-    let mut c = state.db.acquire().await?;
-    waitlist::mark_invited(&mut c, id).await?;
-    Ok((StatusCode::CREATED, axum::Json(created)))
+    let created =
+        domain::invite_from_waitlist(&state.db, &state.cfg, &state.mailer, caller.actor(), id)
+            .await?;
+    Ok((StatusCode::CREATED, axum::Json(created.into())))
 }
 
 // ---- settings and subscriptions ----
@@ -639,9 +471,9 @@ pub async fn invite_from_waitlist(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {
-    pub signup_mode: String,
+    pub signup_mode: SignupMode,
     /// The configured default the setting overrides (SIGNUP_MODE).
-    pub signup_mode_default: String,
+    pub signup_mode_default: SignupMode,
     /// The scheduled tasks and their effective schedules as this process sees them.
     #[schema(value_type = Object)]
     pub schedules: Value,
@@ -649,23 +481,11 @@ pub struct SettingsView {
 
 async fn settings_view(state: &AppState) -> Result<SettingsView> {
     let mut c = state.db.acquire().await?;
-    let mode = super::accounts::signup::current_mode(state, &mut c).await?;
-    let wcfg =
-        worker::config::WorkerConfig::from_env(state.db.dialect() == shared::db::Dialect::Sqlite)
-            .ok();
-    let schedules = match wcfg {
-        Some(w) => Value::Object(
-            worker::scheduler::effective(&w)
-                .into_iter()
-                .map(|(t, e)| (t.to_string(), json!(e)))
-                .collect(),
-        ),
-        None => Value::Null,
-    };
+    let mode = domain::signup_mode(&mut c, state.cfg.signup_mode_default).await?;
     Ok(SettingsView {
-        signup_mode: mode.as_str().into(),
-        signup_mode_default: state.cfg.signup_mode_default.as_str().into(),
-        schedules,
+        signup_mode: mode,
+        signup_mode_default: state.cfg.signup_mode_default,
+        schedules: state.schedules.clone(),
     })
 }
 
@@ -685,32 +505,15 @@ pub async fn update_settings(
     caller: Caller,
     Body(req): Body<SettingsUpdate>,
 ) -> Result<axum::Json<SettingsView>> {
-    let mode = match req.signup_mode.as_deref() {
-        Some(m) => Some(SignupMode::parse(m).ok_or_else(|| {
-            Error::field(
-                "signupMode",
-                "invalid_choice",
-                "open, invite-locked or waitlist",
-            )
-        })?),
-        None => None,
-    };
-    let mut tx = state.db.begin().await?;
+    let mut v = Validator::new();
+    let mode = req
+        .signup_mode
+        .as_deref()
+        .and_then(|m| v.choice_of::<SignupMode>("signupMode", m));
+    v.finish()?;
     if let Some(m) = mode {
-        settings::set(&mut tx, "signup_mode", &json!(m.as_str())).await?;
-        audit::record(
-            &mut tx,
-            caller.audit(
-                None,
-                "admin.settings_changed",
-                "settings",
-                Some("signup_mode".into()),
-                json!({ "signupMode": m.as_str() }),
-            ),
-        )
-        .await?;
+        domain::set_signup_mode(&state.db, caller.actor(), m).await?;
     }
-    tx.commit().await?;
     Ok(axum::Json(settings_view(&state).await?))
 }
 
@@ -719,8 +522,8 @@ pub async fn update_settings(
 pub struct SubscriptionView {
     pub id: Id,
     pub org_id: Id,
-    pub kind: String,
-    pub status: String,
+    pub kind: SubscriptionKind,
+    pub status: SubscriptionStatus,
     pub plan: String,
     pub seats: i64,
     pub current_period_end: Option<Ts>,
@@ -756,9 +559,8 @@ pub async fn subscriptions(
     Query(q): Query<SubscriptionQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<SubscriptionView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = subscriptions::list(
-        &mut c,
+    let rows = domain::subscriptions(
+        &state.db,
         q.org_id,
         q.status.as_deref(),
         page.fetch_limit(),
@@ -788,52 +590,7 @@ pub async fn grant(
     caller: Caller,
     Body(req): Body<GrantRequest>,
 ) -> Result<(StatusCode, axum::Json<SubscriptionView>)> {
-    let mut v = Validator::new();
-    let plan = v.text("plan", &req.plan, 40);
-    let reason = v.text("reason", &req.reason, 500);
-    v.check(
-        (1..=100_000).contains(&req.seats),
-        "seats",
-        "out_of_range",
-        "between 1 and 100000",
-    );
-    v.check(
-        req.until.is_none_or(|u| u > Ts::now()),
-        "until",
-        "out_of_range",
-        "must be in the future",
-    );
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    orgs::by_id(&mut tx, req.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    let id = subscriptions::grant(
-        &mut tx,
-        req.org_id,
-        &plan,
-        req.seats,
-        req.until,
-        caller.user.id,
-        &reason,
-    )
-    .await?;
-    audit::record(
-        &mut tx,
-        caller.audit(
-            Some(req.org_id),
-            "admin.subscription_granted",
-            "subscription",
-            Some(id.to_string()),
-            json!({ "plan": plan, "seats": req.seats, "until": req.until, "reason": reason }),
-        ),
-    )
-    .await?;
-    let s = subscriptions::list(&mut tx, Some(req.org_id), None, 1, 0)
-        .await?
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("grant vanished")))?;
-    tx.commit().await?;
+    let g = domain::Grant::parse(req.org_id, &req.plan, req.seats, req.until, &req.reason)?;
+    let s = domain::grant(&state.db, caller.actor(), g).await?;
     Ok((StatusCode::CREATED, axum::Json(sub_view(s))))
 }

@@ -4,19 +4,18 @@
 
 use super::accounts::MembershipView;
 use crate::auth::{Caller, Ws};
+use crate::http::Result;
 use crate::http::extract::Body;
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
-use shared::authz::{Module, ORG_TYPES};
+use shared::authz::Module;
 use shared::db::{Id, Ts};
-use shared::error::Validator;
+use shared::domain::orgs as domain;
+use shared::repo::orgs::OrgType;
 use shared::repo::{audit, orgs};
-
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -25,7 +24,7 @@ pub struct OrgView {
     pub id: Id,
     pub name: String,
     #[serde(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub plan: String,
     pub country: Option<String>,
     /// Every module with whether it is switched on.
@@ -39,7 +38,7 @@ fn view(o: &orgs::Org, role: &str) -> OrgView {
     OrgView {
         id: o.id,
         name: o.name.clone(),
-        org_type: o.org_type.clone(),
+        org_type: o.org_type,
         plan: o.plan.clone(),
         country: o.country.clone(),
         modules: Module::ALL
@@ -61,8 +60,7 @@ pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<axum::Json<Vec<MembershipView>>> {
-    let mut c = state.db.acquire().await?;
-    let ms = orgs::memberships_of(&mut c, caller.user.id).await?;
+    let ms = domain::memberships(&state.db, caller.actor()).await?;
     Ok(axum::Json(ms.iter().map(MembershipView::from).collect()))
 }
 
@@ -74,53 +72,23 @@ pub struct CreateOrg {
     pub org_type: Option<String>,
 }
 
-const MAX_OWNED_WORKSPACES: i64 = 20;
-
 /// Creates another workspace with the caller as owner.
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     Body(req): Body<CreateOrg>,
 ) -> Result<(StatusCode, axum::Json<OrgView>)> {
-    let mut v = Validator::new();
-    let name = v.text("name", &req.name, 100);
-    let org_type = req.org_type.as_deref().unwrap_or("coach");
-    v.choice("type", org_type, ORG_TYPES);
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let owned = orgs::memberships_of(&mut tx, caller.user.id)
-        .await?
-        .iter()
-        .filter(|m| m.role_key == "owner")
-        .count() as i64;
-    if owned >= MAX_OWNED_WORKSPACES {
-        return Err(Error::conflict(
-            "workspace_limit",
-            format!("one account can own at most {MAX_OWNED_WORKSPACES} workspaces"),
-        )
-        .into());
-    }
-    let org = orgs::create_with_owner(&mut tx, &name, org_type, caller.user.id).await?;
-    audit::record(
-        &mut tx,
-        caller.audit(
-            Some(org.id),
-            "org.created",
-            "org",
-            Some(org.id.to_string()),
-            json!({ "type": org_type }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    let new = domain::NewOrg::parse(&req.name, req.org_type.as_deref())?;
+    let org = domain::create(&state.db, caller.actor(), new).await?;
     Ok((StatusCode::CREATED, axum::Json(view(&org, "owner"))))
 }
 
-pub async fn get(State(state): State<AppState>, ws: Ws) -> Result<axum::Json<OrgView>> {
-    let mut c = state.db.acquire().await?;
-    let org = orgs::by_id(&mut c, ws.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+) -> Result<axum::Json<OrgView>> {
+    let org = domain::get(&state.db, &ws.acting(&caller)).await?;
     Ok(axum::Json(view(&org, &ws.role_key)))
 }
 
@@ -140,45 +108,12 @@ pub async fn update(
     ws: Ws,
     Body(req): Body<UpdateOrg>,
 ) -> Result<axum::Json<OrgView>> {
-    let mut v = Validator::new();
-    let name = req.name.as_deref().map(|n| v.text("name", n, 100));
-    if let Some(t) = &req.org_type {
-        v.choice("type", t, ORG_TYPES);
-    }
-    let country = req
-        .country
-        .as_deref()
-        .map(|c| c.trim().to_ascii_uppercase());
-    if let Some(c) = &country {
-        v.check(
-            c.len() == 2 && c.chars().all(|ch| ch.is_ascii_alphabetic()),
-            "country",
-            "invalid_country",
-            "must be a two-letter ISO 3166-1 code",
-        );
-    }
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let mut org = orgs::by_id(&mut tx, ws.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    let before = json!({ "name": org.name, "type": org.org_type, "country": org.country });
-    if let Some(n) = name {
-        org.name = n;
-    }
-    if let Some(t) = req.org_type {
-        org.org_type = t;
-    }
-    if country.is_some() {
-        org.country = country;
-    }
-    orgs::update(&mut tx, &org).await?;
-    audit::record(
-        &mut tx,
-        caller.audit(Some(org.id), "org.updated", "org", Some(org.id.to_string()), json!({ "before": before, "after": { "name": org.name, "type": org.org_type, "country": org.country } })),
-    )
-    .await?;
-    tx.commit().await?;
+    let patch = domain::OrgPatch::parse(
+        req.name.as_deref(),
+        req.org_type.as_deref(),
+        req.country.as_deref(),
+    )?;
+    let org = domain::update(&state.db, &ws.acting(&caller), patch).await?;
     Ok(axum::Json(view(&org, &ws.role_key)))
 }
 
@@ -208,11 +143,12 @@ impl From<orgs::MemberRow> for MemberView {
 
 pub async fn members(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     page: Page,
 ) -> Result<axum::Json<Paged<MemberView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = orgs::list_members(&mut c, ws.org_id, page.fetch_limit(), page.offset).await?;
+    let ws = ws.acting(&caller);
+    let rows = domain::members(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(MemberView::from).collect()),
     ))
@@ -244,20 +180,17 @@ pub struct AuditView {
 /// `.`, e.g. `member.`) and by time.
 pub async fn audit_log(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     crate::http::extract::Query(q): crate::http::extract::Query<AuditQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<AuditView>>> {
-    let mut c = state.db.acquire().await?;
-    let rows = audit::search(
-        &mut c,
-        audit::Filter {
-            org_id: Some(ws.org_id),
-            action: q.action.as_deref(),
-            from: q.from,
-            to: q.to,
-            actor: None,
-        },
+    let rows = domain::audit_log(
+        &state.db,
+        &ws.acting(&caller),
+        q.action.as_deref(),
+        q.from,
+        q.to,
         page.fetch_limit(),
         page.offset,
     )
@@ -296,32 +229,18 @@ pub struct Calendar {
     pub training_sessions: Vec<shared::repo::training::CalendarEntry>,
 }
 
-/// The longest range one request may ask for.
-pub const CALENDAR_MAX_DAYS: i64 = 92;
-
 /// The team calendar for `[from, to)`; defaults to the next 4 weeks, at most 92 days.
 pub async fn calendar(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     crate::http::extract::Query(q): crate::http::extract::Query<CalendarQuery>,
 ) -> Result<axum::Json<Calendar>> {
-    let from = q.from.unwrap_or_else(Ts::now);
-    let to =
-        q.to.unwrap_or_else(|| from.plus(chrono::Duration::days(28)));
-    let mut v = Validator::new();
-    v.check(to > from, "to", "out_of_range", "must be after from");
-    v.check(
-        (to.0 - from.0).num_days() <= CALENDAR_MAX_DAYS,
-        "to",
-        "out_of_range",
-        "the range may span at most 92 days",
-    );
-    v.finish()?;
-    let mut c = state.db.acquire().await?;
-    let entries = shared::repo::training::calendar_entries(&mut c, ws.org_id, from, to).await?;
+    let range = domain::CalendarRange::parse(q.from, q.to)?;
+    let entries = domain::calendar(&state.db, &ws.acting(&caller), range).await?;
     Ok(axum::Json(Calendar {
-        from,
-        to,
+        from: range.from,
+        to: range.to,
         training_sessions: entries,
     }))
 }

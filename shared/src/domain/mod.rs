@@ -11,9 +11,25 @@
 //! Handlers in `api/src/areas` only extract, call one operation and map the result to a
 //! response; the worker calls the same operations (imports, syncs), so each rule exists once.
 
-use crate::authz::PermSet;
+pub mod accounts;
+pub mod activity;
+pub mod admin;
+pub mod coaches;
+pub mod invites;
+pub mod members;
+pub mod orgs;
+pub mod reviewvideo;
+pub mod roles;
+pub mod tv;
+
+use crate::authz::{Perm, PermSet};
 use crate::db::Id;
 use crate::repo::audit::Entry;
+
+/// The built-in owner role's key (role keys are open: workspaces add their own roles).
+pub const OWNER_ROLE: &str = "owner";
+/// The built-in admin role's key; an owner who hands ownership over becomes admin.
+pub const ADMIN_ROLE: &str = "admin";
 
 /// Who performs an operation: the signed-in user and, during an impersonation, the platform
 /// admin behind them (audit entries record both).
@@ -57,6 +73,29 @@ pub struct InWorkspace {
 }
 
 impl InWorkspace {
+    /// Whether the member holds `perm` here.
+    pub fn can(&self, perm: Perm) -> bool {
+        self.permissions.contains(&perm)
+    }
+
+    /// 403 `permission_denied` unless the member holds `perm` (for rules finer than the
+    /// route's policy).
+    pub fn require(&self, perm: Perm) -> crate::Result<()> {
+        if self.can(perm) {
+            Ok(())
+        } else {
+            Err(crate::Error::forbidden(
+                "permission_denied",
+                format!("this needs the {perm} permission in this workspace"),
+            ))
+        }
+    }
+
+    /// Whether the member holds the built-in owner role.
+    pub fn is_owner(&self) -> bool {
+        self.role_key == OWNER_ROLE
+    }
+
     /// An audit entry in this workspace by this member.
     pub fn audit<'a>(
         &self,

@@ -155,20 +155,15 @@ pub async fn revoke_family(x: &mut impl Executor, family: Id) -> Result<(), sqlx
     Ok(())
 }
 
-/// What an emailed token is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EmailPurpose {
-    VerifyEmail,
-    ResetPassword,
+crate::text_enum! {
+    /// What an emailed token is for (also the `type` of the link that carries it).
+    pub enum EmailPurpose {
+        VerifyEmail = "verify_email",
+        ResetPassword = "reset_password",
+    }
 }
 
 impl EmailPurpose {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EmailPurpose::VerifyEmail => "verify_email",
-            EmailPurpose::ResetPassword => "reset_password",
-        }
-    }
     pub fn ttl(self) -> Duration {
         match self {
             EmailPurpose::VerifyEmail => Duration::days(3),

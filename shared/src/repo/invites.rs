@@ -23,16 +23,26 @@ pub struct Invite {
     pub revoked_at: Option<Ts>,
 }
 
+crate::text_enum! {
+    /// Where a member invite stands (derived from its times, not stored).
+    pub enum InviteStatus {
+        Pending = "pending",
+        Accepted = "accepted",
+        Revoked = "revoked",
+        Expired = "expired",
+    }
+}
+
 impl Invite {
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> InviteStatus {
         if self.accepted_at.is_some() {
-            "accepted"
+            InviteStatus::Accepted
         } else if self.revoked_at.is_some() {
-            "revoked"
+            InviteStatus::Revoked
         } else if self.expires_at <= Ts::now() {
-            "expired"
+            InviteStatus::Expired
         } else {
-            "pending"
+            InviteStatus::Pending
         }
     }
 }

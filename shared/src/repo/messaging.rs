@@ -5,16 +5,79 @@ use crate::db::{Executor, Id, Ts};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
-/// The only conversation kind: one coach (a member) and one athlete of the same workspace.
-pub const KIND_COACH_ATHLETE: &str = "coach_athlete";
-pub const REPORT_REASONS: &[&str] = &["spam", "harassment", "inappropriate", "safety", "other"];
-pub const REPORT_STATUSES: &[&str] = &["open", "resolved", "dismissed"];
+crate::text_enum! {
+    /// What a conversation is between; the only kind: one coach (a member) and one athlete of
+    /// the same workspace.
+    pub enum ConversationKind {
+        CoachAthlete = "coach_athlete",
+    }
+}
+
+crate::text_enum! {
+    /// Why someone reported a message.
+    pub enum ReportReason {
+        Spam = "spam",
+        Harassment = "harassment",
+        Inappropriate = "inappropriate",
+        Safety = "safety",
+        Other = "other",
+    }
+}
+
+// `insert_report` takes the reason as `AsRef<str>` so fixtures can name it by its spelling.
+impl AsRef<str> for ReportReason {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+crate::text_enum! {
+    /// Where a message report stands.
+    pub enum ReportStatus {
+        Open = "open",
+        Resolved = "resolved",
+        Dismissed = "dismissed",
+    }
+}
+
+crate::text_enum! {
+    /// How a moderator closes a report.
+    pub enum ReportOutcome {
+        Resolved = "resolved",
+        Dismissed = "dismissed",
+    }
+}
+
+impl From<ReportOutcome> for ReportStatus {
+    fn from(o: ReportOutcome) -> Self {
+        match o {
+            ReportOutcome::Resolved => ReportStatus::Resolved,
+            ReportOutcome::Dismissed => ReportStatus::Dismissed,
+        }
+    }
+}
+
+crate::text_enum! {
+    /// Who removed a message: its sender, or a moderator on a report.
+    pub enum RemovedReason {
+        Sender = "sender",
+        Moderation = "moderation",
+    }
+}
+
+crate::text_enum! {
+    /// Which side a recipient is on: an athlete the caller coaches, or a coach of the caller.
+    pub enum RecipientKind {
+        Athlete = "athlete",
+        Coach = "coach",
+    }
+}
 
 #[derive(Debug, Clone, FromRow)]
 pub struct Conversation {
     pub id: Id,
     pub org_id: Id,
-    pub kind: String,
+    pub kind: ConversationKind,
     pub coach_user_id: Id,
     pub athlete_id: Id,
     pub created_by: Option<Id>,
@@ -55,7 +118,7 @@ pub async fn create_or_get(
     let n = execute!(x, sqlx::query(
         "INSERT INTO conversations (id, org_id, kind, coach_user_id, athlete_id, created_by, created_at, last_message_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (org_id, coach_user_id, athlete_id) DO NOTHING")
-        .bind(Id::new()).bind(org).bind(KIND_COACH_ATHLETE).bind(coach).bind(athlete).bind(created_by).bind(now))?;
+        .bind(Id::new()).bind(org).bind(ConversationKind::CoachAthlete).bind(coach).bind(athlete).bind(created_by).bind(now))?;
     let q = format!(
         "SELECT {CONV_COLUMNS} FROM conversations c WHERE c.org_id = $1 AND c.coach_user_id = $2 AND c.athlete_id = $3"
     );
@@ -149,8 +212,7 @@ pub async fn mark_read(
 /// Someone the caller may open a conversation with.
 #[derive(Debug, Clone, FromRow)]
 pub struct Recipient {
-    /// athlete (the caller coaches) or coach (the caller is the athlete)
-    pub kind: String,
+    pub kind: RecipientKind,
     pub org_id: Id,
     pub athlete_id: Id,
     pub user_id: Option<Id>,
@@ -219,7 +281,7 @@ pub struct Message {
     pub created_at: Ts,
     pub removed_at: Option<Ts>,
     pub removed_by: Option<Id>,
-    pub removed_reason: Option<String>,
+    pub removed_reason: Option<RemovedReason>,
 }
 
 const MSG_COLUMNS: &str = "id, org_id, conversation_id, sender_user_id, body, attachment_key, created_at, removed_at, removed_by, removed_reason";
@@ -281,7 +343,7 @@ pub async fn remove_message(
     x: &mut impl Executor,
     id: Id,
     by: Id,
-    reason: &str,
+    reason: RemovedReason,
 ) -> Result<bool, sqlx::Error> {
     let n = execute!(x, sqlx::query(
         "UPDATE messages SET removed_at = $2, removed_by = $3, removed_reason = $4 WHERE id = $1 AND removed_at IS NULL")
@@ -298,9 +360,9 @@ pub struct Report {
     pub message_id: Id,
     pub conversation_id: Id,
     pub reporter_user_id: Option<Id>,
-    pub reason: String,
+    pub reason: ReportReason,
     pub details: Option<String>,
-    pub status: String,
+    pub status: ReportStatus,
     pub resolved_by: Option<Id>,
     pub resolution_note: Option<String>,
     pub message_removed: bool,
@@ -310,20 +372,20 @@ pub struct Report {
 
 const REPORT_COLUMNS: &str = "r.id, r.org_id, r.message_id, r.conversation_id, r.reporter_user_id, r.reason, r.details, r.status, r.resolved_by, r.resolution_note, r.message_removed, r.created_at, r.resolved_at";
 
-/// Files a report; `None` when the reporter already has an open report on this message.
+/// Files a report (`reason`: a [`ReportReason`]); `None` when the reporter already has an open report on this message.
 pub async fn insert_report(
     x: &mut impl Executor,
     msg: &Message,
     reporter: Id,
-    reason: &str,
+    reason: impl AsRef<str>,
     details: Option<&str>,
 ) -> Result<Option<Id>, sqlx::Error> {
     let id = Id::new();
     let r = execute!(x, sqlx::query(
         "INSERT INTO message_reports (id, org_id, message_id, conversation_id, reporter_user_id, reason, details, status, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8)")
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $8)")
         .bind(id).bind(msg.org_id).bind(msg.id).bind(msg.conversation_id).bind(reporter)
-        .bind(reason).bind(details).bind(Ts::now()));
+        .bind(reason.as_ref()).bind(details).bind(Ts::now()).bind(ReportStatus::Open));
     match r {
         Ok(_) => Ok(Some(id)),
         Err(e) if crate::db::is_unique_violation(&e) => Ok(None),
@@ -375,7 +437,7 @@ const REPORT_ROW_SELECT: &str = "SELECT r.id, r.org_id, r.message_id, r.conversa
 /// The moderation queue, newest first (filters: status, workspace).
 pub async fn list_reports(
     x: &mut impl Executor,
-    status: Option<&str>,
+    status: Option<ReportStatus>,
     org: Option<Id>,
     limit: i64,
     offset: i64,
@@ -397,15 +459,16 @@ pub async fn report_row(x: &mut impl Executor, id: Id) -> Result<Option<ReportRo
 pub async fn close_report(
     x: &mut impl Executor,
     id: Id,
-    status: &str,
+    outcome: ReportOutcome,
     by: Id,
     note: Option<&str>,
     message_removed: bool,
 ) -> Result<bool, sqlx::Error> {
     let n = execute!(x, sqlx::query(
         "UPDATE message_reports SET status = $2, resolved_by = $3, resolution_note = $4, message_removed = $5, resolved_at = $6
-         WHERE id = $1 AND status = 'open'")
-        .bind(id).bind(status).bind(by).bind(note).bind(message_removed).bind(Ts::now()))?;
+         WHERE id = $1 AND status = $7")
+        .bind(id).bind(ReportStatus::from(outcome)).bind(by).bind(note).bind(message_removed).bind(Ts::now())
+        .bind(ReportStatus::Open))?;
     Ok(n == 1)
 }
 
@@ -416,9 +479,9 @@ pub async fn resolve_other_reports(
     by: Id,
 ) -> Result<u64, sqlx::Error> {
     execute!(x, sqlx::query(
-        "UPDATE message_reports SET status = 'resolved', resolved_by = $2, resolution_note = 'message removed on another report', message_removed = TRUE, resolved_at = $3
-         WHERE message_id = $1 AND status = 'open'")
-        .bind(message).bind(by).bind(Ts::now()))
+        "UPDATE message_reports SET status = $4, resolved_by = $2, resolution_note = 'message removed on another report', message_removed = TRUE, resolved_at = $3
+         WHERE message_id = $1 AND status = $5")
+        .bind(message).bind(by).bind(Ts::now()).bind(ReportStatus::Resolved).bind(ReportStatus::Open))
 }
 
 /// The caller's athlete logins: (athlete, workspace, the workspace's disabled modules), not

@@ -14,6 +14,7 @@ pub mod messaging;
 pub mod notifications;
 pub mod oauth;
 pub mod orgs;
+pub mod platform;
 pub mod ratelimit;
 pub mod roles;
 pub mod settings;

@@ -84,8 +84,8 @@ pub async fn insert(
     for ch in channels {
         execute!(x, sqlx::query(
             "INSERT INTO notification_deliveries (id, notification_id, channel, status, attempts, next_attempt_at, created_at, updated_at)
-             VALUES ($1, $2, $3, 'pending', 0, $4, $4, $4)")
-            .bind(Id::new()).bind(id).bind(*ch).bind(now))?;
+             VALUES ($1, $2, $3, $5, 0, $4, $4, $4)")
+            .bind(Id::new()).bind(id).bind(*ch).bind(now).bind(DeliveryStatus::Pending))?;
     }
     Ok(Some(id))
 }
@@ -170,10 +170,11 @@ pub async fn deliveries_of(
 pub async fn due(x: &mut impl Executor, now: Ts, limit: i64) -> Result<Vec<Delivery>, sqlx::Error> {
     let q = format!(
         "SELECT {D_COLUMNS} FROM notification_deliveries
-         WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND locked_until < $1)
+         WHERE (status = $3 AND next_attempt_at <= $1) OR (status = $4 AND locked_until < $1)
          ORDER BY next_attempt_at, id LIMIT $2"
     );
-    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(now).bind(limit).fetch_all(&mut *c).await)
+    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(now).bind(limit)
+        .bind(DeliveryStatus::Pending).bind(DeliveryStatus::Sending).fetch_all(&mut *c).await)
 }
 
 /// Claims a delivery for one worker until `until` (a crashed worker's claim expires). Returns
@@ -185,11 +186,12 @@ pub async fn claim(
     until: Ts,
 ) -> Result<Option<Delivery>, sqlx::Error> {
     let q = format!(
-        "UPDATE notification_deliveries SET status = 'sending', locked_until = $3, attempts = attempts + 1, updated_at = $2
-         WHERE id = $1 AND ((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND locked_until < $2))
+        "UPDATE notification_deliveries SET status = $5, locked_until = $3, attempts = attempts + 1, updated_at = $2
+         WHERE id = $1 AND ((status = $4 AND next_attempt_at <= $2) OR (status = $5 AND locked_until < $2))
          RETURNING {D_COLUMNS}"
     );
-    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).bind(until).fetch_optional(&mut *c).await)
+    sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).bind(until)
+        .bind(DeliveryStatus::Pending).bind(DeliveryStatus::Sending).fetch_optional(&mut *c).await)
 }
 
 /// Closes a claimed delivery: sent, failed or skipped (with the reason in `error`).
@@ -215,8 +217,8 @@ pub async fn retry_later(
     at: Ts,
 ) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
-        "UPDATE notification_deliveries SET status = 'pending', last_error = $2, next_attempt_at = $3, locked_until = NULL, updated_at = $4 WHERE id = $1")
-        .bind(id).bind(error).bind(at).bind(Ts::now()))?;
+        "UPDATE notification_deliveries SET status = $5, last_error = $2, next_attempt_at = $3, locked_until = NULL, updated_at = $4 WHERE id = $1")
+        .bind(id).bind(error).bind(at).bind(Ts::now()).bind(DeliveryStatus::Pending))?;
     Ok(())
 }
 

@@ -1,15 +1,33 @@
 use crate::authz::{BUILTIN_ROLES, default_disabled_modules};
 use crate::db::{Executor, Id, Ts};
+use crate::repo::subscriptions::SubscriptionStatus;
 use crate::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;
+
+crate::text_enum! {
+    /// What kind of organisation a workspace is (it sets the default modules).
+    pub enum OrgType {
+        Coach = "coach",
+        Club = "club",
+        School = "school",
+        Federation = "federation",
+    }
+}
+
+// Tests read rows and compare them with the spelling.
+impl PartialEq<&str> for OrgType {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 #[derive(Debug, Clone, FromRow)]
 pub struct Org {
     pub id: Id,
     pub name: String,
     #[sqlx(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub plan: String,
     pub seat_cap: Option<i64>,
     pub disabled_modules: Json<Vec<String>>,
@@ -37,7 +55,7 @@ pub struct Membership {
     pub member_id: Id,
     pub org_id: Id,
     pub org_name: String,
-    pub org_type: String,
+    pub org_type: OrgType,
     pub role_id: Id,
     pub role_key: String,
     pub role_name: String,
@@ -56,18 +74,18 @@ const MEMBERSHIP_SELECT: &str =
 pub async fn create_with_owner(
     x: &mut impl Executor,
     name: &str,
-    org_type: &str,
+    org_type: OrgType,
     owner_user: Id,
 ) -> Result<Org, sqlx::Error> {
     let now = Ts::now();
     let org = Org {
         id: Id::new(),
         name: name.to_string(),
-        org_type: org_type.to_string(),
+        org_type,
         plan: "free".into(),
         seat_cap: None,
         disabled_modules: Json(
-            default_disabled_modules(org_type)
+            default_disabled_modules(org_type.as_str())
                 .into_iter()
                 .map(String::from)
                 .collect(),
@@ -80,7 +98,7 @@ pub async fn create_with_owner(
     execute!(x, sqlx::query(
         "INSERT INTO orgs (id, name, type, plan, seat_cap, disabled_modules, country, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, NULL, $5, NULL, $6, $7, $7)")
-        .bind(org.id).bind(&org.name).bind(&org.org_type).bind(&org.plan)
+        .bind(org.id).bind(&org.name).bind(org.org_type).bind(&org.plan)
         .bind(&org.disabled_modules).bind(owner_user).bind(now))?;
     let mut owner_role = None;
     for r in BUILTIN_ROLES {
@@ -109,7 +127,7 @@ pub async fn by_id(x: &mut impl Executor, id: Id) -> Result<Option<Org>, sqlx::E
 pub async fn update(x: &mut impl Executor, org: &Org) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
         "UPDATE orgs SET name = $2, type = $3, country = $4, disabled_modules = $5, updated_at = $6 WHERE id = $1")
-        .bind(org.id).bind(&org.name).bind(&org.org_type).bind(&org.country)
+        .bind(org.id).bind(&org.name).bind(org.org_type).bind(&org.country)
         .bind(&org.disabled_modules).bind(Ts::now()))?;
     Ok(())
 }
@@ -192,9 +210,10 @@ pub async fn seat_cap(x: &mut impl Executor, org: &Org) -> Result<i64, sqlx::Err
         return Ok(cap);
     }
     let subs: Option<i64> = sql!(x, c => sqlx::query_scalar(
-        "SELECT MAX(seats) FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'granted')
+        "SELECT MAX(seats) FROM subscriptions WHERE org_id = $1 AND status IN ($3, $4, $5)
            AND (current_period_end IS NULL OR current_period_end > $2)")
-        .bind(org.id).bind(Ts::now()).fetch_one(&mut *c).await)?;
+        .bind(org.id).bind(Ts::now())
+        .bind(SubscriptionStatus::Active).bind(SubscriptionStatus::Trialing).bind(SubscriptionStatus::Granted).fetch_one(&mut *c).await)?;
     Ok(subs.unwrap_or(FREE_PLAN_SEATS).max(FREE_PLAN_SEATS))
 }
 
@@ -254,7 +273,7 @@ pub struct OrgSummary {
     pub id: Id,
     pub name: String,
     #[sqlx(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub plan: String,
     pub members: i64,
     pub created_at: Ts,
@@ -287,4 +306,26 @@ pub async fn set_seat_cap(
             .bind(Ts::now())
     )?;
     Ok(())
+}
+
+/// When the member joined the workspace.
+pub async fn member_joined_at(x: &mut impl Executor, member_id: Id) -> Result<Ts, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar("SELECT created_at FROM members WHERE id = $1").bind(member_id).fetch_one(&mut *c).await)
+}
+
+/// A member's user id, name and role (key and stored permissions), by name: for the coach
+/// directory, which keeps those whose effective permissions allow coaching.
+#[derive(Debug, Clone, FromRow)]
+pub struct MemberRole {
+    pub user_id: Id,
+    pub name: String,
+    pub role_key: String,
+    pub permissions: Json<Vec<String>>,
+}
+
+pub async fn member_roles(x: &mut impl Executor, org: Id) -> Result<Vec<MemberRole>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, MemberRole>(
+        "SELECT u.id AS user_id, u.name, r.key AS role_key, r.permissions FROM members m JOIN users u ON u.id = m.user_id JOIN roles r ON r.id = m.role_id
+         WHERE m.org_id = $1 ORDER BY u.name, u.id")
+        .bind(org).fetch_all(&mut *c).await)
 }

@@ -5,12 +5,29 @@ use crate::db::{Executor, Id, Ts};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
+crate::text_enum! {
+    /// Who a subscription is with: the platform (the workspace pays the platform or an admin
+    /// granted it).
+    pub enum SubscriptionKind {
+        Platform = "platform",
+    }
+}
+
+crate::text_enum! {
+    /// A subscription's state; active, trialing and granted ones count toward the seat cap.
+    pub enum SubscriptionStatus {
+        Active = "active",
+        Trialing = "trialing",
+        Granted = "granted",
+    }
+}
+
 #[derive(Debug, Clone, FromRow)]
 pub struct Subscription {
     pub id: Id,
     pub org_id: Id,
-    pub kind: String,
-    pub status: String,
+    pub kind: SubscriptionKind,
+    pub status: SubscriptionStatus,
     pub plan: String,
     pub seats: i64,
     pub current_period_end: Option<Ts>,
@@ -34,8 +51,9 @@ pub async fn grant(
     let now = Ts::now();
     execute!(x, sqlx::query(
         "INSERT INTO subscriptions (id, org_id, kind, status, plan, seats, current_period_end, granted_by, grant_reason, created_at, updated_at)
-         VALUES ($1, $2, 'platform', 'granted', $3, $4, $5, $6, $7, $8, $8)")
-        .bind(id).bind(org).bind(plan).bind(seats).bind(until).bind(by).bind(reason).bind(now))?;
+         VALUES ($1, $2, $9, $10, $3, $4, $5, $6, $7, $8, $8)")
+        .bind(id).bind(org).bind(plan).bind(seats).bind(until).bind(by).bind(reason).bind(now)
+        .bind(SubscriptionKind::Platform).bind(SubscriptionStatus::Granted))?;
     execute!(
         x,
         sqlx::query("UPDATE orgs SET plan = $2, updated_at = $3 WHERE id = $1")
@@ -49,7 +67,7 @@ pub async fn grant(
 pub async fn list(
     x: &mut impl Executor,
     org: Option<Id>,
-    status: Option<&str>,
+    status: Option<SubscriptionStatus>,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Subscription>, sqlx::Error> {

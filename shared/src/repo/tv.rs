@@ -10,12 +10,25 @@ pub const USER_CODE_ALPHABET: &[u8] = b"BCDFGHJKLMNPQRSTVWXZ";
 pub const CODE_TTL: chrono::Duration = chrono::Duration::minutes(10);
 pub const DEFAULT_INTERVAL_SECS: i64 = 5;
 
+crate::text_enum! {
+    /// Where a TV's device-code sign-in stands.
+    pub enum TvStatus {
+        /// Waiting for a member to type the user code.
+        Pending = "pending",
+        /// Bound to a workspace; its token works until it is signed out.
+        Claimed = "claimed",
+        /// Refused by the member who typed the code.
+        Denied = "denied",
+        SignedOut = "signed_out",
+    }
+}
+
 #[derive(Debug, Clone, FromRow)]
 pub struct Device {
     pub id: Id,
     pub org_id: Option<Id>,
     pub name: String,
-    pub status: String,
+    pub status: TvStatus,
     pub interval_secs: i64,
     pub last_poll_at: Option<Ts>,
     pub expires_at: Ts,
@@ -46,9 +59,9 @@ pub async fn create(
     let id = Id::new();
     execute!(x, sqlx::query(
         "INSERT INTO tv_devices (id, org_id, name, device_code_hash, user_code_hash, status, interval_secs, expires_at, token_delivered, created_at)
-         VALUES ($1, NULL, $2, $3, $4, 'pending', $5, $6, FALSE, $7)")
+         VALUES ($1, NULL, $2, $3, $4, $8, $5, $6, FALSE, $7)")
         .bind(id).bind(name).bind(hash_token(device_code)).bind(hash_token(&normalize_user_code(user_code)))
-        .bind(DEFAULT_INTERVAL_SECS).bind(now.plus(CODE_TTL)).bind(now))?;
+        .bind(DEFAULT_INTERVAL_SECS).bind(now.plus(CODE_TTL)).bind(now).bind(TvStatus::Pending))?;
     by_id(x, id).await.map(|d| d.expect("inserted"))
 }
 
@@ -70,18 +83,18 @@ pub async fn pending_by_user_code(
     code: &str,
 ) -> Result<Option<Device>, sqlx::Error> {
     let q = format!(
-        "SELECT {COLUMNS} FROM tv_devices WHERE user_code_hash = $1 AND status = 'pending' AND expires_at > $2"
+        "SELECT {COLUMNS} FROM tv_devices WHERE user_code_hash = $1 AND status = $3 AND expires_at > $2"
     );
     sql!(x, c => sqlx::query_as::<_, Device>(sqlx::AssertSqlSafe(q))
-        .bind(hash_token(&normalize_user_code(code))).bind(Ts::now()).fetch_optional(&mut *c).await)
+        .bind(hash_token(&normalize_user_code(code))).bind(Ts::now()).bind(TvStatus::Pending).fetch_optional(&mut *c).await)
 }
 
 /// The device behind a TV token, if it is still signed in.
 pub async fn by_token(x: &mut impl Executor, token: &str) -> Result<Option<Device>, sqlx::Error> {
     let q = format!(
-        "SELECT {COLUMNS} FROM tv_devices WHERE token_hash = $1 AND status = 'claimed' AND revoked_at IS NULL"
+        "SELECT {COLUMNS} FROM tv_devices WHERE token_hash = $1 AND status = $2 AND revoked_at IS NULL"
     );
-    sql!(x, c => sqlx::query_as::<_, Device>(sqlx::AssertSqlSafe(q)).bind(hash_token(token)).fetch_optional(&mut *c).await)
+    sql!(x, c => sqlx::query_as::<_, Device>(sqlx::AssertSqlSafe(q)).bind(hash_token(token)).bind(TvStatus::Claimed).fetch_optional(&mut *c).await)
 }
 
 pub async fn record_poll(
@@ -111,8 +124,9 @@ pub async fn decide(
     let now = Ts::now();
     let n = execute!(x, sqlx::query(
         "UPDATE tv_devices SET status = $2, org_id = $3, claimed_by = $4, claimed_at = $5, name = $6
-         WHERE id = $1 AND status = 'pending' AND expires_at > $5")
-        .bind(id).bind(if approve { "claimed" } else { "denied" }).bind(org).bind(user).bind(now).bind(name))?;
+         WHERE id = $1 AND status = $7 AND expires_at > $5")
+        .bind(id).bind(if approve { TvStatus::Claimed } else { TvStatus::Denied }).bind(org).bind(user).bind(now).bind(name)
+        .bind(TvStatus::Pending))?;
     Ok(n == 1)
 }
 
@@ -123,16 +137,16 @@ pub async fn deliver_token(
     token: &str,
 ) -> Result<bool, sqlx::Error> {
     let n = execute!(x, sqlx::query(
-        "UPDATE tv_devices SET token_hash = $2, token_delivered = TRUE WHERE id = $1 AND status = 'claimed' AND token_delivered = FALSE")
-        .bind(id).bind(hash_token(token)))?;
+        "UPDATE tv_devices SET token_hash = $2, token_delivered = TRUE WHERE id = $1 AND status = $3 AND token_delivered = FALSE")
+        .bind(id).bind(hash_token(token)).bind(TvStatus::Claimed))?;
     Ok(n == 1)
 }
 
 pub async fn list_for_org(x: &mut impl Executor, org: Id) -> Result<Vec<Device>, sqlx::Error> {
     let q = format!(
-        "SELECT {COLUMNS} FROM tv_devices WHERE org_id = $1 AND status = 'claimed' ORDER BY claimed_at DESC, id"
+        "SELECT {COLUMNS} FROM tv_devices WHERE org_id = $1 AND status = $2 ORDER BY claimed_at DESC, id"
     );
-    sql!(x, c => sqlx::query_as::<_, Device>(sqlx::AssertSqlSafe(q)).bind(org).fetch_all(&mut *c).await)
+    sql!(x, c => sqlx::query_as::<_, Device>(sqlx::AssertSqlSafe(q)).bind(org).bind(TvStatus::Claimed).fetch_all(&mut *c).await)
 }
 
 pub async fn rename(
@@ -144,11 +158,12 @@ pub async fn rename(
     let n = execute!(
         x,
         sqlx::query(
-            "UPDATE tv_devices SET name = $3 WHERE org_id = $1 AND id = $2 AND status = 'claimed'"
+            "UPDATE tv_devices SET name = $3 WHERE org_id = $1 AND id = $2 AND status = $4"
         )
         .bind(org)
         .bind(id)
         .bind(name)
+        .bind(TvStatus::Claimed)
     )?;
     Ok(n == 1)
 }
@@ -157,7 +172,7 @@ pub async fn rename(
 pub async fn sign_out(x: &mut impl Executor, org: Id, id: Id) -> Result<bool, sqlx::Error> {
     let now = Ts::now();
     let n = execute!(x, sqlx::query(
-        "UPDATE tv_devices SET status = 'signed_out', revoked_at = $3, token_hash = NULL WHERE org_id = $1 AND id = $2 AND status = 'claimed'")
-        .bind(org).bind(id).bind(now))?;
+        "UPDATE tv_devices SET status = $4, revoked_at = $3, token_hash = NULL WHERE org_id = $1 AND id = $2 AND status = $5")
+        .bind(org).bind(id).bind(now).bind(TvStatus::SignedOut).bind(TvStatus::Claimed))?;
     Ok(n == 1)
 }

@@ -127,3 +127,24 @@ pub async fn search(
         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3");
     sql!(x, c => sqlx::query_as::<_, User>(sqlx::AssertSqlSafe(sql)).bind(&pattern).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
+
+/// Locks the user row for the rest of the transaction (PostgreSQL; SQLite's write lock is
+/// already exclusive), so two concurrent requests of one user run one after the other.
+pub async fn lock(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE users SET updated_at = updated_at WHERE id = $1").bind(id)
+    )?;
+    Ok(())
+}
+
+pub async fn set_name(x: &mut impl Executor, id: Id, name: &str) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE users SET name = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(name)
+            .bind(Ts::now())
+    )?;
+    Ok(())
+}

@@ -6,7 +6,7 @@
 //!
 //! A bad, used or expired token answers 401 with a code saying which.
 
-use super::send_link;
+use super::sessions::client;
 use super::signup::Accepted;
 use crate::auth::Caller;
 use crate::http::extract::{Body, Query};
@@ -17,11 +17,8 @@ use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use shared::crypto::password;
-use shared::error::Validator;
-use shared::repo::auth_tokens::{self, EmailPurpose, EmailTokenState};
-use shared::repo::{audit, ratelimit, users};
-
+use shared::domain::accounts as domain;
+use shared::repo::auth_tokens::EmailPurpose;
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -29,19 +26,6 @@ pub struct CallbackQuery {
     #[serde(rename = "type")]
     kind: Option<String>,
     token: Option<String>,
-}
-
-fn token_error(state: EmailTokenState) -> Error {
-    match state {
-        EmailTokenState::Expired => {
-            Error::unauthorized("token_expired", "this link has expired; ask for a new one")
-        }
-        EmailTokenState::Used => Error::unauthorized(
-            "token_used",
-            "this link was already used; ask for a new one",
-        ),
-        _ => Error::unauthorized("invalid_token", "this link is not valid"),
-    }
 }
 
 fn see_other(location: String) -> Response {
@@ -56,34 +40,17 @@ pub async fn callback(
         .token
         .filter(|t| !t.is_empty())
         .ok_or_else(|| Error::unauthorized("invalid_token", "the link has no token"))?;
-    match q.kind.as_deref() {
-        Some("verify_email") => {
-            let mut tx = state.db.begin().await?;
-            match auth_tokens::consume_email_token(&mut tx, &token, EmailPurpose::VerifyEmail)
-                .await?
-            {
-                EmailTokenState::Valid(user) => {
-                    users::mark_email_verified(&mut tx, user).await?;
-                    tx.commit().await?;
-                    Ok(see_other(state.cfg.public_url("/auth/verified")))
-                }
-                other => Err(token_error(other).into()),
-            }
+    match q.kind.as_deref().and_then(|k| EmailPurpose::parse(k).ok()) {
+        Some(EmailPurpose::VerifyEmail) => {
+            domain::verify_email(&state.db, &token).await?;
+            Ok(see_other(state.cfg.public_url("/auth/verified")))
         }
-        Some("reset_password") => {
-            let mut c = state.db.acquire().await?;
-            match auth_tokens::check_email_token(&mut c, &token, EmailPurpose::ResetPassword)
-                .await?
-            {
-                EmailTokenState::Valid(_) => {
-                    Ok(see_other(state.cfg.public_url(&format!(
-                        "/auth/reset-password?token={token}"
-                    ))))
-                }
-                other => Err(token_error(other).into()),
-            }
+        Some(EmailPurpose::ResetPassword) => {
+            domain::check_reset_token(&state.db, &token).await?;
+            let landing = format!("/auth/reset-password?token={token}");
+            Ok(see_other(state.cfg.public_url(&landing)))
         }
-        _ => Err(Error::unauthorized("invalid_token", "the link's type is not known").into()),
+        None => Err(Error::unauthorized("invalid_token", "the link's type is not known").into()),
     }
 }
 
@@ -92,23 +59,7 @@ pub async fn resend_verification(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<(StatusCode, axum::Json<Accepted>)> {
-    if caller.user.email_verified_at.is_some() {
-        return Err(
-            Error::conflict("already_verified", "this email address is already verified").into(),
-        );
-    }
-    {
-        let mut c = state.db.acquire().await?;
-        ratelimit::hit(
-            &mut c,
-            &format!("verify-mail:{}", caller.user.id),
-            5,
-            chrono::Duration::hours(1),
-        )
-        .await?
-        .map_err(Error::too_many_requests)?;
-    }
-    send_link(&state, &caller.user, EmailPurpose::VerifyEmail).await;
+    domain::resend_verification(&state.db, &state.cfg, &state.mailer, &caller.user).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(Accepted { status: "sent" }),
@@ -127,24 +78,8 @@ pub async fn forgot_password(
     parts: Parts,
     Body(req): Body<ForgotRequest>,
 ) -> Result<(StatusCode, axum::Json<Accepted>)> {
-    let mut v = Validator::new();
-    let email = v.email("email", &req.email);
-    v.finish()?;
-    let user = {
-        let mut c = state.db.acquire().await?;
-        for (key, max) in [
-            (format!("reset:email:{email}"), 5),
-            (format!("reset:ip:{}", crate::http::client_ip(&parts)), 30),
-        ] {
-            ratelimit::hit(&mut c, &key, max, chrono::Duration::hours(1))
-                .await?
-                .map_err(Error::too_many_requests)?;
-        }
-        users::by_email(&mut c, &email).await?
-    };
-    if let Some(user) = user {
-        send_link(&state, &user, EmailPurpose::ResetPassword).await;
-    }
+    let (db, cfg, mailer) = (&state.db, &state.cfg, &state.mailer);
+    domain::forgot_password(db, cfg, mailer, &client(&parts), &req.email).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(Accepted { status: "received" }),
@@ -168,37 +103,6 @@ pub async fn reset_password(
     State(state): State<AppState>,
     Body(req): Body<ResetRequest>,
 ) -> Result<StatusCode> {
-    if req.token.is_empty() {
-        return Err(Error::unauthorized("invalid_token", "the token is missing").into());
-    }
-    let mut v = Validator::new();
-    v.password("password", &req.password);
-    v.finish()?;
-    let hash = password::hash_async(req.password).await;
-    let mut tx = state.db.begin().await?;
-    let user =
-        match auth_tokens::consume_email_token(&mut tx, &req.token, EmailPurpose::ResetPassword)
-            .await?
-        {
-            EmailTokenState::Valid(u) => u,
-            other => return Err(token_error(other).into()),
-        };
-    users::set_password(&mut tx, user, &hash).await?;
-    users::mark_email_verified(&mut tx, user).await?;
-    auth_tokens::revoke_all_for_user(&mut tx, user).await?;
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: None,
-            actor: Some(user),
-            impersonator: None,
-            action: "account.password_reset",
-            target_type: "user",
-            target_id: Some(user.to_string()),
-            data: serde_json::json!({}),
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    domain::reset_password(&state.db, &req.token, &req.password).await?;
     Ok(StatusCode::NO_CONTENT)
 }

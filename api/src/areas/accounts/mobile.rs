@@ -4,16 +4,16 @@
 
 use super::UserView;
 use super::sessions::check_credentials;
+use crate::http::Result;
 use crate::http::extract::Body;
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
-use shared::db::{Id, Ts};
-use shared::repo::auth_tokens::{self, TokenPair};
+use shared::db::Ts;
+use shared::domain::accounts as domain;
+use shared::repo::auth_tokens::TokenPair;
 use shared::repo::users;
-
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -54,13 +54,7 @@ pub async fn token(
     Body(req): Body<TokenRequest>,
 ) -> Result<axum::Json<TokenResponse>> {
     let user = check_credentials(&state, &parts, &req.email, &req.password).await?;
-    let client = req
-        .client_name
-        .as_deref()
-        .map(|n| n.trim().chars().take(100).collect::<String>());
-    let mut tx = state.db.begin().await?;
-    let pair = auth_tokens::issue_pair(&mut tx, user.id, Id::new(), client.as_deref()).await?;
-    tx.commit().await?;
+    let pair = domain::issue_tokens(&state.db, user.id, req.client_name.as_deref()).await?;
     Ok(axum::Json(response(pair, &user)))
 }
 
@@ -76,30 +70,6 @@ pub async fn refresh(
     State(state): State<AppState>,
     Body(req): Body<RefreshRequest>,
 ) -> Result<axum::Json<TokenResponse>> {
-    let invalid = || {
-        Error::unauthorized(
-            "invalid_token",
-            "the refresh token is not valid or has expired",
-        )
-    };
-    let mut tx = state.db.begin().await?;
-    let t = auth_tokens::token_by_secret(&mut tx, &req.refresh_token)
-        .await?
-        .filter(|t| t.kind == "refresh" && t.revoked_at.is_none() && t.expires_at > Ts::now())
-        .ok_or_else(invalid)?;
-    if !auth_tokens::mark_used(&mut tx, t.id).await? {
-        auth_tokens::revoke_family(&mut tx, t.family_id).await?;
-        tx.commit().await?;
-        return Err(Error::unauthorized(
-            "token_reused",
-            "this refresh token was already used; the sign-in is revoked, sign in again",
-        )
-        .into());
-    }
-    let user = users::by_id(&mut tx, t.user_id)
-        .await?
-        .ok_or_else(invalid)?;
-    let pair = auth_tokens::issue_pair(&mut tx, user.id, t.family_id, None).await?;
-    tx.commit().await?;
+    let (pair, user) = domain::refresh_tokens(&state.db, &req.refresh_token).await?;
     Ok(axum::Json(response(pair, &user)))
 }

@@ -11,9 +11,8 @@ pub mod signup;
 use crate::state::AppState;
 use serde::Serialize;
 use shared::db::{Id, Ts};
-use shared::mail::Email;
-use shared::repo::auth_tokens::{self, EmailPurpose};
-use shared::repo::orgs::Membership;
+use shared::repo::auth_tokens::EmailPurpose;
+use shared::repo::orgs::{Membership, OrgType};
 use shared::repo::users::User;
 use utoipa::ToSchema;
 
@@ -47,7 +46,7 @@ pub struct MembershipView {
     pub workspace_id: Id,
     pub workspace_name: String,
     #[serde(rename = "type")]
-    pub org_type: String,
+    pub org_type: OrgType,
     pub role: String,
 }
 
@@ -56,64 +55,13 @@ impl From<&Membership> for MembershipView {
         MembershipView {
             workspace_id: m.org_id,
             workspace_name: m.org_name.clone(),
-            org_type: m.org_type.clone(),
+            org_type: m.org_type,
             role: m.role_key.clone(),
         }
     }
 }
 
-/// Emails a single-use link for `purpose`. Mail failures are logged, not raised: the caller's
-/// action (sign-up, a reset request) has succeeded and the user can ask for another link.
+/// Emails a single-use link for `purpose` (see `shared::domain::accounts::send_link`).
 pub async fn send_link(state: &AppState, user: &User, purpose: EmailPurpose) -> bool {
-    let token = {
-        let mut c = match state.db.acquire().await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::error!(error = %e, "could not create an email token");
-                return false;
-            }
-        };
-        match auth_tokens::create_email_token(&mut c, user.id, purpose).await {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::error!(error = %e, "could not create an email token");
-                return false;
-            }
-        }
-    };
-    let link = state.cfg.public_url(&format!(
-        "/auth/callback?type={}&token={token}",
-        purpose.as_str()
-    ));
-    let (subject, text) = match purpose {
-        EmailPurpose::VerifyEmail => (
-            "Confirm your email address",
-            format!(
-                "Hello {},\n\nconfirm your email address by opening this link:\n\n{link}\n\nThe link works once and expires in 3 days.\n",
-                user.name
-            ),
-        ),
-        EmailPurpose::ResetPassword => (
-            "Reset your password",
-            format!(
-                "Hello {},\n\nsomeone asked to reset the password of this account. If it was you, open:\n\n{link}\n\nThe link works once and expires in 1 hour. If it was not you, ignore this mail.\n",
-                user.name
-            ),
-        ),
-    };
-    match state
-        .mailer
-        .send(Email {
-            to: user.email.clone(),
-            subject: subject.into(),
-            text,
-        })
-        .await
-    {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::error!(error = %e, purpose = purpose.as_str(), "sending mail failed");
-            false
-        }
-    }
+    shared::domain::accounts::send_link(&state.db, &state.cfg, &state.mailer, user, purpose).await
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::db::{Id, Ts};
 use shared::error::Validator;
-use shared::repo::messaging::{self, ConversationRow, KIND_COACH_ATHLETE};
+use shared::repo::messaging::{self, ConversationKind, ConversationRow, RecipientKind};
 use shared::repo::{athletes, audit, orgs};
 
 use utoipa::ToSchema;
@@ -39,8 +39,7 @@ pub struct AthleteRef {
 pub struct ConversationView {
     pub id: Id,
     pub org_id: Id,
-    /// Always coach_athlete.
-    pub kind: String,
+    pub kind: ConversationKind,
     pub coach: CoachRef,
     pub athlete: AthleteRef,
     /// The caller's side: coach, athlete, or guardian (a guardian of the athlete, reading).
@@ -87,7 +86,7 @@ pub fn view(r: ConversationRow, me: Id) -> ConversationView {
 fn check_kind(kind: Option<&str>) -> Result<()> {
     match kind {
         None => Ok(()),
-        Some(k) if k == KIND_COACH_ATHLETE => Ok(()),
+        Some(k) if ConversationKind::parse(k) == Ok(ConversationKind::CoachAthlete) => Ok(()),
         Some(k) => Err(unsupported_kind(&format!(
             "conversations are between a coach and an athlete (kind coach_athlete); {k:?} is not supported"
         )).into()),
@@ -233,7 +232,7 @@ pub async fn create(
 #[serde(rename_all = "camelCase")]
 pub struct RecipientView {
     /// athlete (the caller coaches them) or coach (one of the caller's coaches)
-    pub kind: String,
+    pub kind: RecipientKind,
     pub org_id: Id,
     /// The athlete of the conversation to open (`POST /api/conversations` `athleteId`).
     pub athlete_id: Id,

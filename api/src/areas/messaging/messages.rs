@@ -20,7 +20,7 @@ use serde_json::json;
 use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::audit;
-use shared::repo::messaging::{self, Message, REPORT_REASONS};
+use shared::repo::messaging::{self, Message, RemovedReason, ReportReason, ReportStatus};
 use shared::storage::Store;
 
 use std::time::Duration;
@@ -56,8 +56,7 @@ pub struct MessageView {
     pub has_attachment: bool,
     pub created_at: Ts,
     pub removed: bool,
-    /// sender or moderation
-    pub removed_reason: Option<String>,
+    pub removed_reason: Option<RemovedReason>,
 }
 
 pub fn view(m: Message, me: Id) -> MessageView {
@@ -294,7 +293,7 @@ pub async fn delete(
         );
     }
     let mut tx = state.db.begin().await?;
-    if messaging::remove_message(&mut tx, id, caller.user.id, "sender").await? {
+    if messaging::remove_message(&mut tx, id, caller.user.id, RemovedReason::Sender).await? {
         audit::record(
             &mut tx,
             caller.audit(
@@ -325,9 +324,9 @@ pub struct ReportRequest {
 pub struct ReportReceipt {
     pub id: Id,
     pub message_id: Id,
-    pub reason: String,
+    pub reason: ReportReason,
     /// open
-    pub status: String,
+    pub status: ReportStatus,
     pub created_at: Ts,
 }
 
@@ -339,7 +338,7 @@ pub async fn report(
     Body(req): Body<ReportRequest>,
 ) -> Result<(StatusCode, axum::Json<ReportReceipt>)> {
     let mut v = Validator::new();
-    v.choice("reason", &req.reason, REPORT_REASONS);
+    let reason = v.choice_of::<ReportReason>("reason", &req.reason);
     let details = req
         .details
         .as_deref()
@@ -352,6 +351,7 @@ pub async fn report(
         "must be at most 1000 characters",
     );
     v.finish()?;
+    let reason = reason.expect("validated");
     let (m, a) = message_for(&state, &caller, id).await?;
     if m.sender_user_id == Some(caller.user.id) {
         return Err(Error::bad_request(
@@ -361,7 +361,7 @@ pub async fn report(
         .into());
     }
     let mut tx = state.db.begin().await?;
-    let rid = messaging::insert_report(&mut tx, &m, caller.user.id, &req.reason, details)
+    let rid = messaging::insert_report(&mut tx, &m, caller.user.id, reason, details)
         .await?
         .ok_or_else(|| {
             Error::conflict(
@@ -376,7 +376,7 @@ pub async fn report(
             "message.reported",
             "message_report",
             Some(rid.to_string()),
-            json!({ "messageId": m.id, "reason": req.reason }),
+            json!({ "messageId": m.id, "reason": reason }),
         ),
     )
     .await?;
@@ -386,8 +386,8 @@ pub async fn report(
         axum::Json(ReportReceipt {
             id: rid,
             message_id: m.id,
-            reason: req.reason,
-            status: "open".into(),
+            reason,
+            status: ReportStatus::Open,
             created_at: Ts::now(),
         }),
     ))

@@ -12,8 +12,9 @@ use serde_json::json;
 use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::audit;
-use shared::repo::messaging::{self, REPORT_STATUSES, ReportRow};
-
+use shared::repo::messaging::{
+    self, RemovedReason, ReportOutcome, ReportReason, ReportRow, ReportStatus,
+};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -43,9 +44,8 @@ pub struct ReportedConversation {
 #[serde(rename_all = "camelCase")]
 pub struct ReportView {
     pub id: Id,
-    /// open, resolved or dismissed
-    pub status: String,
-    pub reason: String,
+    pub status: ReportStatus,
+    pub reason: ReportReason,
     pub details: Option<String>,
     pub reporter_id: Option<Id>,
     pub reporter_name: Option<String>,
@@ -107,20 +107,15 @@ pub async fn list(
     Query(q): Query<ReportQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<ReportView>>> {
-    if let Some(s) = &q.status {
-        let mut v = Validator::new();
-        v.choice("status", s, REPORT_STATUSES);
-        v.finish()?;
-    }
+    let mut v = Validator::new();
+    let status = q
+        .status
+        .as_deref()
+        .and_then(|s| v.choice_of::<ReportStatus>("status", s));
+    v.finish()?;
     let mut c = state.db.acquire().await?;
-    let rows = messaging::list_reports(
-        &mut c,
-        q.status.as_deref(),
-        q.org_id,
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows =
+        messaging::list_reports(&mut c, status, q.org_id, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows.into_iter().map(view).collect())))
 }
 
@@ -144,7 +139,7 @@ pub async fn decide(
     Body(req): Body<ReportDecision>,
 ) -> Result<axum::Json<ReportView>> {
     let mut v = Validator::new();
-    v.choice("status", &req.status, &["resolved", "dismissed"]);
+    let outcome = v.choice_of::<ReportOutcome>("status", &req.status);
     let note = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty());
     v.check(
         note.is_none_or(|n| n.chars().count() <= 1000),
@@ -153,18 +148,19 @@ pub async fn decide(
         "must be at most 1000 characters",
     );
     v.check(
-        !(req.remove_message && req.status == "dismissed"),
+        !(req.remove_message && outcome == Some(ReportOutcome::Dismissed)),
         "removeMessage",
         "invalid",
         "a dismissed report removes nothing",
     );
     v.finish()?;
+    let outcome = outcome.expect("validated");
     let mut tx = state.db.begin().await?;
     let r = messaging::report(&mut tx, id)
         .await?
         .ok_or_else(|| Error::not_found("message report"))?;
     let admin = caller.user.id;
-    if !messaging::close_report(&mut tx, id, &req.status, admin, note, req.remove_message).await? {
+    if !messaging::close_report(&mut tx, id, outcome, admin, note, req.remove_message).await? {
         return Err(Error::conflict(
             "report_not_open",
             format!("this report is already {}", r.status),
@@ -173,10 +169,10 @@ pub async fn decide(
     }
     let mut others = 0;
     if req.remove_message {
-        messaging::remove_message(&mut tx, r.message_id, admin, "moderation").await?;
+        messaging::remove_message(&mut tx, r.message_id, admin, RemovedReason::Moderation).await?;
         others = messaging::resolve_other_reports(&mut tx, r.message_id, admin).await?;
     }
-    let action = if req.status == "resolved" {
+    let action = if outcome == ReportOutcome::Resolved {
         "admin.message_report_resolved"
     } else {
         "admin.message_report_dismissed"

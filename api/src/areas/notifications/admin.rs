@@ -15,9 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::db::{Id, Ts};
 use shared::error::Validator;
-use shared::repo::notifications::{
-    self, CHANNELS, Channel, DELIVERY_STATUSES, Delivery, DeliveryStatus, Filter,
-};
+use shared::repo::notifications::{self, Channel, Delivery, DeliveryStatus, Filter};
 use shared::repo::{audit, orgs};
 
 use utoipa::ToSchema;
@@ -81,12 +79,14 @@ pub async fn list(
     page: Page,
 ) -> Result<axum::Json<Paged<NotificationView>>> {
     let mut v = Validator::new();
-    if let Some(s) = &q.status {
-        v.choice("status", s, DELIVERY_STATUSES);
-    }
-    if let Some(ch) = &q.channel {
-        v.choice("channel", ch, CHANNELS);
-    }
+    let status = q
+        .status
+        .as_deref()
+        .and_then(|s| v.choice_of::<DeliveryStatus>("status", s));
+    let channel = q
+        .channel
+        .as_deref()
+        .and_then(|ch| v.choice_of::<Channel>("channel", ch));
     v.finish()?;
     let mut c = state.db.acquire().await?;
     let rows = notifications::search(
@@ -95,8 +95,8 @@ pub async fn list(
             user_id: q.user_id,
             org_id: q.org_id,
             kind: q.kind.as_deref(),
-            status: q.status.as_deref(),
-            channel: q.channel.as_deref(),
+            status: status.map(DeliveryStatus::as_str),
+            channel: channel.map(Channel::as_str),
         },
         page.fetch_limit(),
         page.offset,

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::db::Ts;
 use shared::error::Validator;
-use shared::repo::notifications::{self, PUSH_PLATFORMS, PushPlatform};
+use shared::repo::notifications::{self, PushPlatform};
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -52,17 +52,15 @@ pub async fn register(
 ) -> Result<(StatusCode, axum::Json<PushRegistration>)> {
     let mut v = Validator::new();
     let token = v.text("token", &req.token, 4096);
-    let platform = req
-        .platform
-        .clone()
-        .unwrap_or_else(|| if looks_expo(&token) { "expo" } else { "" }.into());
-    let parsed = PushPlatform::parse(&platform).ok();
-    if platform.is_empty() {
-        v.add("platform", "required", "expo or fcm");
-    } else if parsed.is_none() {
-        v.choice("platform", &platform, PUSH_PLATFORMS);
-    }
-    if parsed == Some(PushPlatform::Expo) && !token.is_empty() {
+    let platform = match req.platform.as_deref() {
+        Some(p) if !p.is_empty() => v.choice_of::<PushPlatform>("platform", p),
+        None if looks_expo(&token) => Some(PushPlatform::Expo),
+        _ => {
+            v.add("platform", "required", "expo or fcm");
+            None
+        }
+    };
+    if platform == Some(PushPlatform::Expo) && !token.is_empty() {
         v.check(
             is_expo_token(&token),
             "token",
@@ -82,10 +80,7 @@ pub async fn register(
         "must be at most 100 characters",
     );
     v.finish()?;
-    // Validated above: a missing or unknown platform has failed `finish`.
-    let Some(platform) = parsed else {
-        return Err(Error::internal(anyhow::anyhow!("push platform unparsed")).into());
-    };
+    let platform = platform.expect("validated");
     let mut tx = state.db.begin().await?;
     let before = notifications::push_tokens_of(&mut tx, caller.user.id)
         .await?
