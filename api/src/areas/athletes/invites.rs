@@ -7,7 +7,7 @@
 //! - `POST /api/club/enroll`: public self-enrollment into a workspace that allows it.
 
 use super::age_gate;
-use super::{RELATIONSHIPS, load};
+use super::load;
 use crate::areas::accounts::{UserView, send_link, sessions};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
@@ -21,6 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::crypto::password;
 use shared::db::{Id, Ts, is_unique_violation};
+use shared::domain::athletes::{
+    AthleteFields, AthleteSource, AthleteStatus, ConsentMethod, InviteStatus, Naming, RawAthlete,
+    Relationship, fields,
+};
 use shared::error::Validator;
 use shared::mail::Email;
 use shared::repo::athletes::{self, Athlete, InviteState};
@@ -64,33 +68,28 @@ async fn make_invite(
     need_email: bool,
 ) -> Result<(Athlete, athletes::Invite, String, Option<String>)> {
     let mut v = Validator::new();
-    let email = req
-        .email
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| v.email("email", e));
-    let new = if req.athlete_id.is_none() {
-        Some(super::validate_new(
+    let (email, new) = if req.athlete_id.is_none() {
+        let f = AthleteFields::parse(
             &mut v,
-            &super::CreateAthlete {
-                first_name: req.first_name.clone().unwrap_or_default(),
-                last_name: req.last_name.clone().unwrap_or_default(),
-                email: email.clone(),
-                birth_date: req.birth_date.clone(),
-                stance: None,
-                level: None,
-                notes: None,
+            Naming::Json,
+            &RawAthlete {
+                first_name: req.first_name.as_deref().unwrap_or_default(),
+                last_name: req.last_name.as_deref().unwrap_or_default(),
+                email: req.email.as_deref(),
+                birth_date: req.birth_date.as_deref(),
+                ..Default::default()
             },
-        ))
+        );
+        (f.email.clone(), Some(f))
     } else {
-        None
+        (fields::email(&mut v, "email", req.email.as_deref()), None)
     };
     v.finish()?;
     let mut tx = state.db.begin().await?;
     let athlete = match (req.athlete_id, new) {
         (Some(id), _) => load(&mut tx, ws, id).await?,
-        (None, Some(mut n)) => {
-            n.source = "invite".into();
+        (None, Some(f)) => {
+            let n = f.into_new(AthleteStatus::Active, AthleteSource::Invite);
             let a = athletes::insert(&mut tx, ws.org_id, &n, Some(caller.user.id)).await?;
             audit::record(
                 &mut tx,
@@ -223,8 +222,7 @@ pub async fn send(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InvitePreview {
-    /// valid, used or expired
-    pub status: String,
+    pub status: InviteStatus,
     pub workspace_name: Option<String>,
     pub athlete_first_name: Option<String>,
     pub expires_at: Option<Ts>,
@@ -250,8 +248,8 @@ pub async fn lookup(
     )
     .await?
     .map_err(Error::too_many_requests)?;
-    let empty = |status: &str| InvitePreview {
-        status: status.into(),
+    let empty = |status| InvitePreview {
+        status,
         workspace_name: None,
         athlete_first_name: None,
         expires_at: None,
@@ -260,8 +258,8 @@ pub async fn lookup(
     };
     match athletes::check_invite(&mut c, &token).await? {
         InviteState::Unknown => Err(Error::not_found("invite")),
-        InviteState::Used => Ok(axum::Json(empty("used"))),
-        InviteState::Expired => Ok(axum::Json(empty("expired"))),
+        InviteState::Used => Ok(axum::Json(empty(InviteStatus::Used))),
+        InviteState::Expired => Ok(axum::Json(empty(InviteStatus::Expired))),
         InviteState::Valid(inv) => {
             let a = athletes::by_id_any_org(&mut c, inv.athlete_id)
                 .await?
@@ -270,7 +268,7 @@ pub async fn lookup(
                 .await?
                 .ok_or_else(|| Error::not_found("invite"))?;
             Ok(axum::Json(InvitePreview {
-                status: "valid".into(),
+                status: InviteStatus::Valid,
                 workspace_name: Some(org.name),
                 athlete_first_name: Some(a.first_name),
                 expires_at: Some(inv.expires_at),
@@ -523,13 +521,8 @@ pub async fn guardian(
             let name = v.text("guardian.name", &g.name, 100);
             let email = v.email("guardian.email", &g.email);
             v.password("guardian.password", &g.password);
-            let rel = g.relationship.trim().to_lowercase();
-            v.check(
-                RELATIONSHIPS.contains(&rel.as_str()),
-                "guardian.relationship",
-                "invalid_choice",
-                "must be one of parent, legal_guardian, other",
-            );
+            let rel = v
+                .choice_of::<Relationship>("guardian.relationship", &g.relationship.to_lowercase());
             (name, email, rel)
         }
         None => {
@@ -538,7 +531,7 @@ pub async fn guardian(
                 "required",
                 "the guardian's name, email, password and relationship",
             );
-            Default::default()
+            (String::new(), String::new(), None)
         }
     };
     let birth = age_gate::parse_birth_date(&mut v, "athleteBirthDate", &req.athlete_birth_date);
@@ -617,7 +610,8 @@ pub async fn guardian(
     let athlete = athletes::by_id_any_org(&mut tx, inv.athlete_id)
         .await?
         .ok_or_else(|| token_error(&InviteState::Unknown))?;
-    athletes::add_guardian(&mut tx, inv.org_id, athlete.id, guardian.id, &g_rel).await?;
+    let g_rel = g_rel.expect("validated");
+    athletes::add_guardian(&mut tx, inv.org_id, athlete.id, guardian.id, g_rel).await?;
     let consent_id = athletes::record_consent(
         &mut tx,
         inv.org_id,
@@ -626,8 +620,8 @@ pub async fn guardian(
             guardian_user_id: Some(guardian.id),
             guardian_name: guardian.name.clone(),
             guardian_email: Some(guardian.email.clone()),
-            relationship: g_rel.clone(),
-            method: "guardian_invite".into(),
+            relationship: g_rel,
+            method: ConsentMethod::GuardianInvite,
             note: None,
             recorded_by: None,
             consented_at: Ts::now(),
@@ -794,13 +788,8 @@ pub async fn enroll(
     let guardian = req.guardian.as_ref().map(|g| {
         let name = v.text("guardian.name", &g.name, 100);
         let gemail = v.email("guardian.email", &g.email);
-        let rel = g.relationship.trim().to_lowercase();
-        v.check(
-            RELATIONSHIPS.contains(&rel.as_str()),
-            "guardian.relationship",
-            "invalid_choice",
-            "must be one of parent, legal_guardian, other",
-        );
+        let rel =
+            v.choice_of::<Relationship>("guardian.relationship", &g.relationship.to_lowercase());
         v.check(
             g.consent,
             "guardian.consent",
@@ -848,9 +837,11 @@ pub async fn enroll(
             last_name: last,
             email: Some(email),
             birth_date: Some(birth),
-            status: "pending".into(),
-            source: "enrollment".into(),
-            ..Default::default()
+            stance: None,
+            level: None,
+            notes: None,
+            status: AthleteStatus::Pending,
+            source: AthleteSource::Enrollment,
         },
         None,
     )
@@ -864,8 +855,8 @@ pub async fn enroll(
                 guardian_user_id: None,
                 guardian_name: name,
                 guardian_email: Some(gemail),
-                relationship: rel,
-                method: "enrollment_form".into(),
+                relationship: rel.expect("validated"),
+                method: ConsentMethod::EnrollmentForm,
                 note: None,
                 recorded_by: None,
                 consented_at: Ts::now(),

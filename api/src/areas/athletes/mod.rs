@@ -19,8 +19,13 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::db::{Executor, Id, Ts};
+use shared::domain::athletes::fields::{self, optional_choice, optional_text, required_choice_in};
+use shared::domain::athletes::{
+    AthleteFields, AthletePatch, AthleteSource, AthleteStatus, CoachRole, ConsentMethod, Level,
+    Naming, RawAthlete, RawPatch, Relationship, Stance,
+};
 use shared::error::Validator;
-use shared::repo::athletes::{self, Athlete, LEVELS, STANCES, STATUSES};
+use shared::repo::athletes::{self, Athlete, StatusFilter};
 use shared::repo::{audit, orgs};
 use shared::{Error, Result};
 use utoipa::ToSchema;
@@ -37,18 +42,18 @@ pub struct AthleteView {
     pub age: Option<u32>,
     /// Under 18, or birth date unknown.
     pub minor: bool,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub notes: Option<String>,
     /// active, pending (self-enrolled) or archived
-    pub status: String,
+    pub status: AthleteStatus,
     /// The athlete has claimed a login.
     pub has_login: bool,
     pub published: bool,
     pub public_slug: Option<String>,
     pub public_bio: Option<String>,
     /// manual, import, invite, enrollment
-    pub source: String,
+    pub source: AthleteSource,
     pub created_at: Ts,
     pub updated_at: Ts,
 }
@@ -63,15 +68,15 @@ impl From<&Athlete> for AthleteView {
             birth_date: a.birth_date,
             age: a.birth_date.map(age_gate::age),
             minor: age_gate::is_minor(a.birth_date),
-            stance: a.stance.clone(),
-            level: a.level.clone(),
+            stance: a.stance,
+            level: a.level,
             notes: a.notes.clone(),
-            status: a.status.clone(),
+            status: a.status,
             has_login: a.user_id.is_some(),
             published: a.published,
             public_slug: a.public_slug.clone(),
             public_bio: a.public_bio.clone(),
-            source: a.source.clone(),
+            source: a.source,
             created_at: a.created_at,
             updated_at: a.updated_at,
         }
@@ -101,37 +106,6 @@ fn entry<'a>(
     )
 }
 
-fn choice(v: &mut Validator, field: &str, value: Option<&str>, allowed: &[&str]) -> Option<String> {
-    let value = value
-        .map(|s| s.trim().to_lowercase())
-        .filter(|s| !s.is_empty())?;
-    if !allowed.contains(&value.as_str()) {
-        v.add(
-            field,
-            "invalid_choice",
-            format!("must be one of {}", allowed.join(", ")),
-        );
-    }
-    Some(value)
-}
-
-fn optional_text(
-    v: &mut Validator,
-    field: &str,
-    value: Option<&str>,
-    max: usize,
-) -> Option<String> {
-    let value = value.map(str::trim).filter(|s| !s.is_empty())?;
-    if value.chars().count() > max {
-        v.add(
-            field,
-            "too_long",
-            format!("must be at most {max} characters"),
-        );
-    }
-    Some(value.to_string())
-}
-
 // ---- list, create, read, update, delete ----
 
 #[derive(Deserialize)]
@@ -158,28 +132,37 @@ pub async fn list(
     Query(q): Query<ListQuery>,
 ) -> Result<axum::Json<Paged<AthleteView>>> {
     let mut v = Validator::new();
-    if let Some(s) = &q.status {
+    let status = match q.status.as_deref() {
+        None => StatusFilter::NotArchived,
+        Some("all") => StatusFilter::All,
+        Some(s) => match AthleteStatus::parse(s) {
+            Ok(s) => StatusFilter::Only(s),
+            Err(_) => {
+                v.add(
+                    "status",
+                    "invalid_choice",
+                    "must be one of active, pending, archived, all",
+                );
+                StatusFilter::All
+            }
+        },
+    };
+    let level = q.level.as_deref().and_then(|l| {
+        let level = Level::parse(l).ok();
         v.check(
-            s == "all" || STATUSES.contains(&s.as_str()),
-            "status",
-            "invalid_choice",
-            "must be one of active, pending, archived, all",
-        );
-    }
-    if let Some(l) = &q.level {
-        v.check(
-            LEVELS.contains(&l.as_str()),
+            level.is_some(),
             "level",
             "invalid_choice",
             "must be one of beginner, intermediate, advanced, pro",
         );
-    }
+        level
+    });
     v.finish()?;
     let mut c = state.db.acquire().await?;
     let f = athletes::Filter {
         q: q.q.filter(|s| !s.trim().is_empty()),
-        status: q.status,
-        level: q.level,
+        status,
+        level,
         coach: q.coach_id,
         published: q.published,
     };
@@ -204,29 +187,18 @@ pub struct CreateAthlete {
     pub notes: Option<String>,
 }
 
-pub fn validate_new(v: &mut Validator, req: &CreateAthlete) -> athletes::NewAthlete {
-    let first_name = v.text("firstName", &req.first_name, 100);
-    let last_name = v.text("lastName", &req.last_name, 100);
-    let email = req
-        .email
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| v.email("email", e));
-    let birth_date = req
-        .birth_date
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .and_then(|s| age_gate::parse_birth_date(v, "birthDate", s));
-    athletes::NewAthlete {
-        first_name,
-        last_name,
-        email,
-        birth_date,
-        stance: choice(v, "stance", req.stance.as_deref(), STANCES),
-        level: choice(v, "level", req.level.as_deref(), LEVELS),
-        notes: optional_text(v, "notes", req.notes.as_deref(), 5000),
-        status: "active".into(),
-        source: "manual".into(),
+impl CreateAthlete {
+    /// The plain strings the field rules parse.
+    pub fn raw(&self) -> RawAthlete<'_> {
+        RawAthlete {
+            first_name: &self.first_name,
+            last_name: &self.last_name,
+            email: self.email.as_deref(),
+            birth_date: self.birth_date.as_deref(),
+            stance: self.stance.as_deref(),
+            level: self.level.as_deref(),
+            notes: self.notes.as_deref(),
+        }
     }
 }
 
@@ -237,7 +209,8 @@ pub async fn create(
     Body(req): Body<CreateAthlete>,
 ) -> Result<(StatusCode, axum::Json<AthleteView>)> {
     let mut v = Validator::new();
-    let new = validate_new(&mut v, &req);
+    let new = AthleteFields::parse(&mut v, Naming::Json, &req.raw())
+        .into_new(AthleteStatus::Active, AthleteSource::Manual);
     v.finish()?;
     let mut tx = state.db.begin().await?;
     let a = athletes::insert(&mut tx, ws.org_id, &new, Some(caller.user.id)).await?;
@@ -289,75 +262,24 @@ pub async fn update(
     Body(req): Body<UpdateAthlete>,
 ) -> Result<axum::Json<AthleteView>> {
     let mut v = Validator::new();
-    let first = req
-        .first_name
-        .as_deref()
-        .map(|s| v.text("firstName", s, 100));
-    let last = req.last_name.as_deref().map(|s| v.text("lastName", s, 100));
-    let email = req.email.as_deref().map(|e| {
-        if e.trim().is_empty() {
-            None
-        } else {
-            Some(v.email("email", e))
-        }
-    });
-    let birth = req.birth_date.as_deref().map(|s| {
-        if s.trim().is_empty() {
-            None
-        } else {
-            age_gate::parse_birth_date(&mut v, "birthDate", s)
-        }
-    });
-    let stance = req
-        .stance
-        .as_deref()
-        .map(|s| choice(&mut v, "stance", Some(s), STANCES));
-    let level = req
-        .level
-        .as_deref()
-        .map(|s| choice(&mut v, "level", Some(s), LEVELS));
-    let notes = req
-        .notes
-        .as_deref()
-        .map(|s| optional_text(&mut v, "notes", Some(s), 5000));
-    let status = req
-        .status
-        .as_deref()
-        .map(|s| choice(&mut v, "status", Some(s), STATUSES));
-    if let Some(None) = status {
-        v.add(
-            "status",
-            "required",
-            "must be one of active, pending, archived",
-        );
-    }
+    let patch = AthletePatch::parse(
+        &mut v,
+        &RawPatch {
+            first_name: req.first_name.as_deref(),
+            last_name: req.last_name.as_deref(),
+            email: req.email.as_deref(),
+            birth_date: req.birth_date.as_deref(),
+            stance: req.stance.as_deref(),
+            level: req.level.as_deref(),
+            notes: req.notes.as_deref(),
+            status: req.status.as_deref(),
+        },
+    );
     v.finish()?;
+    let changed = patch.fields();
     let mut tx = state.db.begin().await?;
     let mut a = load(&mut tx, &ws, id).await?;
-    if let Some(f) = first {
-        a.first_name = f;
-    }
-    if let Some(l) = last {
-        a.last_name = l;
-    }
-    if let Some(e) = email {
-        a.email = e;
-    }
-    if let Some(b) = birth {
-        a.birth_date = b;
-    }
-    if let Some(s) = stance {
-        a.stance = s;
-    }
-    if let Some(l) = level {
-        a.level = l;
-    }
-    if let Some(n) = notes {
-        a.notes = n;
-    }
-    if let Some(Some(s)) = status {
-        a.status = s;
-    }
+    patch.apply(&mut a);
     // A minor's published profile needs a consent; an edit that makes them a minor unpublishes.
     if a.published
         && age_gate::is_minor(a.birth_date)
@@ -366,19 +288,6 @@ pub async fn update(
         a.published = false;
     }
     athletes::update(&mut tx, &a).await?;
-    let changed: Vec<&str> = [
-        ("firstName", req.first_name.is_some()),
-        ("lastName", req.last_name.is_some()),
-        ("email", req.email.is_some()),
-        ("birthDate", req.birth_date.is_some()),
-        ("stance", req.stance.is_some()),
-        ("level", req.level.is_some()),
-        ("notes", req.notes.is_some()),
-        ("status", req.status.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(k, on)| on.then_some(k))
-    .collect();
     // The audit entry names the fields, not their values: minors' data stays out of the log.
     audit::record(
         &mut tx,
@@ -437,7 +346,7 @@ pub struct AssignmentView {
     pub name: String,
     pub email: String,
     /// head or assistant
-    pub role: String,
+    pub role: CoachRole,
     pub created_at: Ts,
 }
 
@@ -484,8 +393,7 @@ pub async fn assign_coach(
     Body(req): Body<AssignCoach>,
 ) -> Result<(StatusCode, axum::Json<AssignmentView>)> {
     let mut v = Validator::new();
-    let role = choice(&mut v, "role", req.role.as_deref(), &["head", "assistant"])
-        .unwrap_or_else(|| "assistant".into());
+    let role = optional_choice(&mut v, "role", req.role.as_deref()).unwrap_or(CoachRole::Assistant);
     v.finish()?;
     let mut tx = state.db.begin().await?;
     let a = load(&mut tx, &ws, id).await?;
@@ -499,7 +407,7 @@ pub async fn assign_coach(
             "must be a member of this workspace",
         ));
     }
-    let sc = athletes::assign(&mut tx, ws.org_id, a.id, req.user_id, &role, caller.user.id)
+    let sc = athletes::assign(&mut tx, ws.org_id, a.id, req.user_id, role, caller.user.id)
         .await?
         .ok_or_else(|| {
             Error::conflict(
@@ -654,7 +562,7 @@ pub async fn permissions(
             user_id: Some(asg.user_id),
             name: Some(asg.name),
             kind: "coach".into(),
-            role: Some(asg.role),
+            role: Some(asg.role.to_string()),
             permissions: perms,
         });
     }
@@ -665,7 +573,7 @@ pub async fn permissions(
             user_id: Some(g.user_id),
             name: Some(g.name),
             kind: "guardian".into(),
-            role: Some(g.relationship),
+            role: Some(g.relationship.to_string()),
             permissions: GUARDIAN_PERMISSIONS.iter().map(|s| s.to_string()).collect(),
         })
         .collect();
@@ -689,9 +597,9 @@ pub struct ConsentView {
     pub guardian_user_id: Option<Id>,
     pub guardian_name: String,
     pub guardian_email: Option<String>,
-    pub relationship: String,
+    pub relationship: Relationship,
     /// How consent was given: guardian_invite, enrollment_form, paper, email, in_person, phone
-    pub method: String,
+    pub method: ConsentMethod,
     pub note: Option<String>,
     /// The member who recorded it (null when the guardian gave it through a link or form).
     pub recorded_by: Option<Id>,
@@ -755,9 +663,6 @@ pub async fn get_consent(
     Ok(axum::Json(consent_status(&mut c, &ws, &a).await?))
 }
 
-pub const RELATIONSHIPS: &[&str] = &["parent", "legal_guardian", "other"];
-pub const CONSENT_METHODS: &[&str] = &["paper", "email", "in_person", "phone"];
-
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordConsent {
@@ -787,27 +692,9 @@ pub async fn record_consent(
         .as_deref()
         .filter(|e| !e.trim().is_empty())
         .map(|e| v.email("guardianEmail", e));
-    let relationship = choice(
-        &mut v,
-        "relationship",
-        Some(&req.relationship),
-        RELATIONSHIPS,
-    );
-    if relationship.is_none() {
-        v.add(
-            "relationship",
-            "required",
-            "must be one of parent, legal_guardian, other",
-        );
-    }
-    let method = choice(&mut v, "method", Some(&req.method), CONSENT_METHODS);
-    if method.is_none() {
-        v.add(
-            "method",
-            "required",
-            "must be one of paper, email, in_person, phone",
-        );
-    }
+    let relationship =
+        required_choice_in(&mut v, "relationship", &req.relationship, Relationship::ALL);
+    let method = required_choice_in(&mut v, "method", &req.method, ConsentMethod::RECORDABLE);
     let note = optional_text(&mut v, "note", req.note.as_deref(), 2000);
     let at = req.consented_at.unwrap_or_else(Ts::now);
     v.check(
@@ -823,8 +710,8 @@ pub async fn record_consent(
         guardian_user_id: None,
         guardian_name: name,
         guardian_email: email,
-        relationship: relationship.unwrap_or_default(),
-        method: method.clone().unwrap_or_default(),
+        relationship: relationship.unwrap_or(Relationship::Other),
+        method: method.unwrap_or(ConsentMethod::Paper),
         note,
         recorded_by: Some(caller.user.id),
         consented_at: at,
@@ -897,7 +784,7 @@ pub async fn publish(
     let bio = req
         .bio
         .as_deref()
-        .map(|b| optional_text(&mut v, "bio", Some(b), 1000));
+        .map(|b| fields::optional_text(&mut v, "bio", Some(b), 1000));
     v.finish()?;
     let mut tx = state.db.begin().await?;
     let mut a = load(&mut tx, &ws, id).await?;
@@ -953,8 +840,8 @@ fn public_slug() -> String {
 pub struct PublicProfile {
     pub slug: String,
     pub display_name: String,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub bio: Option<String>,
     pub workspace_name: String,
 }
@@ -968,7 +855,7 @@ pub async fn public_profile(
         .await?
         .ok_or_else(|| Error::not_found("profile"))?;
     // A minor whose consent was withdrawn is not shown even if the flag lingered.
-    if a.status == "archived"
+    if a.status == AthleteStatus::Archived
         || (age_gate::is_minor(a.birth_date) && !athletes::has_active_consent(&mut c, a.id).await?)
     {
         return Err(Error::not_found("profile"));
@@ -1044,8 +931,8 @@ pub async fn merge(
     let moved = athletes::move_references(&mut tx, ws.org_id, gone.id, keep.id).await?;
     keep.email = keep.email.or(gone.email.clone());
     keep.birth_date = keep.birth_date.or(gone.birth_date);
-    keep.stance = keep.stance.or(gone.stance.clone());
-    keep.level = keep.level.or(gone.level.clone());
+    keep.stance = keep.stance.or(gone.stance);
+    keep.level = keep.level.or(gone.level);
     keep.notes = match (keep.notes.take(), gone.notes.clone()) {
         (Some(a), Some(b)) if a != b => Some(format!("{a}\n\n{b}")),
         (a, b) => a.or(b),
