@@ -1,14 +1,15 @@
 //! Assembles the service: the registry's router plus the cross-cutting layers (request id,
 //! tracing, timeout, body limit, panic guard) and JSON answers for unknown routes and methods.
 
+use crate::http::{ApiError, Error};
 use crate::routes;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderName, StatusCode};
+use axum::http::HeaderName;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use shared::Error;
+use shared::ErrorKind;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
@@ -20,6 +21,7 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 pub fn build(state: AppState) -> Router {
     let registry = routes::registry();
+    std::sync::LazyLock::force(&crate::areas::system::OPENAPI_JSON);
     registry
         .router(&state)
         .fallback(not_found)
@@ -42,37 +44,38 @@ pub fn build(state: AppState) -> Router {
                 )
                 .layer(PropagateRequestIdLayer::new(REQUEST_ID))
                 .layer(CatchPanicLayer::custom(|_| {
-                    Error::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")
+                    ApiError(Error::new(ErrorKind::Internal, "internal", "internal error"))
                         .into_response()
                 })),
         )
         .with_state(state)
 }
 
-async fn not_found() -> Error {
-    Error::new(StatusCode::NOT_FOUND, "route_not_found", "no such route")
+async fn not_found() -> ApiError {
+    ApiError(Error::new(
+        ErrorKind::NotFound,
+        "route_not_found",
+        "no such route",
+    ))
 }
 
-async fn method_not_allowed() -> Error {
-    Error::new(
-        StatusCode::METHOD_NOT_ALLOWED,
+async fn method_not_allowed() -> ApiError {
+    ApiError(Error::new(
+        ErrorKind::MethodNotAllowed,
         "method_not_allowed",
         "this route does not accept that method",
-    )
+    ))
 }
 
 /// Bounds every request's handling time; answers JSON 503 `timeout` past it.
 async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
     match tokio::time::timeout(state.cfg.request_timeout, next.run(req)).await {
         Ok(r) => r,
-        Err(_) => {
-            let mut e = Error::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
-                "the request took too long",
-            );
-            e.retry_after_secs = Some(1);
-            e.into_response()
-        }
+        Err(_) => ApiError(Error::unavailable(
+            "timeout",
+            "the request took too long",
+            1,
+        ))
+        .into_response(),
     }
 }

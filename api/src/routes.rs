@@ -9,7 +9,7 @@ use crate::areas::{
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
 use axum::http::Method;
-use shared::authz::Module;
+use shared::authz::{Module, Perm};
 
 const GET: Method = Method::GET;
 const POST: Method = Method::POST;
@@ -113,15 +113,15 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Read a workspace")
             .ok::<orgs::OrgView>(200),
         route(PATCH, "/api/orgs/{id}", orgs::update)
-            .auth(Auth::org(Some("org.update")))
+            .auth(Auth::org(Some(Perm::OrgUpdate)))
             .area("workspaces").summary("Update a workspace (name, type, country)")
             .body::<orgs::UpdateOrg>().ok::<orgs::OrgView>(200),
         route(GET, "/api/orgs/{id}/members", orgs::members)
-            .auth(Auth::org(Some("members.read")))
+            .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("List members (paginated)")
             .empty(200, "a page of members"),
         route(PATCH, "/api/orgs/{id}/members/{memberId}", members::update)
-            .auth(Auth::org(Some("members.manage")))
+            .auth(Auth::org(Some(Perm::MembersManage)))
             .area("workspaces").summary("Change a member's role (the last owner stays owner)")
             .body::<members::UpdateMember>().ok::<orgs::MemberView>(200),
         route(DELETE, "/api/orgs/{id}/members/{memberId}", members::remove)
@@ -133,7 +133,7 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Make another member owner (owners only); the caller becomes admin")
             .body::<members::TransferOwnership>().ok::<Vec<orgs::MemberView>>(200),
         route(POST, "/api/orgs/{id}/reset-password", members::reset_password)
-            .auth(Auth::org(Some("members.manage")))
+            .auth(Auth::org(Some(Perm::MembersManage)))
             .area("workspaces").summary("Mail a member a password-reset link")
             .body::<members::ResetPassword>().ok::<accounts::signup::Accepted>(202),
         route(GET, "/api/orgs/{id}/coach-directory", members::coach_directory)
@@ -141,47 +141,47 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Coaches of the workspace, names only (for pickers)")
             .ok::<Vec<members::DirectoryEntry>>(200),
         route(GET, "/api/orgs/{id}/roles", roles::list)
-            .auth(Auth::org(Some("members.read")))
+            .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("Roles with their permissions and member counts")
             .ok::<Vec<roles::RoleView>>(200),
         route(POST, "/api/orgs/{id}/roles", roles::create)
-            .auth(Auth::org(Some("roles.manage")))
+            .auth(Auth::org(Some(Perm::RolesManage)))
             .area("workspaces").summary("Create a role")
             .body::<roles::CreateRole>().ok::<roles::RoleView>(201),
         route(PATCH, "/api/orgs/{id}/roles/{roleId}", roles::update)
-            .auth(Auth::org(Some("roles.manage")))
+            .auth(Auth::org(Some(Perm::RolesManage)))
             .area("workspaces").summary("Rename a role or change its permissions (not owner)")
             .body::<roles::UpdateRole>().ok::<roles::RoleView>(200),
         route(DELETE, "/api/orgs/{id}/roles/{roleId}", roles::delete)
-            .auth(Auth::org(Some("roles.manage")))
+            .auth(Auth::org(Some(Perm::RolesManage)))
             .area("workspaces").summary("Delete a custom role that nobody holds")
             .empty(204, "deleted"),
         route(PATCH, "/api/orgs/{id}/modules", roles::set_modules)
-            .auth(Auth::org(Some("modules.manage")))
+            .auth(Auth::org(Some(Perm::ModulesManage)))
             .area("workspaces").summary("Switch feature modules on or off")
             .body::<roles::ModulesUpdate>().ok::<roles::ModulesView>(200),
         route(GET, "/api/orgs/{id}/audit", orgs::audit_log)
-            .auth(Auth::org(Some("audit.read")))
+            .auth(Auth::org(Some(Perm::AuditRead)))
             .area("workspaces").summary("The workspace's audit log (filters: action, from, to)")
             .empty(200, "a page of audit entries"),
         route(POST, "/api/orgs/{id}/members/invite", invites::create)
-            .auth(Auth::org(Some("members.invite")))
+            .auth(Auth::org(Some(Perm::MembersInvite)))
             .area("workspaces").summary("Invite a member by email (seat-capped)")
             .body::<invites::CreateInvite>().ok::<invites::CreatedInvite>(201),
         route(POST, "/api/orgs/{id}/invite", invites::create)
-            .auth(Auth::org(Some("members.invite")))
+            .auth(Auth::org(Some(Perm::MembersInvite)))
             .area("workspaces").summary("Alias of members/invite")
             .body::<invites::CreateInvite>().ok::<invites::CreatedInvite>(201),
         route(GET, "/api/orgs/{id}/invites", invites::list)
-            .auth(Auth::org(Some("members.read")))
+            .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("Member invites, newest first")
             .empty(200, "a page of invites"),
         route(GET, "/api/orgs/{id}/invites/{inviteId}", invites::get)
-            .auth(Auth::org(Some("members.read")))
+            .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("One member invite")
             .ok::<invites::InviteView>(200),
         route(DELETE, "/api/orgs/{id}/invites/{inviteId}", invites::revoke)
-            .auth(Auth::org(Some("members.invite")))
+            .auth(Auth::org(Some(Perm::MembersInvite)))
             .area("workspaces").summary("Revoke a pending invite")
             .empty(204, "revoked"),
         route(GET, "/api/orgs/invite/{token}", invites::preview)
@@ -193,12 +193,12 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
             .ok::<accounts::MembershipView>(200),
         route(GET, "/api/orgs/{id}/calendar", orgs::calendar)
-            .auth(Auth::org(Some("calendar.read")))
+            .auth(Auth::org(Some(Perm::CalendarRead)))
             .area("workspaces").summary("Team calendar for a range (from, to; at most 92 days)")
             .ok::<orgs::Calendar>(200),
         // ---- coaches view ----
         route(GET, "/api/coaches/{id}", coaches::get)
-            .auth(Auth::member("members.read"))
+            .auth(Auth::member(Perm::MembersRead))
             .area("workspaces").summary("A coach of the workspace")
             .ok::<coaches::CoachView>(200),
         route(PATCH, "/api/coaches/{id}", coaches::update)
@@ -206,19 +206,19 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Rename a coach (yourself, or with members.manage)")
             .body::<coaches::UpdateCoach>().ok::<coaches::CoachView>(200),
         route(GET, "/api/coaches/{id}/athletes", coaches::athletes)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("workspaces").summary("The coach's assigned athletes")
             .empty(200, "a page of athletes"),
         route(POST, "/api/coaches/{id}/athletes/reassign", coaches::reassign)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("workspaces").summary("Move a coach's athletes (all or some) to another coach")
             .body::<coaches::Reassign>().ok::<coaches::Reassigned>(200),
         route(GET, "/api/coaches/{id}/stats", coaches::stats)
-            .auth(Auth::member("members.read"))
+            .auth(Auth::member(Perm::MembersRead))
             .area("workspaces").summary("A coach's counts: athletes, training sessions, attendance")
             .ok::<coaches::CoachStats>(200),
         route(GET, "/api/coaches/{id}/activity", coaches::activity)
-            .auth(Auth::member("audit.read"))
+            .auth(Auth::member(Perm::AuditRead))
             .area("workspaces").summary("What the coach did in the workspace (audit entries)")
             .empty(200, "a page of audit entries"),
         // ---- platform admin (mirrored under /api/mobile/admin) ----
@@ -332,19 +332,19 @@ pub fn registry() -> Registry {
             .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token")
             .body::<tv::PollRequest>().ok::<tv::PollToken>(200),
         route(POST, "/api/tv/signin/claim", tv::claim)
-            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))
             .area("tv").summary("A signed-in member binds a TV to the workspace by its user code")
             .body::<tv::ClaimRequest>().ok::<tv::DeviceView>(200),
         route(GET, "/api/tv/devices", tv::list)
-            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))
             .area("tv").summary("The workspace's TVs")
             .ok::<Vec<tv::DeviceView>>(200),
         route(PATCH, "/api/tv/devices/{id}", tv::rename)
-            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))
             .area("tv").summary("Rename a TV")
             .body::<tv::RenameRequest>().ok::<tv::DeviceView>(200),
         route(DELETE, "/api/tv/devices/{id}", tv::sign_out)
-            .auth(Auth::member("tv.manage").in_module(Module::Tv))
+            .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))
             .area("tv").summary("Sign a TV out (its token stops working at once)")
             .empty(204, "signed out"),
         route(GET, "/api/tv/me", tv::me)
@@ -353,71 +353,71 @@ pub fn registry() -> Registry {
             .ok::<tv::TvMe>(200),
         // ---- athletes (issue 5): rows below this line ----
         route(GET, "/api/athletes", athletes::list)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("List athletes (search q, status, level, coachId, published; paginated)")
             .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
         route(POST, "/api/athletes", athletes::create)
-            .auth(Auth::member("athletes.create").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("Create an athlete")
             .body::<athletes::CreateAthlete>().ok::<athletes::AthleteView>(201),
         route(GET, "/api/athletes/export", athletes::import::export)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("The roster as CSV (cells neutralised against formula injection)")
             .empty(200, "text/csv"),
         route(POST, "/api/athletes/import", athletes::import::import)
-            .auth(Auth::member("athletes.create").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("CSV roster import (text/csv body; ?dryRun, ?background): all or nothing, deduplicated; large files run as a job")
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(GET, "/api/athletes/{id}", athletes::get)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("Read an athlete")
             .ok::<athletes::AthleteView>(200),
         route(PATCH, "/api/athletes/{id}", athletes::update)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Update an athlete (status archived archives)")
             .body::<athletes::UpdateAthlete>().ok::<athletes::AthleteView>(200),
         route(DELETE, "/api/athletes/{id}", athletes::delete)
-            .auth(Auth::member("athletes.delete").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesDelete).in_module(Module::Athletes))
             .area("athletes").summary("Erase an athlete and what is theirs alone")
             .empty(204, "deleted"),
         route(GET, "/api/athletes/{id}/coaches", athletes::coaches)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("The athlete's coach assignments")
             .ok::<Vec<athletes::AssignmentView>>(200),
         route(POST, "/api/athletes/{id}/coaches", athletes::assign_coach)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Assign a coach (a workspace member) to the athlete")
             .body::<athletes::AssignCoach>().ok::<athletes::AssignmentView>(201),
         route(DELETE, "/api/athletes/{id}/coaches/{scId}", athletes::unassign_coach)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Remove a coach assignment")
             .empty(204, "removed"),
         route(GET, "/api/athletes/{id}/permissions", athletes::permissions)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("Effective permissions of the athlete's login, coaches and guardians")
             .ok::<athletes::PermissionsView>(200),
         route(GET, "/api/athletes/{id}/guardian-consent", athletes::get_consent)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("Guardian consents: who, when, how")
             .ok::<athletes::ConsentStatus>(200),
         route(POST, "/api/athletes/{id}/guardian-consent", athletes::record_consent)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Record a guardian's consent given outside the service")
             .body::<athletes::RecordConsent>().ok::<athletes::ConsentStatus>(201),
         route(DELETE, "/api/athletes/{id}/guardian-consent", athletes::withdraw_consent)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Withdraw the guardian consent (unpublishes a minor's profile)")
             .ok::<athletes::ConsentStatus>(200),
         route(POST, "/api/athletes/{id}/merge/{b}", athletes::merge)
-            .auth(Auth::member("athletes.delete").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesDelete).in_module(Module::Athletes))
             .area("athletes").summary("Merge duplicate athlete b into id (one transaction, audited)")
             .ok::<athletes::MergeResult>(200),
         route(POST, "/api/athletes/{id}/resync", athletes::resync)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Re-import a provider-linked athlete (job)")
             .ok::<jobs::JobAccepted>(202),
         route(POST, "/api/athletes/{id}/publish", athletes::publish)
-            .auth(Auth::member("athletes.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Publish or unpublish the public profile (a minor's needs guardian consent)")
             .body::<athletes::PublishRequest>().ok::<athletes::AthleteView>(200),
         route(GET, "/api/public/athletes/{slug}", athletes::public_profile)
@@ -425,11 +425,11 @@ pub fn registry() -> Registry {
             .area("athletes").summary("A published athlete profile")
             .ok::<athletes::PublicProfile>(200),
         route(POST, "/api/invite", athletes::invites::create)
-            .auth(Auth::member("athletes.create").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("Generate an athlete invite (single-use, 14 days)")
             .body::<athletes::invites::CreateInvite>().ok::<athletes::invites::InviteCreated>(201),
         route(POST, "/api/invite/send", athletes::invites::send)
-            .auth(Auth::member("athletes.create").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("Email an athlete invite")
             .body::<athletes::invites::CreateInvite>().ok::<athletes::invites::InviteCreated>(201),
         route(GET, "/api/invite/lookup/{token}", athletes::invites::lookup)
@@ -445,11 +445,11 @@ pub fn registry() -> Registry {
             .area("athletes").summary("A guardian creates the login for a minor and consents")
             .body::<athletes::invites::GuardianRequest>().ok::<athletes::invites::GuardianResponse>(201),
         route(GET, "/api/club/enrollment", athletes::invites::get_enrollment)
-            .auth(Auth::member("athletes.read").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("Whether public self-enrollment is open for this workspace")
             .ok::<athletes::invites::EnrollmentView>(200),
         route(PUT, "/api/club/enrollment", athletes::invites::set_enrollment)
-            .auth(Auth::member("org.update").in_module(Module::Athletes))
+            .auth(Auth::member(Perm::OrgUpdate).in_module(Module::Athletes))
             .area("athletes").summary("Open or close public self-enrollment")
             .body::<athletes::invites::EnrollmentSetting>().ok::<athletes::invites::EnrollmentView>(200),
         route(POST, "/api/club/enroll", athletes::invites::enroll)
@@ -458,48 +458,48 @@ pub fn registry() -> Registry {
             .body::<athletes::invites::EnrollRequest>().ok::<athletes::invites::EnrollAccepted>(202),
         // ---- training sessions (issue 5): rows below this line ----
         route(GET, "/api/training-sessions", training::list)
-            .auth(Auth::member("training.read").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingRead).in_module(Module::Training))
             .area("training").summary("List training sessions (from, to, coachId, location, spot, athleteId; paginated)")
             .empty(200, "a page of training sessions ({items, limit, offset, nextOffset})"),
         route(POST, "/api/training-sessions", training::create)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Create a training session")
             .body::<training::CreateSession>().ok::<training::SessionView>(201),
         route(POST, "/api/training-sessions/import", training::import)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("CSV import of past sessions with attendance (text/csv; ?dryRun, ?background)")
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(POST, "/api/training-sessions/provision-video", training::provision_video)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Create the footage session when filming starts (idempotent)")
             .body::<training::ProvisionVideo>().ok::<training::FootageSessionView>(201)
             .ok::<training::FootageSessionView>(200),
         route(GET, "/api/training-sessions/{id}", training::get)
-            .auth(Auth::member("training.read").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingRead).in_module(Module::Training))
             .area("training").summary("Read a training session with its roster")
             .ok::<training::SessionDetail>(200),
         route(PATCH, "/api/training-sessions/{id}", training::update)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Edit a training session (raising capacity promotes the waitlist)")
             .body::<training::UpdateSession>().ok::<training::SessionDetail>(200),
         route(DELETE, "/api/training-sessions/{id}", training::delete)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Delete a training session and its roster")
             .empty(204, "deleted"),
         route(GET, "/api/training-sessions/{id}/participants", training::participants)
-            .auth(Auth::member("training.read").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingRead).in_module(Module::Training))
             .area("training").summary("The roster with the waitlist")
             .ok::<training::RosterView>(200),
         route(POST, "/api/training-sessions/{id}/participants", training::add_participant)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Add an athlete (registered, or waitlisted when full)")
             .body::<training::AddParticipant>().ok::<training::RosterView>(201),
         route(PATCH, "/api/training-sessions/{id}/participants/{athleteId}", training::set_participant)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Mark attended or no-show, or promote a waitlisted athlete")
             .body::<training::SetParticipant>().ok::<training::RosterView>(200),
         route(DELETE, "/api/training-sessions/{id}/participants/{athleteId}", training::remove_participant)
-            .auth(Auth::member("training.manage").in_module(Module::Training))
+            .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Remove an athlete; the first waitlisted one takes the place")
             .ok::<training::RosterView>(200),
         // ---- messaging: coach–athlete conversations (athletes are not members: access is

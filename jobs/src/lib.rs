@@ -182,8 +182,35 @@ impl From<shared::providers::ProviderError> for JobError {
     }
 }
 
+/// A domain operation's error as a job outcome: a busy database, a provider outage or an
+/// internal failure may pass, so they are retried; anything else (bad input, not found, a
+/// conflict, a provider not configured) would fail the same way again.
+impl From<shared::Error> for JobError {
+    fn from(e: shared::Error) -> Self {
+        use shared::ErrorKind::*;
+        let transient = matches!(e.kind, Internal | ProviderFailed)
+            || (e.kind == Unavailable && e.code != "provider_not_configured");
+        if transient {
+            JobError::Transient(e.to_string())
+        } else {
+            JobError::Permanent(e.to_string())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn domain_errors_become_permanent_or_transient_by_kind() {
+        use super::JobError;
+        let e: JobError = shared::Error::not_found("athlete").into();
+        assert!(matches!(e, JobError::Permanent(_)));
+        let e: JobError = shared::Error::provider_not_configured("sms").into();
+        assert!(matches!(e, JobError::Permanent(_)));
+        let e: JobError = shared::Error::unavailable("unavailable", "busy", 1).into();
+        assert!(matches!(e, JobError::Transient(_)));
+    }
+
     #[test]
     fn backoff_doubles_and_caps() {
         let base = std::time::Duration::from_secs(10);

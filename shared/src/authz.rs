@@ -184,14 +184,14 @@ pub fn is_known_permission(p: &str) -> bool {
 
 /// The caller's effective permissions in a workspace: the role's permissions, with the
 /// owner role always holding every permission (so a stale stored list cannot lock an owner out).
-pub fn effective_permissions(role_key: &str, role_permissions: &[String]) -> BTreeSet<String> {
+/// A stored permission that is no longer known (a release removed it) is ignored.
+pub fn effective_permissions(role_key: &str, role_permissions: &[String]) -> PermSet {
     if role_key == "owner" {
-        return PERMISSIONS.iter().map(|p| p.to_string()).collect();
+        return Perm::ALL.iter().copied().collect();
     }
     role_permissions
         .iter()
-        .filter(|p| is_known_permission(p))
-        .cloned()
+        .filter_map(|p| Perm::parse(p).ok())
         .collect()
 }
 
@@ -244,10 +244,17 @@ pub fn permissions_on_athlete(who: OnAthlete<'_>) -> Vec<String> {
         OnAthlete::Member {
             role_key,
             role_permissions,
-        } => effective_permissions(role_key, role_permissions)
-            .into_iter()
-            .filter(|p| ATHLETE_AREAS.contains(&p.split('.').next().unwrap_or("")))
-            .collect(),
+        } => {
+            let mut perms: Vec<String> = effective_permissions(role_key, role_permissions)
+                .into_iter()
+                .map(|p| p.as_str())
+                .filter(|p| ATHLETE_AREAS.contains(&p.split('.').next().unwrap_or("")))
+                .map(String::from)
+                .collect();
+            // Alphabetical, as this list has always been.
+            perms.sort();
+            perms
+        }
         OnAthlete::AthleteLogin => AthletePerm::ALL
             .iter()
             .filter(|p| **p != AthletePerm::ConsentManage)
@@ -274,10 +281,18 @@ mod tests {
     fn viewer_cannot_create_athletes_and_coach_can() {
         let viewer: Vec<String> = viewer_permissions().iter().map(|s| s.to_string()).collect();
         let coach: Vec<String> = coach_permissions().iter().map(|s| s.to_string()).collect();
-        assert!(!effective_permissions("viewer", &viewer).contains("athletes.create"));
-        assert!(effective_permissions("coach", &coach).contains("athletes.create"));
-        assert!(!effective_permissions("coach", &coach).contains("roles.manage"));
-        assert!(effective_permissions("owner", &[]).contains("billing.manage"));
+        assert!(!effective_permissions("viewer", &viewer).contains(&Perm::AthletesCreate));
+        assert!(effective_permissions("coach", &coach).contains(&Perm::AthletesCreate));
+        assert!(!effective_permissions("coach", &coach).contains(&Perm::RolesManage));
+        assert!(effective_permissions("owner", &[]).contains(&Perm::BillingManage));
+        let stale = vec![
+            "athletes.read".to_string(),
+            "removed.permission".to_string(),
+        ];
+        assert_eq!(
+            effective_permissions("coach", &stale),
+            PermSet::from([Perm::AthletesRead])
+        );
     }
 
     #[test]

@@ -1,17 +1,57 @@
-//! The one error type of the service and its JSON shape.
+//! The one error type of the service.
 //!
-//! Every failure leaves the api as `{"error": {"code", "message", "details"?}}` with a stable,
-//! snake_case `code` (the list lives in ARCHITECTURE.md, "Error codes"). Internal errors are
-//! logged with their cause and answered with a generic message: no SQL or stack in a response.
+//! An error carries a [`ErrorKind`] (what went wrong, in the caller's terms), a stable snake_case
+//! `code` (the list lives in ARCHITECTURE.md, "Error codes"), a message and optional details.
+//! `shared` knows no HTTP: the api maps kinds to statuses and writes
+//! `{"error": {"code", "message", "details"?}}` (`api/src/http/error.rs`); the worker maps them to
+//! job outcomes. Internal errors keep their cause for the log and never show it.
 
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+/// What kind of failure an error is; each kind has one HTTP status in the api.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input: malformed, invalid fields, or a request that cannot apply (400).
+    BadRequest,
+    /// No, bad or expired credentials (401).
+    Unauthenticated,
+    /// Signed in but not allowed (403).
+    Forbidden,
+    /// Absent, or another workspace's: indistinguishable on purpose (404).
+    NotFound,
+    /// The route exists but not with this method (405).
+    MethodNotAllowed,
+    /// The current state forbids it (409).
+    Conflict,
+    /// It existed and is no longer usable: expired, revoked, used (410).
+    Gone,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    RangeNotSatisfiable,
+    /// Too many attempts; `retry_after_secs` says when to come back (429).
+    RateLimited,
+    /// A bug or an unexpected failure; the cause is logged (500).
+    Internal,
+    /// An external provider failed or refused (502).
+    ProviderFailed,
+    /// Temporarily unable: busy database, provider not configured, timeout (503).
+    Unavailable,
+}
+
+impl ErrorKind {
+    /// Whether the failure is on the service's side (logged with its cause).
+    pub fn is_server_error(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Internal | ErrorKind::ProviderFailed | ErrorKind::Unavailable
+        )
+    }
+}
+
 #[derive(Debug)]
 pub struct Error {
-    pub status: StatusCode,
+    pub kind: ErrorKind,
     pub code: &'static str,
     pub message: String,
     pub details: Option<Value>,
@@ -31,9 +71,9 @@ pub struct FieldError {
 }
 
 impl Error {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
         Error {
-            status,
+            kind,
             code,
             message: message.into(),
             details: None,
@@ -48,7 +88,7 @@ impl Error {
     }
 
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, code, message)
+        Self::new(ErrorKind::BadRequest, code, message)
     }
 
     /// 400 `validation_failed` with per-field details.
@@ -70,30 +110,58 @@ impl Error {
     }
 
     pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, code, message)
+        Self::new(ErrorKind::Unauthenticated, code, message)
     }
 
     pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, code, message)
+        Self::new(ErrorKind::Forbidden, code, message)
     }
 
     /// 404 for a row that is absent or belongs to another workspace: the two are
     /// indistinguishable on purpose.
     pub fn not_found(what: &str) -> Self {
         Self::new(
-            StatusCode::NOT_FOUND,
+            ErrorKind::NotFound,
             "not_found",
             format!("{what} not found"),
         )
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, code, message)
+        Self::new(ErrorKind::Conflict, code, message)
+    }
+
+    /// 410: a token or invite that existed and can no longer be used.
+    pub fn gone(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Gone, code, message)
+    }
+
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::PayloadTooLarge, "payload_too_large", message)
+    }
+
+    pub fn unsupported_media_type(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorKind::UnsupportedMediaType,
+            "unsupported_media_type",
+            message,
+        )
+    }
+
+    /// 503 with a code, e.g. `timeout`; clients may retry after `retry_after_secs`.
+    pub fn unavailable(
+        code: &'static str,
+        message: impl Into<String>,
+        retry_after_secs: u64,
+    ) -> Self {
+        let mut e = Self::new(ErrorKind::Unavailable, code, message);
+        e.retry_after_secs = Some(retry_after_secs);
+        e
     }
 
     pub fn too_many_requests(retry_after_secs: u64) -> Self {
         let mut e = Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::RateLimited,
             "rate_limited",
             format!("too many requests; retry after {retry_after_secs} s"),
         );
@@ -103,7 +171,7 @@ impl Error {
 
     pub fn provider_not_configured(provider: &str) -> Self {
         Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Unavailable,
             "provider_not_configured",
             format!("the {provider} provider is not configured on this server"),
         )
@@ -111,7 +179,7 @@ impl Error {
 
     pub fn provider_failed(provider: &str, message: impl Into<String>) -> Self {
         Self::new(
-            StatusCode::BAD_GATEWAY,
+            ErrorKind::ProviderFailed,
             "provider_failed",
             format!("{provider}: {}", message.into()),
         )
@@ -119,7 +187,7 @@ impl Error {
 
     pub fn internal(source: impl Into<anyhow::Error>) -> Self {
         let mut e = Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorKind::Internal,
             "internal",
             "internal error; the request id identifies it in the logs",
         );
@@ -130,13 +198,7 @@ impl Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} {}: {}",
-            self.status.as_u16(),
-            self.code,
-            self.message
-        )?;
+        write!(f, "{:?} {}: {}", self.kind, self.code, self.message)?;
         if let Some(s) = &self.source {
             write!(f, " ({s:#})")?;
         }
@@ -150,12 +212,8 @@ impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         match e {
             sqlx::Error::PoolTimedOut => {
-                let mut err = Error::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "the database is busy; retry shortly",
-                );
-                err.retry_after_secs = Some(1);
+                let mut err =
+                    Error::unavailable("unavailable", "the database is busy; retry shortly", 1);
                 err.source = Some(e.into());
                 err
             }
@@ -170,24 +228,6 @@ impl From<anyhow::Error> for Error {
             Ok(err) => err,
             Err(other) => Error::internal(other),
         }
-    }
-}
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        if self.status.is_server_error() {
-            tracing::error!(status = self.status.as_u16(), code = self.code, error = %self, "request failed");
-        }
-        let mut body = json!({ "error": { "code": self.code, "message": self.message } });
-        if let Some(d) = self.details {
-            body["error"]["details"] = d;
-        }
-        let mut resp = (self.status, axum::Json(body)).into_response();
-        if let Some(secs) = self.retry_after_secs {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        resp
     }
 }
 

@@ -15,4 +15,4 @@ pub mod repo;
 pub mod storage;
 pub mod unsubscribe;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

@@ -2,13 +2,13 @@
 //! actions); the admin Live page and live metrics read them.
 
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::Body;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::Result;
 use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::{activity, orgs};

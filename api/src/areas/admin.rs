@@ -6,6 +6,7 @@ use super::orgs::{AuditView, audit_view};
 use crate::auth::Caller;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -18,7 +19,7 @@ use shared::mail::Email;
 use shared::repo::{
     activity, audit, impersonation, orgs, settings, signup_invites, subscriptions, users, waitlist,
 };
-use shared::{Error, Result, sql};
+use shared::sql;
 use utoipa::ToSchema;
 
 // ---- metrics and activity ----
@@ -387,7 +388,8 @@ pub async fn impersonate(
         return Err(Error::forbidden(
             "cannot_impersonate_admin",
             "platform admins cannot be impersonated",
-        ));
+        )
+        .into());
     }
     let i = impersonation::start(
         &mut tx,
@@ -424,10 +426,7 @@ pub async fn stop_impersonating(
     let mut tx = state.db.begin().await?;
     let n = impersonation::end(&mut tx, &caller.sign_in_ref()).await?;
     if n == 0 {
-        return Err(Error::conflict(
-            "not_impersonating",
-            "no impersonation is active",
-        ));
+        return Err(Error::conflict("not_impersonating", "no impersonation is active").into());
     }
     audit::record(
         &mut tx,
@@ -567,7 +566,7 @@ pub async fn revoke_invite(
 ) -> Result<StatusCode> {
     let mut tx = state.db.begin().await?;
     if !signup_invites::revoke(&mut tx, id).await? {
-        return Err(Error::not_found("pending signup invite"));
+        return Err(Error::not_found("pending signup invite").into());
     }
     audit::record(
         &mut tx,

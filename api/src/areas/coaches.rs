@@ -6,14 +6,15 @@ use super::orgs::{AuditView, audit_view};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::db::{Executor, Id, Ts};
 use shared::error::Validator;
+use shared::execute;
 use shared::repo::{audit, coaches, orgs, users};
-use shared::{Error, Result, execute};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -80,7 +81,7 @@ pub async fn update(
     Body(req): Body<UpdateCoach>,
 ) -> Result<axum::Json<CoachView>> {
     if id != caller.user.id {
-        ws.require("members.manage")?;
+        ws.require(shared::authz::Perm::MembersManage)?;
     }
     let mut v = Validator::new();
     let name = v.text("name", &req.name, 100);

@@ -2,10 +2,10 @@
 //! scheduler enqueues), for external cron callers and manual runs. Auth: `Bearer CRON_SECRET`.
 
 use super::jobs::{JobAccepted, accepted};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, State};
 use axum::http::StatusCode;
-use shared::{Error, Result};
 
 pub async fn run(
     State(state): State<AppState>,

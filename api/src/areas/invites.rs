@@ -5,6 +5,7 @@
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -15,7 +16,7 @@ use shared::error::Validator;
 use shared::mail::Email;
 use shared::repo::invites::{self, Invite};
 use shared::repo::{audit, orgs, roles, users};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -85,10 +86,7 @@ pub async fn create(
     if let Some(u) = users::by_email(&mut tx, &email).await?
         && orgs::membership(&mut tx, u.id, ws.org_id).await?.is_some()
     {
-        return Err(Error::conflict(
-            "already_member",
-            "this person is already a member",
-        ));
+        return Err(Error::conflict("already_member", "this person is already a member").into());
     }
     // A re-invite replaces the pending one (and so takes no extra seat).
     invites::revoke_pending_to(&mut tx, ws.org_id, &email).await?;
@@ -100,7 +98,8 @@ pub async fn create(
             "seat_cap_exceeded",
             format!("all {cap} seats are taken (members and pending invites)"),
         )
-        .with_details(json!({ "seats": cap, "used": used, "plan": org.plan })));
+        .with_details(json!({ "seats": cap, "used": used, "plan": org.plan }))
+        .into());
     }
     let (id, token) = invites::create(&mut tx, ws.org_id, &email, role.id, caller.user.id).await?;
     audit::record(
@@ -186,7 +185,8 @@ pub async fn revoke(
         return Err(Error::conflict(
             "invite_not_pending",
             format!("the invite is {}", i.status()),
-        ));
+        )
+        .into());
     }
     audit::record(
         &mut tx,
@@ -218,17 +218,17 @@ fn invite_state_error(i: &Invite) -> Option<Error> {
     match i.status() {
         "pending" => None,
         "expired" => Some(Error::new(
-            StatusCode::GONE,
+            shared::ErrorKind::Gone,
             "invite_expired",
             "this invite has expired; ask for a new one",
         )),
         "revoked" => Some(Error::new(
-            StatusCode::GONE,
+            shared::ErrorKind::Gone,
             "invite_revoked",
             "this invite was withdrawn",
         )),
         _ => Some(Error::new(
-            StatusCode::GONE,
+            shared::ErrorKind::Gone,
             "invite_used",
             "this invite was already accepted",
         )),
@@ -270,13 +270,14 @@ pub async fn accept(
         .await?
         .ok_or_else(|| Error::not_found("invite"))?;
     if let Some(e) = invite_state_error(&i) {
-        return Err(e);
+        return Err(e.into());
     }
     if !i.email.eq_ignore_ascii_case(&caller.user.email) {
         return Err(Error::forbidden(
             "invite_email_mismatch",
             "this invite is for another email address; sign in with that one",
-        ));
+        )
+        .into());
     }
     if orgs::membership(&mut tx, caller.user.id, i.org_id)
         .await?
@@ -285,14 +286,16 @@ pub async fn accept(
         return Err(Error::conflict(
             "already_member",
             "you are already a member of this workspace",
-        ));
+        )
+        .into());
     }
     if !invites::accept(&mut tx, i.id, caller.user.id).await? {
         return Err(Error::new(
-            StatusCode::GONE,
+            shared::ErrorKind::Gone,
             "invite_used",
             "this invite was already accepted",
-        ));
+        )
+        .into());
     }
     orgs::add_member(&mut tx, i.org_id, caller.user.id, i.role_id).await?;
     if caller.user.default_org_id.is_none() {

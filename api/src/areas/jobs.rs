@@ -4,6 +4,7 @@
 
 use crate::auth::Caller;
 use crate::http::extract::Path;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -12,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::db::{Executor, Id, Ts};
 use shared::repo::{audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -97,7 +98,7 @@ async fn visible(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Progr
     if allowed {
         Ok(job)
     } else {
-        Err(Error::not_found("job"))
+        Err(Error::not_found("job").into())
     }
 }
 
@@ -119,16 +120,16 @@ pub async fn cancel(
     let mut tx = state.db.begin().await?;
     let job = visible(&mut tx, &caller, id).await?;
     if !jobs::kinds::is_cancellable(&job.kind) {
-        return Err(Error::conflict(
-            "not_cancellable",
-            "jobs of this kind cannot be cancelled",
-        ));
+        return Err(
+            Error::conflict("not_cancellable", "jobs of this kind cannot be cancelled").into(),
+        );
     }
     if progress::request_cancel(&mut tx, id).await?.is_none() {
         return Err(Error::conflict(
             "job_finished",
             format!("the job has already {}", job.status),
-        ));
+        )
+        .into());
     }
     audit::record(
         &mut tx,
@@ -165,7 +166,8 @@ pub async fn retry(
                 "only failed or cancelled jobs can be retried; this one is {}",
                 job.status
             ),
-        ));
+        )
+        .into());
     }
     let queue = jobs::Queue::parse(&job.queue).unwrap_or(jobs::Queue::Default);
     jobs::queue::push(&mut tx, queue, id, Ts::now()).await?;

@@ -5,6 +5,7 @@
 use super::orgs::MemberView;
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -14,7 +15,7 @@ use shared::authz::effective_permissions;
 use shared::db::{Executor, Id};
 use shared::repo::auth_tokens::EmailPurpose;
 use shared::repo::{audit, orgs, ratelimit, roles, users};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -30,9 +31,9 @@ fn view(m: orgs::MemberRow) -> MemberView {
 }
 
 async fn find(x: &mut impl Executor, ws: &Ws, member: Id) -> Result<orgs::MemberRow> {
-    orgs::member(x, ws.org_id, member)
+    Ok(orgs::member(x, ws.org_id, member)
         .await?
-        .ok_or_else(|| Error::not_found("member"))
+        .ok_or_else(|| Error::not_found("member"))?)
 }
 
 fn last_owner() -> Error {
@@ -76,13 +77,13 @@ pub async fn update(
             )
         })?;
     if (m.role_key == "owner" || role.key == "owner") && !ws.is_owner() {
-        return Err(owner_required());
+        return Err(owner_required().into());
     }
     if m.role_key == "owner"
         && role.key != "owner"
         && orgs::count_owners(&mut tx, ws.org_id).await? <= 1
     {
-        return Err(last_owner());
+        return Err(last_owner().into());
     }
     orgs::set_member_role(&mut tx, ws.org_id, m.member_id, role.id).await?;
     audit::record(
@@ -113,13 +114,13 @@ pub async fn remove(
     let m = find(&mut tx, &ws, p.member_id).await?;
     let leaving = m.user_id == caller.user.id;
     if !leaving {
-        ws.require("members.manage")?;
+        ws.require(shared::authz::Perm::MembersManage)?;
         if m.role_key == "owner" && !ws.is_owner() {
-            return Err(owner_required());
+            return Err(owner_required().into());
         }
     }
     if m.role_key == "owner" && orgs::count_owners(&mut tx, ws.org_id).await? <= 1 {
-        return Err(last_owner());
+        return Err(last_owner().into());
     }
     orgs::remove_member(&mut tx, ws.org_id, m.user_id).await?;
     let action = if leaving {
@@ -156,20 +157,15 @@ pub async fn transfer_ownership(
     Body(req): Body<TransferOwnership>,
 ) -> Result<axum::Json<Vec<MemberView>>> {
     if !ws.is_owner() {
-        return Err(Error::forbidden(
-            "owner_required",
-            "only an owner can transfer ownership",
-        ));
+        return Err(
+            Error::forbidden("owner_required", "only an owner can transfer ownership").into(),
+        );
     }
     let mut tx = state.db.begin().await?;
     orgs::lock(&mut tx, ws.org_id).await?;
     let target = find(&mut tx, &ws, req.member_id).await?;
     if target.user_id == caller.user.id {
-        return Err(Error::field(
-            "memberId",
-            "invalid",
-            "you already own this workspace",
-        ));
+        return Err(Error::field("memberId", "invalid", "you already own this workspace").into());
     }
     let owner = roles::by_key(&mut tx, ws.org_id, "owner")
         .await?
@@ -265,7 +261,7 @@ pub async fn coach_directory(
     Ok(axum::Json(
         rows.into_iter()
             .filter(|(_, _, key, perms)| {
-                effective_permissions(key, &perms.0).contains("athletes.update")
+                effective_permissions(key, &perms.0).contains(&shared::authz::Perm::AthletesUpdate)
             })
             .map(|(user_id, name, _, _)| DirectoryEntry { user_id, name })
             .collect(),

@@ -6,6 +6,7 @@ use super::accounts::MembershipView;
 use crate::auth::{Caller, Ws};
 use crate::http::extract::Body;
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -15,7 +16,7 @@ use shared::authz::{Module, ORG_TYPES};
 use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::{audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -96,7 +97,8 @@ pub async fn create(
         return Err(Error::conflict(
             "workspace_limit",
             format!("one account can own at most {MAX_OWNED_WORKSPACES} workspaces"),
-        ));
+        )
+        .into());
     }
     let org = orgs::create_with_owner(&mut tx, &name, org_type, caller.user.id).await?;
     audit::record(

@@ -9,6 +9,7 @@
 
 use crate::auth::Caller;
 use crate::http::extract::Query;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -19,16 +20,15 @@ use shared::crypto::{new_token, sha256_b64url};
 use shared::providers::ProviderError;
 use shared::providers::reviewvideo::{PROVIDER, ReviewVideo};
 use shared::repo::{audit, oauth};
-use shared::{Error, Result};
 
 const TOKEN_PURPOSE: &str = "provider_connections.access_token";
 const VERIFIER_PURPOSE: &str = "oauth_states.pkce_verifier";
 
 fn client(state: &AppState) -> Result<&ReviewVideo> {
-    state
+    Ok(state
         .reviewvideo
         .as_ref()
-        .ok_or_else(|| Error::provider_not_configured(PROVIDER))
+        .ok_or_else(|| Error::provider_not_configured(PROVIDER))?)
 }
 
 fn redirect_uri(state: &AppState) -> String {
@@ -83,7 +83,7 @@ pub async fn callback(
         .await?
         .ok_or_else(forged)?;
     if st.user_id != caller.user.id || st.session_ref != caller.sign_in_ref() {
-        return Err(forged());
+        return Err(forged().into());
     }
     if let Some(err) = q.error {
         let desc = q.error_description.unwrap_or_default();
@@ -92,7 +92,8 @@ pub async fn callback(
             format!("the provider did not grant access ({err}) {desc}")
                 .trim()
                 .to_string(),
-        ));
+        )
+        .into());
     }
     let code = q
         .code

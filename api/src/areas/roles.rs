@@ -4,6 +4,7 @@
 
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -14,7 +15,7 @@ use shared::db::{Id, Ts, is_unique_violation};
 use shared::error::Validator;
 use shared::repo::orgs::Role;
 use shared::repo::{audit, orgs, roles};
-use shared::{Error, Result};
+
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
@@ -124,10 +125,9 @@ pub async fn create(
     let r = match roles::insert(&mut tx, ws.org_id, &key, &name, &perms).await {
         Ok(r) => r,
         Err(e) if is_unique_violation(&e) => {
-            return Err(Error::conflict(
-                "role_exists",
-                format!("a role with key {key} exists"),
-            ));
+            return Err(
+                Error::conflict("role_exists", format!("a role with key {key} exists")).into(),
+            );
         }
         Err(e) => return Err(e.into()),
     };
@@ -174,7 +174,8 @@ pub async fn update(
         return Err(Error::conflict(
             "role_builtin",
             "the owner role always holds every permission",
-        ));
+        )
+        .into());
     }
     let before = r.permissions.0.clone();
     if let Some(n) = name {
@@ -213,10 +214,7 @@ pub async fn delete(
         .await?
         .ok_or_else(|| Error::not_found("role"))?;
     if r.builtin {
-        return Err(Error::conflict(
-            "role_builtin",
-            "built-in roles cannot be deleted",
-        ));
+        return Err(Error::conflict("role_builtin", "built-in roles cannot be deleted").into());
     }
     let (members, invites) = roles::usage(&mut tx, r.id).await?;
     if members + invites > 0 {
@@ -226,7 +224,8 @@ pub async fn delete(
                 "{members} member(s) and {invites} pending invite(s) use this role; move them first"
             ),
         )
-        .with_details(json!({ "members": members, "invites": invites })));
+        .with_details(json!({ "members": members, "invites": invites }))
+        .into());
     }
     roles::delete(&mut tx, ws.org_id, r.id).await?;
     audit::record(

@@ -3,6 +3,7 @@
 //! credential. Reads honour `Range` (206 with Content-Range).
 
 use crate::http::extract::{Path, Query};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -11,7 +12,6 @@ use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
 use serde::Deserialize;
 use shared::storage::{ByteRange, SignedUrlQuery, StorageError, Store, UrlOp, verify_local_url};
-use shared::{Error, Result};
 
 #[derive(Deserialize)]
 pub struct ObjectPath {
@@ -26,7 +26,8 @@ fn check(state: &AppState, p: &ObjectPath, q: &SignedUrlQuery, op: UrlOp) -> Res
         return Err(Error::unauthorized(
             "invalid_token",
             "the signed URL is not valid or has expired",
-        ));
+        )
+        .into());
     }
     Ok(store)
 }
@@ -35,7 +36,7 @@ fn storage_error(e: StorageError) -> Error {
     match e {
         StorageError::NotFound | StorageError::InvalidKey(_) => Error::not_found("object"),
         StorageError::RangeNotSatisfiable { size } => Error::new(
-            StatusCode::RANGE_NOT_SATISFIABLE,
+            shared::ErrorKind::RangeNotSatisfiable,
             "range_not_satisfiable",
             format!("the object has {size} bytes"),
         ),
@@ -54,10 +55,7 @@ pub struct Signature {
 fn signed(q: Signature) -> Result<SignedUrlQuery> {
     match (q.op, q.exp, q.sig) {
         (Some(op), Some(exp), Some(sig)) => Ok(SignedUrlQuery { op, exp, sig }),
-        _ => Err(Error::unauthorized(
-            "invalid_token",
-            "the URL carries no signature",
-        )),
+        _ => Err(Error::unauthorized("invalid_token", "the URL carries no signature").into()),
     }
 }
 

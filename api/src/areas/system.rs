@@ -53,6 +53,20 @@ pub async fn time() -> axum::Json<ServerTime> {
     })
 }
 
-pub async fn openapi() -> axum::Json<utoipa::openapi::OpenApi> {
-    axum::Json(crate::routes::registry().openapi())
+/// The OpenAPI document, serialized once: it is a function of the route table, which is fixed
+/// for the life of the process (`app::build` forces it at start-up).
+pub static OPENAPI_JSON: std::sync::LazyLock<bytes::Bytes> = std::sync::LazyLock::new(|| {
+    serde_json::to_vec(&crate::routes::registry().openapi())
+        .expect("the OpenAPI document serializes")
+        .into()
+});
+
+pub async fn openapi() -> impl axum::response::IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        OPENAPI_JSON.clone(),
+    )
 }

@@ -5,6 +5,7 @@
 
 use crate::auth::{Caller, TvCaller, Ws};
 use crate::http::extract::{Body, Path};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,7 +17,7 @@ use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::tv::{self, Device, USER_CODE_ALPHABET};
 use shared::repo::{audit, orgs, ratelimit};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 const STARTS_PER_MINUTE: u32 = 10;
@@ -42,9 +43,11 @@ fn user_code() -> String {
 
 async fn limit(state: &AppState, key: String, max: u32) -> Result<()> {
     let mut c = state.db.acquire().await?;
-    ratelimit::hit(&mut c, &key, max, chrono::Duration::minutes(1))
-        .await?
-        .map_err(Error::too_many_requests)
+    Ok(
+        ratelimit::hit(&mut c, &key, max, chrono::Duration::minutes(1))
+            .await?
+            .map_err(Error::too_many_requests)?,
+    )
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -128,10 +131,7 @@ pub async fn poll(
     Body(req): Body<PollRequest>,
 ) -> Result<axum::Json<PollToken>> {
     if req.device_code.is_empty() {
-        return Err(Error::unauthorized(
-            "invalid_token",
-            "deviceCode is required",
-        ));
+        return Err(Error::unauthorized("invalid_token", "deviceCode is required").into());
     }
     limit(
         &state,
@@ -145,7 +145,7 @@ pub async fn poll(
         .ok_or_else(|| Error::unauthorized("invalid_token", "unknown device code"))?;
     let now = Ts::now();
     if d.status == "pending" && d.expires_at <= now {
-        return Err(poll_error("expired_token", "the code expired; start again"));
+        return Err(poll_error("expired_token", "the code expired; start again").into());
     }
     if let Some(last) = d.last_poll_at
         && d.status == "pending"
@@ -156,7 +156,8 @@ pub async fn poll(
         return Err(poll_error(
             "slow_down",
             "polling too fast; wait the interval (now 5 s longer)",
-        ));
+        )
+        .into());
     }
     tv::record_poll(&mut tx, d.id, d.interval_secs).await?;
     match d.status.as_str() {
@@ -165,11 +166,12 @@ pub async fn poll(
             Err(poll_error(
                 "authorization_pending",
                 "waiting for someone to enter the code",
-            ))
+            )
+            .into())
         }
         "denied" => {
             tx.commit().await?;
-            Err(poll_error("access_denied", "the code was refused"))
+            Err(poll_error("access_denied", "the code was refused").into())
         }
         "claimed" if !d.token_delivered => {
             let token = new_token("sctv_");
@@ -177,7 +179,8 @@ pub async fn poll(
                 return Err(Error::unauthorized(
                     "invalid_token",
                     "the token was already handed out",
-                ));
+                )
+                .into());
             }
             tx.commit().await?;
             Ok(axum::Json(PollToken {
@@ -188,10 +191,7 @@ pub async fn poll(
                 workspace_id: d.org_id.expect("claimed devices have a workspace"),
             }))
         }
-        _ => Err(Error::unauthorized(
-            "invalid_token",
-            "this device code is used up",
-        )),
+        _ => Err(Error::unauthorized("invalid_token", "this device code is used up").into()),
     }
 }
 
@@ -251,12 +251,12 @@ pub async fn claim(
         // Count only misses: guessing codes is what the limit stops.
         ratelimit::hit(&mut tx, &key, u32::MAX, window).await?.ok();
         tx.commit().await?;
-        return Err(Error::not_found("pending TV with this code"));
+        return Err(Error::not_found("pending TV with this code").into());
     };
     let approve = req.approve.unwrap_or(true);
     let name = name.unwrap_or_else(|| d.name.clone());
     if !tv::decide(&mut tx, d.id, ws.org_id, caller.user.id, &name, approve).await? {
-        return Err(Error::not_found("pending TV with this code"));
+        return Err(Error::not_found("pending TV with this code").into());
     }
     audit::record(
         &mut tx,
@@ -305,7 +305,7 @@ pub async fn rename(
     v.finish()?;
     let mut tx = state.db.begin().await?;
     if !tv::rename(&mut tx, ws.org_id, id, &name).await? {
-        return Err(Error::not_found("TV"));
+        return Err(Error::not_found("TV").into());
     }
     audit::record(
         &mut tx,
@@ -333,7 +333,7 @@ pub async fn sign_out(
 ) -> Result<StatusCode> {
     let mut tx = state.db.begin().await?;
     if !tv::sign_out(&mut tx, ws.org_id, id).await? {
-        return Err(Error::not_found("TV"));
+        return Err(Error::not_found("TV").into());
     }
     audit::record(
         &mut tx,

@@ -2,12 +2,12 @@
 
 use super::{Auth, Caller, Via, Ws, WsFrom};
 use crate::http::cookies;
+use crate::http::{ApiError, Error};
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, RawPathParams, Request, State};
 use axum::http::{HeaderMap, Method, header, request::Parts};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use shared::Error;
 use shared::authz::effective_permissions;
 use shared::crypto::constant_time_eq;
 use shared::db::{Id, Ts};
@@ -44,7 +44,7 @@ pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response
             }
             resp
         }
-        Err(e) => e.into_response(),
+        Err(e) => ApiError::from(e).into_response(),
     }
 }
 

@@ -12,13 +12,12 @@ mod guard;
 
 pub use guard::{Guard, bearer, guard};
 
+use crate::http::{ApiError, Error};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use shared::Error;
-use shared::authz::Module;
+use shared::authz::{Module, Perm, PermSet};
 use shared::db::Id;
 use shared::repo::users::User;
-use std::collections::BTreeSet;
 
 /// Where a workspace-scoped route takes its workspace from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +42,7 @@ pub enum Auth {
     User,
     /// A signed-in member of a workspace, with a permission (none: any member) and module.
     Member {
-        perm: Option<&'static str>,
+        perm: Option<Perm>,
         module: Option<Module>,
         from: WsFrom,
     },
@@ -58,7 +57,7 @@ pub enum Auth {
 }
 
 impl Auth {
-    pub const fn member(perm: &'static str) -> Auth {
+    pub const fn member(perm: Perm) -> Auth {
         Auth::Member {
             perm: Some(perm),
             module: None,
@@ -72,7 +71,7 @@ impl Auth {
             from: WsFrom::Selected,
         }
     }
-    pub const fn org(perm: Option<&'static str>) -> Auth {
+    pub const fn org(perm: Option<Perm>) -> Auth {
         Auth::Member {
             perm,
             module: None,
@@ -185,13 +184,13 @@ pub struct TvCaller {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for TvCaller {
-    type Rejection = Error;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
-        parts
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Ok(parts
             .extensions
             .get::<TvCaller>()
             .cloned()
-            .ok_or_else(|| Error::unauthorized("unauthenticated", "a TV token is required"))
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "a TV token is required"))?)
     }
 }
 
@@ -201,17 +200,17 @@ pub struct Ws {
     pub org_id: Id,
     pub member_id: Id,
     pub role_key: String,
-    pub permissions: BTreeSet<String>,
+    pub permissions: PermSet,
     pub disabled_modules: Vec<String>,
 }
 
 impl Ws {
-    pub fn can(&self, perm: &str) -> bool {
-        self.permissions.contains(perm)
+    pub fn can(&self, perm: Perm) -> bool {
+        self.permissions.contains(&perm)
     }
 
     /// Checks a permission inside a handler (for rules finer than the route's policy).
-    pub fn require(&self, perm: &str) -> Result<(), Error> {
+    pub fn require(&self, perm: Perm) -> Result<(), Error> {
         if self.can(perm) {
             Ok(())
         } else {
@@ -229,11 +228,7 @@ impl Ws {
             org_id: self.org_id,
             member_id: self.member_id,
             role_key: self.role_key.clone(),
-            permissions: self
-                .permissions
-                .iter()
-                .filter_map(|p| shared::authz::Perm::parse(p).ok())
-                .collect(),
+            permissions: self.permissions.clone(),
         }
     }
 
@@ -243,23 +238,23 @@ impl Ws {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
-    type Rejection = Error;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
-        parts
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Ok(parts
             .extensions
             .get::<Caller>()
             .cloned()
-            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))?)
     }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Ws {
-    type Rejection = Error;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
-        parts
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Ok(parts
             .extensions
             .get::<Ws>()
             .cloned()
-            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))?)
     }
 }

@@ -1,21 +1,22 @@
 //! Request extractors that answer bad input with the service's JSON error shape (axum's stock
 //! `Json` and `Query` answer 415/422 in plain text).
 
+use crate::http::{ApiError, Error};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use shared::Error;
+use shared::ErrorKind;
 
 /// A JSON request body, deserialized with the failing field's path in the error.
 pub struct Body<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
-    type Rejection = Error;
+    type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let is_json = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -26,24 +27,19 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 m.eq_ignore_ascii_case("application/json") || m.ends_with("+json")
             });
         if !is_json {
-            return Err(Error::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+            return Err(Error::unsupported_media_type(
                 "the request body must be JSON with Content-Type: application/json",
-            ));
+            )
+            .into());
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "payload_too_large",
-                    "the request body is too large",
-                )
+                Error::payload_too_large("the request body is too large")
             } else {
                 Error::bad_request("invalid_body", e.body_text())
             }
         })?;
-        parse_json(&bytes).map(Body)
+        Ok(parse_json(&bytes).map(Body)?)
     }
 }
 
@@ -85,12 +81,12 @@ fn missing_field_name(message: &str) -> Option<String> {
 pub struct Query<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
-    type Rejection = Error;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let q = parts.uri.query().unwrap_or("");
         let de = serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(q.as_bytes()));
-        serde_path_to_error::deserialize(de)
+        Ok(serde_path_to_error::deserialize(de)
             .map(Query)
             .map_err(|e| {
                 let field = e.path().to_string();
@@ -103,7 +99,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
                 Error::bad_request("invalid_query", format!("{field}: {message}")).with_details(
                     json!({ "fields": [{ "field": field, "code": "invalid", "message": message }] }),
                 )
-            })
+            })?)
     }
 }
 
@@ -111,12 +107,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
 pub struct Path<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T> {
-    type Rejection = Error;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, ApiError> {
         axum::extract::Path::<T>::from_request_parts(parts, s)
             .await
             .map(|p| Path(p.0))
-            .map_err(|_| Error::new(StatusCode::NOT_FOUND, "not_found", "not found"))
+            .map_err(|_| Error::new(ErrorKind::NotFound, "not_found", "not found").into())
     }
 }

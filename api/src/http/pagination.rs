@@ -1,10 +1,10 @@
 //! The one pagination helper: `?limit=&offset=` in, `{items, limit, offset, nextOffset}` out.
 
 use super::extract::Query;
+use crate::http::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
-use shared::Error;
 
 pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 200;
@@ -22,9 +22,9 @@ struct Raw {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Page {
-    type Rejection = Error;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, ApiError> {
         let Query(raw) = Query::<Raw>::from_request_parts(parts, s).await?;
         let mut v = shared::error::Validator::new();
         let limit = raw.limit.unwrap_or(DEFAULT_LIMIT);

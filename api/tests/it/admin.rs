@@ -2,15 +2,6 @@ use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::json;
 
-async fn make_admin(app: &TestApp, s: &Session) {
-    let mut c = app.state.db.acquire().await.unwrap();
-    shared::execute!(
-        &mut c,
-        sqlx::query("UPDATE users SET is_platform_admin = TRUE WHERE id = $1").bind(s.user_id)
-    )
-    .unwrap();
-}
-
 #[tokio::test]
 async fn admin_routes_need_a_platform_admin_and_mirror_for_the_phone() {
     let app = TestApp::new().await;
@@ -172,8 +163,7 @@ async fn impersonation_acts_as_the_user_says_so_and_is_audited() {
 #[tokio::test]
 async fn grants_raise_the_seat_cap_and_settings_change_the_signup_mode() {
     let app = TestApp::new().await;
-    let admin = app.signup("admin@example.com").await;
-    make_admin(&app, &admin).await;
+    let admin = platform_admin(&app).await;
     let org = admin.org_id;
     for e in ["a@example.com", "b@example.com"] {
         app.post(&format!("/api/orgs/{org}/members/invite"))
@@ -248,29 +238,11 @@ async fn grants_raise_the_seat_cap_and_settings_change_the_signup_mode() {
 }
 
 #[tokio::test]
-async fn waitlist_to_invite_to_signup() {
+async fn an_admin_invite_from_the_waitlist_lets_the_email_sign_up_and_invites_can_be_revoked() {
     let app = TestApp::with_env(&[("SIGNUP_MODE", "waitlist")]).await;
-    let admin = {
-        let mut c = app.state.db.acquire().await.unwrap();
-        let u = shared::repo::users::insert(
-            &mut c,
-            "admin@example.com",
-            "Admin",
-            &shared::crypto::password::hash(PASSWORD),
-        )
-        .await
-        .unwrap();
-        shared::execute!(
-            &mut c,
-            sqlx::query("UPDATE users SET is_platform_admin = TRUE WHERE id = $1").bind(u.id)
-        )
-        .unwrap();
-        drop(c);
-        session_from(
-            &app.signin("admin@example.com", PASSWORD).await,
-            "admin@example.com",
-        )
-    };
+    // Sign-up is closed: the admin's account is made directly.
+    let admin = user_without_workspace(&app, "admin@example.com", "Admin").await;
+    make_admin(&app, &admin).await;
     app.post("/api/waitlist")
         .json(json!({ "email": "surfer@example.com", "name": "Surfer" }))
         .send()

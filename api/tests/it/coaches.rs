@@ -1,27 +1,10 @@
-use crate::accounts::add_member;
 use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::json;
 
+/// An athlete `first` Silva in `s`'s workspace; returns its id.
 async fn athlete(app: &TestApp, s: &Session, first: &str) -> String {
-    let r = app
-        .post("/api/athletes")
-        .session(s)
-        .json(json!({ "firstName": first, "lastName": "Silva" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    r.json["id"].as_str().unwrap().to_string()
-}
-
-async fn assign(app: &TestApp, s: &Session, athlete: &str, coach: shared::db::Id) {
-    let r = app
-        .post(&format!("/api/athletes/{athlete}/coaches"))
-        .session(s)
-        .json(json!({ "userId": coach }))
-        .send()
-        .await;
-    assert!(r.status.is_success(), "{}", r.body);
+    id(&new_athlete(app, s, json!({ "firstName": first, "lastName": "Silva" })).await)
 }
 
 #[tokio::test]
@@ -31,14 +14,14 @@ async fn coaches_view_lists_reassigns_and_counts() {
     let kai = add_member(&app, owner.org_id, "kai@example.com", "coach").await;
     let lea = add_member(&app, owner.org_id, "lea@example.com", "coach").await;
     let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let a = athlete(&app, &owner, "Ana").await;
     let b = athlete(&app, &owner, "Bea").await;
     let c = athlete(&app, &owner, "Cai").await;
     for x in [&a, &b, &c] {
-        assign(&app, &owner, x, kai.user_id).await;
+        assign_coach(&app, &owner, x, kai.user_id).await;
     }
-    assign(&app, &owner, &c, lea.user_id).await;
+    assign_coach(&app, &owner, &c, lea.user_id).await;
 
     let r = app
         .get(&format!("/api/coaches/{}", kai.user_id))
@@ -157,14 +140,13 @@ async fn coaches_view_lists_reassigns_and_counts() {
 async fn team_calendar_shows_training_sessions_in_a_bounded_range() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let start = chrono::Utc::now() + chrono::Duration::days(2);
     let fmt =
         |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let r = app.post("/api/training-sessions").session(&owner).json(json!({
+    new_training_session(&app, &owner, json!({
         "title": "Dawn patrol", "startsAt": fmt(start), "endsAt": fmt(start + chrono::Duration::hours(2)), "capacity": 8
-    })).send().await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    })).await;
     let path = format!("/api/orgs/{}/calendar", owner.org_id);
     let r = app.get(&path).session(&owner).send().await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);

@@ -1,10 +1,13 @@
-//! Integration tests of the api, in one binary (one link step).
+//! Integration tests of the api, in one binary (one link step). `support` holds the harness
+//! and the fixtures every area uses; an area with more than a few tests is a folder of small
+//! files grouped by behaviour.
 
 mod accounts;
 mod admin;
 mod athletes;
 mod coaches;
 mod embedded;
+mod health;
 mod jobs;
 mod messaging;
 mod notifications;

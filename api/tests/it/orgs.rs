@@ -1,4 +1,3 @@
-use crate::accounts::add_member;
 use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::json;
@@ -40,7 +39,7 @@ async fn update_needs_org_update_and_is_audited() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let path = format!("/api/orgs/{}", owner.org_id);
     let r = app
         .req(Method::PATCH, &path)

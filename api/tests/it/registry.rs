@@ -260,17 +260,16 @@ async fn cron_and_service_secrets_are_checked_in_constant_time() {
 
 #[tokio::test]
 async fn workspace_policies_check_module_permission_and_membership() {
-    use crate::accounts::add_member;
     use api::auth::{Guard, Ws};
     use axum::routing::post;
     use shared::authz::Module;
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
     let g = Guard {
         app: app.state.clone(),
-        auth: Auth::member("athletes.create").in_module(Module::Athletes),
+        auth: Auth::member(shared::authz::Perm::AthletesCreate).in_module(Module::Athletes),
         bearer_only: false,
     };
     let router = axum::Router::new()
@@ -315,14 +314,7 @@ async fn workspace_policies_check_module_permission_and_membership() {
     let (st, body) = call(&owner, Some("garbage".into())).await;
     assert_eq!(st, StatusCode::BAD_REQUEST, "{body}");
     // Switch the module off: 403 module_disabled, even for the owner.
-    let mut c = app.state.db.acquire().await.unwrap();
-    shared::execute!(
-        &mut c,
-        sqlx::query("UPDATE orgs SET disabled_modules = $1 WHERE id = $2")
-            .bind(sqlx::types::Json(vec!["athletes".to_string()]))
-            .bind(owner.org_id)
-    )
-    .unwrap();
+    disable_module(&app, owner.org_id, "athletes").await;
     let (st, body) = call(&owner, None).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert!(body.contains("module_disabled"), "{body}");
@@ -340,4 +332,29 @@ fn docs_routes_table_is_current() {
         committed == fresh,
         "docs/routes.md is stale: run UPDATE_DOCS=1 cargo nextest run -E 'test(docs_routes)'"
     );
+}
+
+/// Route permissions are typed (`Perm`), so a misspelt one does not compile; this checks the
+/// other half: a role that stores a route's permission under its spelling is granted that
+/// route, and the owner is granted every route.
+#[test]
+fn every_route_permission_is_grantable_through_a_stored_role() {
+    use shared::authz::effective_permissions;
+    let reg = api::routes::registry();
+    let mut checked = 0;
+    for r in &reg.routes {
+        if let Auth::Member { perm: Some(p), .. } = r.auth {
+            let stored = vec![p.as_str().to_string()];
+            assert!(
+                effective_permissions("custom", &stored).contains(&p),
+                "{} {}: {p} is not granted by a role storing it",
+                r.method,
+                r.path
+            );
+            assert!(effective_permissions("owner", &[]).contains(&p));
+            assert!(r.auth.label().contains(p.as_str()));
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "only {checked} routes name a permission");
 }

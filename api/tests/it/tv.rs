@@ -1,4 +1,3 @@
-use crate::accounts::add_member;
 use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::json;
@@ -31,7 +30,7 @@ async fn device_code_flow_from_start_to_sign_out() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
-    let other = app.signup("other@example.com").await;
+    let other = other_workspace(&app).await;
 
     let r = app
         .post("/api/tv/signin/start")
@@ -167,7 +166,7 @@ async fn device_code_flow_from_start_to_sign_out() {
 }
 
 #[tokio::test]
-async fn expired_denied_and_guessed_codes() {
+async fn denied_and_expired_codes_are_refused_and_guessing_or_starting_is_rate_limited() {
     let app = TestApp::new().await;
     let owner = app.signup("owner@example.com").await;
     enable_tv(&app, &owner).await;

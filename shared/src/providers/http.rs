@@ -149,28 +149,44 @@ pub async fn json_or_error<T: serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::response::IntoResponse;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A server that answers 503 to the first `failures` requests, then 200 `{"ok": true}`.
+    /// Plain HTTP/1.1 over a socket, one request per connection, so `shared` needs no web
+    /// framework even for its tests.
     async fn flaky(failures: u32) -> (String, Arc<AtomicU32>) {
         let hits = Arc::new(AtomicU32::new(0));
         let h = hits.clone();
-        let app = axum::Router::new().fallback(move || {
-            let h = h.clone();
-            async move {
-                let n = h.fetch_add(1, Ordering::SeqCst);
-                if n < failures {
-                    (axum::http::StatusCode::SERVICE_UNAVAILABLE, "busy").into_response()
-                } else {
-                    axum::Json(serde_json::json!({ "ok": true })).into_response()
-                }
-            }
-        });
         let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", l.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+        tokio::spawn(async move {
+            while let Ok((mut sock, _)) = l.accept().await {
+                let n = h.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    // Requests here carry no body: the head ends the request.
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match sock.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(k) => head.extend_from_slice(&buf[..k]),
+                        }
+                    }
+                    let (status, body) = if n < failures {
+                        ("503 Service Unavailable", "busy")
+                    } else {
+                        ("200 OK", r#"{"ok":true}"#)
+                    };
+                    let resp = format!(
+                        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = sock.write_all(resp.as_bytes()).await;
+                });
+            }
+        });
         (url, hits)
     }
 

@@ -11,6 +11,7 @@ use super::MembershipView;
 use crate::auth::Caller;
 use crate::http::cookies;
 use crate::http::extract::Body;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -21,8 +22,8 @@ use shared::authz::ORG_TYPES;
 use shared::crypto::password;
 use shared::db::Id;
 use shared::error::Validator;
+use shared::execute;
 use shared::repo::{audit, orgs, users};
-use shared::{Error, Result, execute};
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -127,7 +128,8 @@ pub async fn delete_account(
         return Err(Error::forbidden(
             "password_mismatch",
             "re-enter your current password to delete the account",
-        ));
+        )
+        .into());
     }
     let user = caller.user.id;
     let mut tx = state.db.begin().await?;
@@ -150,7 +152,8 @@ pub async fn delete_account(
             "ownership_transfer_required",
             "you are the only owner of workspaces with other members; transfer ownership first",
         )
-        .with_details(json!({ "workspaces": blocked })));
+        .with_details(json!({ "workspaces": blocked }))
+        .into());
     }
     for org in &deleted {
         orgs::delete(&mut tx, *org).await?;

@@ -10,6 +10,7 @@ use super::send_link;
 use super::signup::Accepted;
 use crate::auth::Caller;
 use crate::http::extract::{Body, Query};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -20,7 +21,7 @@ use shared::crypto::password;
 use shared::error::Validator;
 use shared::repo::auth_tokens::{self, EmailPurpose, EmailTokenState};
 use shared::repo::{audit, ratelimit, users};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -66,7 +67,7 @@ pub async fn callback(
                     tx.commit().await?;
                     Ok(see_other(state.cfg.public_url("/auth/verified")))
                 }
-                other => Err(token_error(other)),
+                other => Err(token_error(other).into()),
             }
         }
         Some("reset_password") => {
@@ -79,13 +80,10 @@ pub async fn callback(
                         "/auth/reset-password?token={token}"
                     ))))
                 }
-                other => Err(token_error(other)),
+                other => Err(token_error(other).into()),
             }
         }
-        _ => Err(Error::unauthorized(
-            "invalid_token",
-            "the link's type is not known",
-        )),
+        _ => Err(Error::unauthorized("invalid_token", "the link's type is not known").into()),
     }
 }
 
@@ -95,10 +93,9 @@ pub async fn resend_verification(
     caller: Caller,
 ) -> Result<(StatusCode, axum::Json<Accepted>)> {
     if caller.user.email_verified_at.is_some() {
-        return Err(Error::conflict(
-            "already_verified",
-            "this email address is already verified",
-        ));
+        return Err(
+            Error::conflict("already_verified", "this email address is already verified").into(),
+        );
     }
     {
         let mut c = state.db.acquire().await?;
@@ -172,7 +169,7 @@ pub async fn reset_password(
     Body(req): Body<ResetRequest>,
 ) -> Result<StatusCode> {
     if req.token.is_empty() {
-        return Err(Error::unauthorized("invalid_token", "the token is missing"));
+        return Err(Error::unauthorized("invalid_token", "the token is missing").into());
     }
     let mut v = Validator::new();
     v.password("password", &req.password);
@@ -184,7 +181,7 @@ pub async fn reset_password(
             .await?
         {
             EmailTokenState::Valid(u) => u,
-            other => return Err(token_error(other)),
+            other => return Err(token_error(other).into()),
         };
     users::set_password(&mut tx, user, &hash).await?;
     users::mark_email_verified(&mut tx, user).await?;

@@ -5,6 +5,7 @@
 use super::UserView;
 use super::sessions::check_credentials;
 use crate::http::extract::Body;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::repo::auth_tokens::{self, TokenPair};
 use shared::repo::users;
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -92,7 +93,8 @@ pub async fn refresh(
         return Err(Error::unauthorized(
             "token_reused",
             "this refresh token was already used; the sign-in is revoked, sign in again",
-        ));
+        )
+        .into());
     }
     let user = users::by_id(&mut tx, t.user_id)
         .await?

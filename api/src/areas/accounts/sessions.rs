@@ -5,6 +5,7 @@ use super::{MembershipView, UserView};
 use crate::auth::{Caller, Via};
 use crate::http::cookies;
 use crate::http::extract::Body;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -17,7 +18,7 @@ use shared::error::Validator;
 use shared::repo::auth_tokens::{self, SESSION_TTL};
 use shared::repo::users::User;
 use shared::repo::{orgs, ratelimit, users};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 /// Creates a web session for `user`; returns the Set-Cookie headers and the CSRF token.
@@ -108,10 +109,7 @@ pub async fn check_credentials(
     for k in &keys {
         ratelimit::hit(&mut c, k, u32::MAX, window).await?.ok();
     }
-    Err(Error::unauthorized(
-        "invalid_credentials",
-        "the email or password is wrong",
-    ))
+    Err(Error::unauthorized("invalid_credentials", "the email or password is wrong").into())
 }
 
 pub async fn signin(

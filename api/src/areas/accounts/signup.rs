@@ -5,6 +5,7 @@
 
 use super::{MembershipView, UserView, send_link, sessions};
 use crate::http::extract::{Body, Query};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -18,7 +19,7 @@ use shared::db::{Executor, is_unique_violation};
 use shared::error::Validator;
 use shared::repo::auth_tokens::EmailPurpose;
 use shared::repo::{audit, orgs, ratelimit, settings, signup_invites, users, waitlist};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 pub async fn current_mode(state: &AppState, x: &mut impl Executor) -> Result<SignupMode> {
@@ -137,13 +138,15 @@ pub async fn signup(
                     "invite_required"
                 },
                 "sign-up needs a valid invite code right now",
-            ));
+            )
+            .into());
         }
         SignupMode::Waitlist if !invite_ok => {
             return Err(Error::forbidden(
                 "signup_waitlist_only",
                 "sign-up is by invitation: join the waitlist with POST /api/waitlist",
-            ));
+            )
+            .into());
         }
         _ => {}
     }
@@ -153,7 +156,8 @@ pub async fn signup(
             return Err(Error::conflict(
                 "email_taken",
                 "an account with this email exists; sign in or reset the password",
-            ));
+            )
+            .into());
         }
         Err(e) => return Err(e.into()),
     };
@@ -164,7 +168,8 @@ pub async fn signup(
         return Err(Error::conflict(
             "invite_invalid",
             "the invite code was used by another sign-up",
-        ));
+        )
+        .into());
     }
     let org = orgs::create_with_owner(&mut tx, &ws_name, ws_type, user.id).await?;
     users::set_default_org(&mut tx, user.id, Some(org.id)).await?;

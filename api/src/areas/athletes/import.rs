@@ -6,6 +6,7 @@
 use crate::areas::jobs::accepted;
 use crate::auth::{Caller, Ws};
 use crate::http::extract::Query;
+use crate::http::{ApiError, Error, Result};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -15,7 +16,6 @@ use serde::Deserialize;
 use serde_json::json;
 use shared::import::{self, Report};
 use shared::repo::{athletes, audit};
-use shared::{Error, Result};
 
 /// Files up to this size are imported in the request; larger ones run as a job.
 pub const SYNC_MAX_BYTES: usize = 256 * 1024;
@@ -45,10 +45,11 @@ pub async fn read_csv_body(req: Request) -> Result<Vec<u8>> {
         .unwrap_or_default();
     if !matches!(ct.as_str(), "text/csv" | "text/plain" | "application/csv") {
         return Err(Error::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            shared::ErrorKind::UnsupportedMediaType,
             "unsupported_media_type",
             "send the file as the body with Content-Type: text/csv",
-        ));
+        )
+        .into());
     }
     let mut stream = req.into_body().into_data_stream();
     let mut data = Vec::new();
@@ -56,18 +57,19 @@ pub async fn read_csv_body(req: Request) -> Result<Vec<u8>> {
         let chunk = chunk.map_err(|e| Error::bad_request("invalid_body", e.to_string()))?;
         if data.len() + chunk.len() > IMPORT_MAX_BYTES {
             return Err(Error::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
+                shared::ErrorKind::PayloadTooLarge,
                 "payload_too_large",
                 format!(
                     "import files are limited to {} MiB",
                     IMPORT_MAX_BYTES / 1024 / 1024
                 ),
-            ));
+            )
+            .into());
         }
         data.extend_from_slice(&chunk);
     }
     if data.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(Error::bad_request("import_invalid", "the file is empty"));
+        return Err(Error::bad_request("import_invalid", "the file is empty").into());
     }
     Ok(data)
 }
@@ -81,12 +83,12 @@ pub fn sha256_hex(data: &[u8]) -> String {
 pub fn report_response(report: Report) -> Response {
     if report.error_count > 0 {
         let n = report.error_count;
-        return Error::bad_request(
+        let e = Error::bad_request(
             "import_invalid",
             format!("{n} errors in the file; nothing was imported (all or nothing)"),
         )
-        .with_details(serde_json::to_value(&report).unwrap_or_default())
-        .into_response();
+        .with_details(serde_json::to_value(&report).unwrap_or_default());
+        return ApiError(e).into_response();
     }
     (StatusCode::OK, axum::Json(report)).into_response()
 }

@@ -8,6 +8,7 @@
 
 use crate::areas::accounts::{UserView, send_link, sessions};
 use crate::auth::{Caller, Ws};
+use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::state::AppState;
 use axum::extract::State;
@@ -16,7 +17,6 @@ use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use shared::Result;
 use shared::db::{Id, Ts};
 use shared::domain::athletes::InviteStatus;
 use shared::domain::athletes::invites::{
@@ -42,7 +42,7 @@ pub struct CreateInvite {
 }
 
 impl CreateInvite {
-    fn parse(&self) -> Result<NewInvite> {
+    fn parse(&self) -> shared::Result<NewInvite> {
         NewInvite::parse(&RawInvite {
             athlete_id: self.athlete_id,
             first_name: self.first_name.as_deref(),

@@ -12,6 +12,7 @@ use crate::areas::jobs::{JobAccepted, accepted};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -26,7 +27,6 @@ use shared::domain::athletes::{
 };
 use shared::error::Validator;
 use shared::repo::athletes::{self, Athlete};
-use shared::{Error, Result};
 use utoipa::ToSchema;
 
 /// An athlete as members with `athletes.read` see it.

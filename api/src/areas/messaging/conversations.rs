@@ -4,6 +4,7 @@ use super::{Scope, Side, check_coach, module_enabled, unsupported_kind};
 use crate::auth::Caller;
 use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -13,7 +14,7 @@ use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::messaging::{self, ConversationRow, KIND_COACH_ATHLETE};
 use shared::repo::{athletes, audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -89,7 +90,7 @@ fn check_kind(kind: Option<&str>) -> Result<()> {
         Some(k) if k == KIND_COACH_ATHLETE => Ok(()),
         Some(k) => Err(unsupported_kind(&format!(
             "conversations are between a coach and an athlete (kind coach_athlete); {k:?} is not supported"
-        ))),
+        )).into()),
     }
 }
 
@@ -169,13 +170,14 @@ pub async fn create(
                 "coachId",
                 "required",
                 "an athlete names the coach to write to",
-            ));
+            )
+            .into());
         };
         let not_theirs = || {
             unsupported_kind("an athlete's conversations are with one of their assigned coaches")
         };
         if coach == me || !messaging::is_assigned_coach(&mut tx, athlete.id, coach).await? {
-            return Err(not_theirs());
+            return Err(not_theirs().into());
         }
         let m = orgs::membership(&mut tx, coach, org)
             .await?
@@ -191,15 +193,15 @@ pub async fn create(
         if req.coach_id.is_some_and(|c| c != me) {
             return Err(unsupported_kind(
                 "a coach opens conversations between themself and an athlete",
-            ));
+            )
+            .into());
         }
         me
     };
     if athlete.status == shared::domain::athletes::AthleteStatus::Archived {
-        return Err(Error::conflict(
-            "athlete_archived",
-            "archived athletes cannot be messaged",
-        ));
+        return Err(
+            Error::conflict("athlete_archived", "archived athletes cannot be messaged").into(),
+        );
     }
     let (conv, created) = messaging::create_or_get(&mut tx, org, coach, athlete.id, me).await?;
     if created {

@@ -11,6 +11,7 @@ use super::{Access, Side, open};
 use crate::auth::Caller;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -21,7 +22,7 @@ use shared::error::Validator;
 use shared::repo::audit;
 use shared::repo::messaging::{self, Message, REPORT_REASONS};
 use shared::storage::Store;
-use shared::{Error, Result};
+
 use std::time::Duration;
 use utoipa::ToSchema;
 
@@ -228,8 +229,8 @@ async fn message_for(state: &AppState, caller: &Caller, id: Id) -> Result<(Messa
         .await?
         .ok_or_else(|| Error::not_found("message"))?;
     let a = open(&mut c, caller, m.conversation_id).await.map_err(|e| {
-        if e.code == "not_found" {
-            Error::not_found("message")
+        if e.0.code == "not_found" {
+            Error::not_found("message").into()
         } else {
             e
         }
@@ -259,7 +260,7 @@ pub async fn attachment(
     let (m, _) = message_for(&state, &caller, q.message_id).await?;
     let key = match (&m.attachment_key, m.removed_at) {
         (Some(k), None) => k,
-        _ => return Err(Error::not_found("attachment")),
+        _ => return Err(Error::not_found("attachment").into()),
     };
     let url = state
         .storage
@@ -288,10 +289,9 @@ pub async fn delete(
 ) -> Result<StatusCode> {
     let (m, a) = message_for(&state, &caller, id).await?;
     if m.sender_user_id != Some(caller.user.id) {
-        return Err(Error::forbidden(
-            "permission_denied",
-            "only the sender can delete a message",
-        ));
+        return Err(
+            Error::forbidden("permission_denied", "only the sender can delete a message").into(),
+        );
     }
     let mut tx = state.db.begin().await?;
     if messaging::remove_message(&mut tx, id, caller.user.id, "sender").await? {
@@ -357,7 +357,8 @@ pub async fn report(
         return Err(Error::bad_request(
             "cannot_report_own_message",
             "you cannot report your own message",
-        ));
+        )
+        .into());
     }
     let mut tx = state.db.begin().await?;
     let rid = messaging::insert_report(&mut tx, &m, caller.user.id, &req.reason, details)

@@ -17,14 +17,14 @@ pub mod messages;
 pub mod moderation;
 
 use crate::auth::Caller;
-use shared::authz::{Module, effective_permissions};
+use crate::http::{Error, Result};
+use shared::authz::{Module, Perm, effective_permissions};
 use shared::db::{Executor, Id};
 use shared::repo::athletes::{self, Athlete};
 use shared::repo::messaging::{self, Conversation};
 use shared::repo::orgs::{self, Membership};
-use shared::{Error, Result};
 
-pub const PERMISSION: &str = "messaging.use";
+pub const PERMISSION: Perm = Perm::MessagingUse;
 
 /// Which side of a conversation the caller is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +50,8 @@ fn module_on(disabled: &[String]) -> Result<()> {
         return Err(Error::forbidden(
             "module_disabled",
             "the messaging module is switched off in this workspace",
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -58,11 +59,12 @@ fn module_on(disabled: &[String]) -> Result<()> {
 /// A member may act as a coach in messaging: module on and `messaging.use`.
 pub fn check_coach(m: &Membership) -> Result<()> {
     module_on(&m.disabled_modules.0)?;
-    if !effective_permissions(&m.role_key, &m.permissions.0).contains(PERMISSION) {
+    if !effective_permissions(&m.role_key, &m.permissions.0).contains(&PERMISSION) {
         return Err(Error::forbidden(
             "permission_denied",
             format!("this needs the {PERMISSION} permission in this workspace"),
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -116,7 +118,7 @@ impl Scope {
                 && self.athlete_orgs.is_empty()
                 && self.guardian_orgs.is_empty()
             {
-                return Err(Error::not_found("workspace"));
+                return Err(Error::not_found("workspace").into());
             }
         }
         Ok(self)
@@ -146,7 +148,8 @@ impl Access {
             return Err(Error::forbidden(
                 "guardian_read_only",
                 "guardians can read this conversation but not write in it",
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -181,7 +184,7 @@ pub async fn open(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Acce
         module_on(&org.disabled_modules.0)?;
         Side::Guardian
     } else {
-        return Err(not_found());
+        return Err(not_found().into());
     };
     Ok(Access {
         conv,

@@ -4,6 +4,7 @@
 use crate::auth::Caller;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,7 @@ use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::audit;
 use shared::repo::messaging::{self, REPORT_STATUSES, ReportRow};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -167,7 +168,8 @@ pub async fn decide(
         return Err(Error::conflict(
             "report_not_open",
             format!("this report is already {}", r.status),
-        ));
+        )
+        .into());
     }
     let mut others = 0;
     if req.remove_message {

@@ -5,6 +5,7 @@ use crate::areas::jobs::{JobAccepted, accepted};
 use crate::auth::Caller;
 use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,7 +17,7 @@ use shared::db::{Id, Ts};
 use shared::error::Validator;
 use shared::repo::notifications::{self, CHANNELS, DELIVERY_STATUSES, Delivery, Filter};
 use shared::repo::{audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]

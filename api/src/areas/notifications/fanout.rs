@@ -3,10 +3,10 @@
 
 use crate::areas::messaging::Access;
 use crate::auth::Caller;
+use crate::http::Result;
 use jobs::kinds::NotificationFanout;
 use jobs::{Job, Owner};
 use serde_json::json;
-use shared::Result;
 use shared::db::{Id, Tx};
 use shared::repo::messaging::Message;
 use shared::repo::notifications::{self, NewNotification};

@@ -4,6 +4,7 @@
 
 use crate::auth::Caller;
 use crate::http::extract::Body;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -11,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use shared::db::Ts;
 use shared::error::Validator;
 use shared::repo::notifications::{self, PUSH_PLATFORMS};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -121,7 +122,7 @@ pub async fn unregister(
 ) -> Result<StatusCode> {
     let mut c = state.db.acquire().await?;
     if !notifications::remove_push_token(&mut c, caller.user.id, req.token.trim()).await? {
-        return Err(Error::not_found("push registration"));
+        return Err(Error::not_found("push registration").into());
     }
     Ok(StatusCode::NO_CONTENT)
 }

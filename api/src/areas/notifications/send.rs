@@ -4,6 +4,7 @@
 
 use super::fanout::{DEFAULT_CHANNELS, enqueue};
 use crate::areas::jobs::{JobAccepted, accepted};
+use crate::http::Result;
 use crate::http::extract::Body;
 use crate::state::AppState;
 use axum::extract::State;
@@ -12,7 +13,6 @@ use jobs::kinds::NotificationDrain;
 use jobs::{Job, Owner};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use shared::Result;
 use shared::db::Id;
 use shared::error::Validator;
 use shared::repo::notifications::{self, NewNotification};

@@ -17,6 +17,7 @@
 
 use crate::auth::Caller;
 use crate::http::extract::Body;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, State};
@@ -27,7 +28,7 @@ use shared::db::Ts;
 use shared::error::Validator;
 use shared::providers::twilio::{self, Twilio, VerifyResult};
 use shared::repo::{ratelimit, sms};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 pub const OPT_OUT: &[&str] = &["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"];
@@ -42,10 +43,10 @@ const STARTS_PER_USER: u32 = 5;
 const CHECKS_PER_USER: u32 = 10;
 
 fn client(state: &AppState) -> Result<&Twilio> {
-    state
+    Ok(state
         .twilio
         .as_ref()
-        .ok_or_else(|| Error::provider_not_configured("sms"))
+        .ok_or_else(|| Error::provider_not_configured("sms"))?)
 }
 
 /// `+` and 8 to 15 digits, not starting with 0 (E.164).
@@ -82,7 +83,7 @@ fn opted_out() -> Error {
 
 fn expired() -> Error {
     Error::new(
-        StatusCode::GONE,
+        shared::ErrorKind::Gone,
         "sms_code_expired",
         "the code expired or was never sent to this number; start again",
     )
@@ -90,7 +91,7 @@ fn expired() -> Error {
 
 fn max_attempts() -> Error {
     Error::new(
-        StatusCode::GONE,
+        shared::ErrorKind::Gone,
         "sms_max_attempts",
         "too many wrong codes; start again",
     )
@@ -98,9 +99,11 @@ fn max_attempts() -> Error {
 
 async fn limit(state: &AppState, key: &str, max: u32) -> Result<()> {
     let mut c = state.db.acquire().await?;
-    ratelimit::hit(&mut c, key, max, chrono::Duration::minutes(WINDOW_MINUTES))
-        .await?
-        .map_err(Error::too_many_requests)
+    Ok(
+        ratelimit::hit(&mut c, key, max, chrono::Duration::minutes(WINDOW_MINUTES))
+            .await?
+            .map_err(Error::too_many_requests)?,
+    )
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -134,7 +137,7 @@ pub async fn start(
     {
         let mut c = state.db.acquire().await?;
         if sms::is_opted_out(&mut c, &phone).await? {
-            return Err(opted_out());
+            return Err(opted_out().into());
         }
     }
     limit(
@@ -152,15 +155,16 @@ pub async fn start(
     let verification = match twilio.start(&phone).await? {
         VerifyResult::Ok(v) => v,
         VerifyResult::Refused { code: 60203, .. } | VerifyResult::Refused { status: 429, .. } => {
-            return Err(Error::too_many_requests(60 * WINDOW_MINUTES as u64));
+            return Err(Error::too_many_requests(60 * WINDOW_MINUTES as u64).into());
         }
-        VerifyResult::Refused { code: 21610, .. } => return Err(opted_out()),
+        VerifyResult::Refused { code: 21610, .. } => return Err(opted_out().into()),
         VerifyResult::Refused { code: 60200, .. } | VerifyResult::Refused { code: 21211, .. } => {
             return Err(Error::field(
                 "phone",
                 "invalid_phone",
                 "the SMS provider does not accept this number",
-            ));
+            )
+            .into());
         }
         VerifyResult::Refused {
             status,
@@ -170,7 +174,8 @@ pub async fn start(
             return Err(Error::provider_failed(
                 twilio::PROVIDER,
                 format!("{status} {code}: {message}"),
-            ));
+            )
+            .into());
         }
     };
     let now = Ts::now();
@@ -224,7 +229,7 @@ pub async fn verify(
         let started = sms::started_at(&mut c, caller.user.id, &phone).await?;
         let window = chrono::Duration::minutes(WINDOW_MINUTES);
         if started.is_none_or(|t| t.plus(window) < Ts::now()) {
-            return Err(expired());
+            return Err(expired().into());
         }
     }
     limit(
@@ -236,10 +241,10 @@ pub async fn verify(
     let result = match twilio.check(&phone, &code).await? {
         VerifyResult::Ok(v) => v,
         VerifyResult::Refused { code: 20404, .. } | VerifyResult::Refused { status: 404, .. } => {
-            return Err(expired());
+            return Err(expired().into());
         }
         VerifyResult::Refused { code: 60202, .. } | VerifyResult::Refused { status: 429, .. } => {
-            return Err(max_attempts());
+            return Err(max_attempts().into());
         }
         VerifyResult::Refused {
             status,
@@ -249,7 +254,8 @@ pub async fn verify(
             return Err(Error::provider_failed(
                 twilio::PROVIDER,
                 format!("{status} {code}: {message}"),
-            ));
+            )
+            .into());
         }
     };
     match result.status.as_str() {
@@ -263,16 +269,14 @@ pub async fn verify(
                 verified_at: now,
             }))
         }
-        "pending" => Err(Error::bad_request(
-            "sms_code_invalid",
-            "the code does not match",
-        )),
-        "max_attempts_reached" => Err(max_attempts()),
-        "expired" | "canceled" | "failed" => Err(expired()),
+        "pending" => Err(Error::bad_request("sms_code_invalid", "the code does not match").into()),
+        "max_attempts_reached" => Err(max_attempts().into()),
+        "expired" | "canceled" | "failed" => Err(expired().into()),
         other => Err(Error::provider_failed(
             twilio::PROVIDER,
             format!("unexpected verification status {other:?}"),
-        )),
+        )
+        .into()),
     }
 }
 
@@ -303,7 +307,8 @@ pub async fn inbound(
         return Err(Error::unauthorized(
             "unauthenticated",
             "the X-Twilio-Signature header is missing",
-        ));
+        )
+        .into());
     };
     let twilio = client(&state)?;
     let path_and_query = uri.path_and_query().map_or("/", |p| p.as_str());
@@ -316,7 +321,8 @@ pub async fn inbound(
         return Err(Error::unauthorized(
             "invalid_signature",
             "the X-Twilio-Signature does not match",
-        ));
+        )
+        .into());
     }
     let get = |name: &str| {
         params

@@ -5,12 +5,13 @@
 //! describes the token (link scanners follow GETs; they must not unsubscribe anyone).
 
 use crate::http::extract::Query;
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::db::Id;
 use shared::repo::notifications;
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -29,10 +30,10 @@ pub struct UnsubscribeState {
 }
 
 fn verify(state: &AppState, q: &TokenQuery) -> Result<(Id, String)> {
-    q.token
+    Ok(q.token
         .as_deref()
         .and_then(|t| shared::unsubscribe::verify(&state.keys, t))
-        .ok_or_else(|| Error::unauthorized("invalid_token", "the unsubscribe link is not valid"))
+        .ok_or_else(|| Error::unauthorized("invalid_token", "the unsubscribe link is not valid"))?)
 }
 
 pub async fn show(

@@ -11,6 +11,7 @@ use crate::areas::athletes::import::{
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -22,7 +23,7 @@ use shared::error::Validator;
 use shared::import::{self, Report};
 use shared::repo::training::{self, Session};
 use shared::repo::{athletes, audit, orgs};
-use shared::{Error, Result};
+
 use utoipa::ToSchema;
 
 pub const MAX_CAPACITY: i64 = 1000;
@@ -125,15 +126,15 @@ async fn roster(
 }
 
 async fn load(x: &mut impl Executor, ws: &Ws, id: Id) -> Result<Session> {
-    training::get(x, ws.org_id, id)
+    Ok(training::get(x, ws.org_id, id)
         .await?
-        .ok_or_else(|| Error::not_found("training session"))
+        .ok_or_else(|| Error::not_found("training session"))?)
 }
 
 /// Loads the session with its row locked (call first in a roster-changing transaction).
 async fn load_locked(x: &mut impl Executor, ws: &Ws, id: Id) -> Result<Session> {
     if !training::lock(x, ws.org_id, id).await? {
-        return Err(Error::not_found("training session"));
+        return Err(Error::not_found("training session").into());
     }
     load(x, ws, id).await
 }
@@ -189,7 +190,8 @@ async fn check_coach(x: &mut impl Executor, ws: &Ws, coach: Option<Id>) -> Resul
             "coachUserId",
             "invalid",
             "must be a member of this workspace",
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -223,7 +225,7 @@ pub async fn list(
     if let (Some(f), Some(t)) = (q.from, q.to)
         && t <= f
     {
-        return Err(Error::field("to", "out_of_range", "must be after from"));
+        return Err(Error::field("to", "out_of_range", "must be after from").into());
     }
     let mut c = state.db.acquire().await?;
     let f = training::Filter {
@@ -502,16 +504,16 @@ pub async fn add_participant(
         .await?
         .ok_or_else(|| Error::not_found("athlete"))?;
     if a.status == shared::domain::athletes::AthleteStatus::Archived {
-        return Err(Error::conflict(
-            "athlete_archived",
-            "archived athletes cannot join sessions",
-        ));
+        return Err(
+            Error::conflict("athlete_archived", "archived athletes cannot join sessions").into(),
+        );
     }
     if training::participant(&mut tx, s.id, a.id).await?.is_some() {
         return Err(Error::conflict(
             "already_participant",
             "the athlete is already on this session's roster",
-        ));
+        )
+        .into());
     }
     let full = match s.capacity {
         Some(cap) => training::places_taken(&mut tx, s.id).await? >= cap,
@@ -555,7 +557,8 @@ pub async fn set_participant(
             "status",
             "invalid_choice",
             "must be attended, no_show or registered",
-        ));
+        )
+        .into());
     }
     let mut tx = state.db.begin().await?;
     let s = load_locked(&mut tx, &ws, id).await?;
@@ -570,7 +573,8 @@ pub async fn set_participant(
         return Err(Error::conflict(
             "session_full",
             "no place is free; the athlete stays on the waitlist",
-        ));
+        )
+        .into());
     }
     training::set_participant_status(&mut tx, s.id, athlete, &status).await?;
     audit::record(
@@ -599,7 +603,7 @@ pub async fn remove_participant(
     let mut tx = state.db.begin().await?;
     let s = load_locked(&mut tx, &ws, id).await?;
     if training::remove_participant(&mut tx, s.id, athlete).await? == 0 {
-        return Err(Error::not_found("participant"));
+        return Err(Error::not_found("participant").into());
     }
     let promoted = training::promote_waitlist(&mut tx, s.id, s.capacity).await?;
     audit::record(

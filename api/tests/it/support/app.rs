@@ -1,6 +1,7 @@
-//! The integration-test harness: builds the app in-process on a fresh database (SQLite by
-//! default, PostgreSQL when TEST_DATABASE_URL is set: one schema per test), with the SMTP sink
-//! the fake OAuth provider, the fake Expo push service and the fake Twilio on loopback ports, and drives it with `oneshot`.
+//! The harness: builds the app in-process on a fresh database (SQLite by default, PostgreSQL
+//! when TEST_DATABASE_URL is set: one schema per test), with the SMTP sink, the fake OAuth
+//! provider, the fake Expo push service and the fake Twilio on loopback ports, and drives it
+//! with `oneshot`. Fixtures (people, athletes, conversations…) live beside it in `support`.
 
 use api::state::AppState;
 use axum::Router;
@@ -8,7 +9,7 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use shared::config::Config;
 use shared::db::{Db, Id, PoolSettings};
 use std::collections::HashMap;
@@ -27,6 +28,8 @@ pub const RV_CLIENT_SECRET: &str = "secret-456";
 pub const TWILIO_SID: &str = "AC0123456789";
 pub const TWILIO_TOKEN: &str = "twilio-auth-token";
 pub const TWILIO_SERVICE: &str = "VA0123456789";
+/// The bearer token of the internal (service) routes.
+pub const SERVICE_KEY: &str = "service-key-for-tests";
 
 pub struct TestApp {
     pub state: AppState,
@@ -73,7 +76,7 @@ impl TestApp {
             ("SMTP_URL", format!("smtp://127.0.0.1:{}", smtp.port())),
             ("MAIL_FROM", "Surf Coach <no-reply@app.test>".into()),
             ("CRON_SECRET", "cron-secret-for-tests".into()),
-            ("SERVICE_ROLE_KEY", "service-key-for-tests".into()),
+            ("SERVICE_ROLE_KEY", SERVICE_KEY.into()),
             ("REVIEWVIDEO_BASE_URL", reviewvideo.base_url()),
             ("REVIEWVIDEO_CLIENT_ID", RV_CLIENT_ID.into()),
             ("REVIEWVIDEO_CLIENT_SECRET", RV_CLIENT_SECRET.into()),
@@ -184,38 +187,6 @@ impl TestApp {
         self.req(Method::POST, path)
     }
 
-    /// Signs up `email` through the API and returns the signed-in web session.
-    pub async fn signup(&self, email: &str) -> Session {
-        let r = self
-            .post("/api/auth/signup")
-            .json(json!({ "email": email, "password": PASSWORD, "name": "Coach Kai" }))
-            .send()
-            .await;
-        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-        session_from(&r, email)
-    }
-
-    pub async fn signin(&self, email: &str, password: &str) -> Resp {
-        self.post("/api/auth/signin")
-            .json(json!({ "email": email, "password": password }))
-            .send()
-            .await
-    }
-
-    /// Phone sign-in; returns (access, refresh).
-    pub async fn phone_tokens(&self, email: &str) -> (String, String) {
-        let r = self
-            .post("/api/mobile/auth/token")
-            .json(json!({ "email": email, "password": PASSWORD, "clientName": "Kai's phone" }))
-            .send()
-            .await;
-        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-        (
-            r.json["accessToken"].as_str().unwrap().to_string(),
-            r.json["refreshToken"].as_str().unwrap().to_string(),
-        )
-    }
-
     /// Counts rows of `table` (to assert nothing was written).
     pub async fn count(&self, table: &str) -> i64 {
         let mut c = self.state.db.acquire().await.unwrap();
@@ -228,6 +199,12 @@ impl TestApp {
     }
 }
 
+/// The items of a paged list response.
+pub fn items(r: &Resp) -> &Vec<Value> {
+    r.json["items"].as_array().expect("a page")
+}
+
+/// The web session a sign-up, sign-in or claim response starts.
 pub fn session_from(r: &Resp, _email: &str) -> Session {
     let cookie = r.cookie("sc_session").expect("session cookie set");
     Session {
@@ -347,6 +324,20 @@ impl Resp {
             "body: {}",
             self.body
         );
+    }
+    /// The (line, field) of each row error in an `import_invalid` error.
+    pub fn import_errors(&self) -> Vec<(u64, String)> {
+        self.json["error"]["details"]["errors"]
+            .as_array()
+            .expect("import errors")
+            .iter()
+            .map(|e| {
+                (
+                    e["line"].as_u64().unwrap(),
+                    e["field"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
     }
     /// The names of the invalid fields in a validation error.
     pub fn fields(&self) -> Vec<String> {

@@ -1,0 +1,7 @@
+//! Accounts: sign-up, sign-in (web and phone), emailed links, workspace provisioning, deletion.
+
+mod deletion;
+mod email_links;
+mod sessions;
+mod signup;
+mod workspace;

@@ -1,0 +1,225 @@
+//! Running jobs: progress, retries with backoff, permanent failures, requeueing and cancelling.
+
+use crate::support::*;
+use axum::http::StatusCode;
+use jobs::Owner;
+use jobs::kinds::Probe;
+use shared::db::{Id, Ts};
+
+#[tokio::test]
+async fn worker_runs_a_job_and_the_api_reports_its_progress() {
+    let app = TestApp::new().await;
+    let s = app.signup("coach@example.com").await;
+    let other = other_workspace(&app).await;
+    let viewer = add_member(&app, s.org_id, "viewer@example.com", "viewer").await;
+    let job = enqueue_probe(
+        &app,
+        Probe {
+            sleep_ms: 400,
+            marker: Some("m-1".into()),
+            ..Default::default()
+        },
+        owner_of(&s),
+    )
+    .await;
+    let r = app
+        .get(&format!("/api/jobs/{}", job.id))
+        .session(&s)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json["status"], "queued");
+    assert_eq!(r.json["cancellable"], true);
+
+    let w = app.start_worker(&[]).await;
+    let p = app
+        .wait_job(job.id, |p| {
+            p.status == "running" && p.percent.unwrap_or(0) > 0
+        })
+        .await;
+    assert_eq!(p.message.as_deref(), Some("sleeping"));
+    let p = app.wait_job(job.id, |p| p.status == "succeeded").await;
+    assert_eq!(p.attempts, 1);
+    assert_eq!(p.percent, Some(100));
+    assert!(p.finished_at.is_some() && p.started_at.is_some());
+
+    for who in [&s, &viewer] {
+        let r = app
+            .get(&format!("/api/jobs/{}", job.id))
+            .session(who)
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert_eq!(r.json["result"]["marker"], "m-1");
+    }
+    app.get(&format!("/api/jobs/{}", job.id))
+        .session(&other)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    app.get("/api/jobs/not-an-id")
+        .session(&s)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    app.get(&format!("/api/jobs/{}", Id::new()))
+        .session(&s)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    w.shutdown().await;
+}
+
+#[tokio::test]
+async fn transient_failures_retry_after_a_durable_backoff() {
+    let app = TestApp::new().await;
+    let job = enqueue_probe(
+        &app,
+        Probe {
+            fail_attempts: 1,
+            ..Default::default()
+        },
+        Owner::default(),
+    )
+    .await;
+    let w = app
+        .start_worker(&[("WORKER_BACKOFF_BASE_MS", "1500")])
+        .await;
+    let p = app
+        .wait_job(job.id, |p| p.status == "queued" && p.attempts == 1)
+        .await;
+    assert!(p.last_error.as_deref().unwrap().contains("fail attempt 1"));
+    let due = p.run_after;
+    assert!(due > Ts::now(), "the retry waits in the database");
+    // A restart during the backoff neither loses nor hurries the retry.
+    w.shutdown().await;
+    let w = app.start_worker(&[]).await;
+    let p = app.wait_job(job.id, |p| p.status == "succeeded").await;
+    assert_eq!(p.attempts, 2);
+    assert!(
+        p.finished_at.unwrap() >= due,
+        "ran at {:?}, due {:?}",
+        p.finished_at,
+        due
+    );
+    w.shutdown().await;
+}
+
+#[tokio::test]
+async fn permanent_failures_are_not_retried_and_exhausted_jobs_can_be_requeued_by_an_admin() {
+    let app = TestApp::new().await;
+    let s = app.signup("coach@example.com").await;
+    let w = app.start_worker(&[]).await;
+    let perm = enqueue_probe(
+        &app,
+        Probe {
+            fail_permanently: true,
+            ..Default::default()
+        },
+        owner_of(&s),
+    )
+    .await;
+    let exhausted = enqueue_probe(
+        &app,
+        Probe {
+            fail_attempts: 3,
+            ..Default::default()
+        },
+        owner_of(&s),
+    )
+    .await;
+    let p = app.wait_job(perm.id, |p| p.status == "failed").await;
+    assert_eq!(p.attempts, 1);
+    assert!(p.last_error.unwrap().contains("permanently"));
+    let p = app.wait_job(exhausted.id, |p| p.status == "failed").await;
+    assert_eq!(p.attempts, 3, "MAX_ATTEMPTS of the probe");
+    assert!(p.last_error.unwrap().starts_with("out of attempts"));
+
+    let path = format!("/api/admin/jobs/{}/retry", exhausted.id);
+    app.post(&path)
+        .session(&s)
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "admin_required");
+    make_admin(&app, &s).await;
+    let r = app.post(&path).session(&s).send().await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    assert_eq!(r.json["pollUrl"], format!("/api/jobs/{}", exhausted.id));
+    // It runs again from attempt 1 (and, this probe failing its first three, fails again).
+    app.wait_job(exhausted.id, |p| {
+        p.status == "failed" && p.attempts == 3 && p.updated_at > p.created_at
+    })
+    .await;
+    let r = app
+        .post(&format!("/api/admin/jobs/{}/retry", Id::new()))
+        .session(&s)
+        .send()
+        .await;
+    r.assert_error(StatusCode::NOT_FOUND, "not_found");
+    let done = enqueue_probe(&app, Probe::default(), Owner::default()).await;
+    app.wait_job(done.id, |p| p.status == "succeeded").await;
+    let r = app
+        .post(&format!("/api/admin/jobs/{}/retry", done.id))
+        .session(&s)
+        .send()
+        .await;
+    r.assert_error(StatusCode::CONFLICT, "job_not_failed");
+    w.shutdown().await;
+}
+
+#[tokio::test]
+async fn queued_and_running_jobs_can_be_cancelled() {
+    let app = TestApp::new().await;
+    let s = app.signup("coach@example.com").await;
+    let queued = enqueue_probe(&app, Probe::default(), owner_of(&s)).await;
+    let r = app
+        .post(&format!("/api/jobs/{}/cancel", queued.id))
+        .session(&s)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json["status"], "cancelled");
+    app.post(&format!("/api/jobs/{}/cancel", queued.id))
+        .session(&s)
+        .send()
+        .await
+        .assert_error(StatusCode::CONFLICT, "job_finished");
+
+    let running = enqueue_probe(
+        &app,
+        Probe {
+            sleep_ms: 3000,
+            ..Default::default()
+        },
+        owner_of(&s),
+    )
+    .await;
+    let w = app.start_worker(&[]).await;
+    app.wait_job(queued.id, |p| p.status == "cancelled").await;
+    app.wait_job(running.id, |p| p.status == "running").await;
+    let r = app
+        .post(&format!("/api/jobs/{}/cancel", running.id))
+        .session(&s)
+        .send()
+        .await;
+    assert_eq!(r.json["cancelRequested"], true);
+    let p = app.wait_job(running.id, |p| p.status == "cancelled").await;
+    assert_eq!(p.attempts, 1);
+
+    // Scheduled tasks cannot be cancelled by users.
+    let mut tx = app.state.db.begin().await.unwrap();
+    let cron = jobs::enqueue(
+        &mut tx,
+        &jobs::cron::task("jobs-prune").unwrap().spec(),
+        owner_of(&s),
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    app.post(&format!("/api/jobs/{}/cancel", cron.id))
+        .session(&s)
+        .send()
+        .await
+        .assert_error(StatusCode::CONFLICT, "not_cancellable");
+    w.shutdown().await;
+}

@@ -1,0 +1,208 @@
+//! Messages: participants only, read state, tombstones, photo attachments.
+
+use crate::support::*;
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn messages_are_for_participants_with_read_state_and_tombstones() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let other_coach = add_member(&app, w.coach.org_id, "assistant@example.com", "coach").await;
+    let conv = open_conversation(&app, &w).await;
+    let path = format!("/api/conversations/{conv}/messages");
+
+    // Bad input: nothing written.
+    let r = app
+        .post(&path)
+        .session(&w.coach)
+        .json(json!({ "body": "   " }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(r.fields(), ["body"]);
+    let r = app
+        .post(&path)
+        .session(&w.coach)
+        .json(json!({ "body": "x".repeat(4001) }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    app.post(&path)
+        .session(&w.coach)
+        .json(json!({ "text": "hi" }))
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    // Not a participant: the other coach of the workspace and another workspace's owner.
+    for s in [&other_coach, &w.outsider] {
+        app.post(&path)
+            .session(s)
+            .json(json!({ "body": "hi" }))
+            .send()
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
+        app.get(&path)
+            .session(s)
+            .send()
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
+    }
+    assert_eq!(app.count("messages").await, 0, "nothing written");
+    assert_eq!(app.count("notifications").await, 0);
+
+    let first = post_message(&app, &w.coach, &conv, "Paddle out at 7").await;
+    assert_eq!(first["mine"], true);
+    post_message(&app, &w.coach, &conv, "Bring the 6'2").await;
+    // The athlete has two unread, reads them (newest first), then has none.
+    let r = app
+        .get("/api/conversations")
+        .session(&w.athlete)
+        .send()
+        .await;
+    assert_eq!(items(&r)[0]["unread"], 2);
+    let r = app.get(&path).session(&w.athlete).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(items(&r).len(), 2);
+    assert_eq!(items(&r)[0]["body"], "Bring the 6'2");
+    assert_eq!(items(&r)[0]["mine"], false);
+    let r = app
+        .get("/api/conversations")
+        .session(&w.athlete)
+        .send()
+        .await;
+    assert_eq!(items(&r)[0]["unread"], 0);
+    let r = app.get("/api/conversations").session(&w.coach).send().await;
+    assert_eq!(items(&r)[0]["unread"], 0, "own messages are not unread");
+    let reply = post_message(&app, &w.athlete, &conv, "See you there").await;
+    let r = app.get("/api/conversations").session(&w.coach).send().await;
+    assert_eq!(items(&r)[0]["unread"], 1);
+    // Each message notified the other participant, with its delivery job queued.
+    assert_eq!(app.count("notifications").await, 3);
+    assert_eq!(app.count("notification_deliveries").await, 6);
+
+    // Only the sender deletes a message; it stays as a tombstone.
+    let first_id = first["id"].as_str().unwrap();
+    app.req(Method::DELETE, &format!("/api/messages/{first_id}"))
+        .session(&w.athlete)
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    app.req(Method::DELETE, &format!("/api/messages/{first_id}"))
+        .session(&w.outsider)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    let r = app
+        .req(Method::DELETE, &format!("/api/messages/{first_id}"))
+        .session(&w.coach)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    let r = app.get(&path).session(&w.athlete).send().await;
+    let tomb = items(&r).iter().find(|m| m["id"] == first["id"]).unwrap();
+    assert_eq!(tomb["removed"], true);
+    assert!(tomb["body"].is_null());
+    assert_eq!(tomb["removedReason"], "sender");
+    assert_eq!(reply["conversationId"], conv.as_str());
+}
+
+#[tokio::test]
+async fn photo_attachments_are_uploaded_per_conversation_and_resolved_for_participants_only() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let conv = open_conversation(&app, &w).await;
+    let up = format!("/api/conversations/{conv}/attachments");
+    let r = app
+        .post(&up)
+        .session(&w.coach)
+        .json(json!({ "contentType": "application/pdf" }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(r.fields(), ["contentType"]);
+    app.post(&up)
+        .session(&w.outsider)
+        .json(json!({ "contentType": "image/png" }))
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    let r = app
+        .post(&up)
+        .session(&w.coach)
+        .json(json!({ "contentType": "image/png" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
+    let upload = r.json["uploadUrl"].as_str().unwrap();
+    let local = upload.strip_prefix("http://app.test").unwrap();
+    let photo = b"fake png photo bytes";
+    let r = app
+        .req(Method::PUT, local)
+        .raw("image/png", photo)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+
+    // A key that was not uploaded, or one of another conversation, is refused.
+    let path = format!("/api/conversations/{conv}/messages");
+    for bad in [
+        format!("messages/{}/{conv}/nothing-here.png", w.coach.org_id),
+        key.replace(&conv, &shared::db::Id::new().to_string()),
+    ] {
+        let r = app
+            .post(&path)
+            .session(&w.coach)
+            .json(json!({ "attachmentKey": bad }))
+            .send()
+            .await;
+        r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+        assert_eq!(r.fields(), ["attachmentKey"]);
+    }
+    assert_eq!(app.count("messages").await, 0);
+    let r = app
+        .post(&path)
+        .session(&w.coach)
+        .json(json!({ "attachmentKey": key }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.json["hasAttachment"], true);
+    let mid = r.json["id"].as_str().unwrap().to_string();
+    let text = post_message(&app, &w.coach, &conv, "no photo").await;
+
+    // The athlete resolves it to a short-lived URL that serves the photo.
+    let r = app
+        .get(&format!("/api/messages/attachment?messageId={mid}"))
+        .session(&w.athlete)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let url = r.json["url"].as_str().unwrap();
+    let got = app
+        .get(url.strip_prefix("http://app.test").unwrap())
+        .send()
+        .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(got.body.as_bytes(), photo);
+    // Not a participant, or no photo: 404. No messageId: 400.
+    app.get(&format!("/api/messages/attachment?messageId={mid}"))
+        .session(&w.outsider)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    app.get(&format!(
+        "/api/messages/attachment?messageId={}",
+        text["id"].as_str().unwrap()
+    ))
+    .session(&w.athlete)
+    .send()
+    .await
+    .assert_error(StatusCode::NOT_FOUND, "not_found");
+    app.get("/api/messages/attachment")
+        .session(&w.athlete)
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
+}

@@ -1,0 +1,21 @@
+//! What every area's tests share, taken with `use crate::support::*;`: the harness (`app`:
+//! the app built in-process on a fresh database, requests, responses) and the fixtures, each
+//! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
+//! `messaging`, `notifications`, `queue`, `training`). A test file takes its set-up from here, never
+//! from another test module; a set-up two files need becomes a fixture here.
+
+mod accounts;
+mod app;
+mod athletes;
+mod messaging;
+mod notifications;
+mod queue;
+mod training;
+
+pub use accounts::*;
+pub use app::*;
+pub use athletes::*;
+pub use messaging::*;
+pub use notifications::*;
+pub use queue::*;
+pub use training::*;
