@@ -14,6 +14,7 @@
 pub mod accounts;
 pub mod activity;
 pub mod admin;
+pub mod athletes;
 pub mod coaches;
 pub mod invites;
 pub mod members;

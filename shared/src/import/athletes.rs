@@ -7,9 +7,9 @@
 
 use super::{Report, Sheet, cell};
 use crate::db::{Executor, Id};
+use crate::domain::athletes::{AthleteFields, AthleteSource, AthleteStatus, Naming, RawAthlete};
 use crate::error::Validator;
-use crate::minors;
-use crate::repo::athletes::{self, LEVELS, NewAthlete, STANCES, name_key};
+use crate::repo::athletes::{self, NewAthlete, name_key};
 use std::collections::HashMap;
 
 /// A parsed file: the valid rows with their lines (errors are in the report).
@@ -47,37 +47,25 @@ pub fn parse(data: &[u8], report: &mut Report) -> Parsed {
     let notes = sheet.column(&["notes", "note"]);
     for (line, rec) in &sheet.records {
         let mut v = Validator::new();
-        let first_name = v.text("first_name", cell(rec, first), 100);
-        let last_name = v.text("last_name", cell(rec, last), 100);
-        let e = cell(rec, email);
-        let e = (!e.is_empty()).then(|| v.email("email", e));
-        let b = cell(rec, birth);
-        let b = if b.is_empty() {
-            None
-        } else {
-            minors::parse_birth_date(&mut v, "birth_date", b)
-        };
-        let s = lower_choice(&mut v, "stance", cell(rec, stance), STANCES);
-        let l = lower_choice(&mut v, "level", cell(rec, level), LEVELS);
-        let n = cell(rec, notes);
-        if n.chars().count() > 5000 {
-            v.add("notes", "too_long", "must be at most 5000 characters");
-        }
+        let opt = |col| Some(cell(rec, col));
+        let fields = AthleteFields::parse(
+            &mut v,
+            Naming::Csv,
+            &RawAthlete {
+                first_name: cell(rec, first),
+                last_name: cell(rec, last),
+                email: opt(email),
+                birth_date: opt(birth),
+                stance: opt(stance),
+                level: opt(level),
+                notes: opt(notes),
+            },
+        );
         let errors = v.into_errors();
         if errors.is_empty() {
             out.rows.push((
                 *line,
-                NewAthlete {
-                    first_name,
-                    last_name,
-                    email: e,
-                    birth_date: b,
-                    stance: s,
-                    level: l,
-                    notes: (!n.is_empty()).then(|| n.to_string()),
-                    status: "active".into(),
-                    source: "import".into(),
-                },
+                fields.into_new(AthleteStatus::Active, AthleteSource::Import),
             ));
         } else {
             for f in errors {
@@ -86,21 +74,6 @@ pub fn parse(data: &[u8], report: &mut Report) -> Parsed {
         }
     }
     out
-}
-
-fn lower_choice(v: &mut Validator, field: &str, value: &str, allowed: &[&str]) -> Option<String> {
-    if value.is_empty() {
-        return None;
-    }
-    let value = value.to_lowercase();
-    if !allowed.contains(&value.as_str()) {
-        v.add(
-            field,
-            "invalid_choice",
-            format!("must be one of {}", allowed.join(", ")),
-        );
-    }
-    Some(value)
 }
 
 /// Deduplicates the parsed rows against the org's athletes and each other, then (unless this is

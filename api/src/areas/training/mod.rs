@@ -503,7 +503,7 @@ pub async fn add_participant(
     let a = athletes::get(&mut tx, ws.org_id, req.athlete_id)
         .await?
         .ok_or_else(|| Error::not_found("athlete"))?;
-    if a.status == "archived" {
+    if a.status == shared::domain::athletes::AthleteStatus::Archived {
         return Err(
             Error::conflict("athlete_archived", "archived athletes cannot join sessions").into(),
         );

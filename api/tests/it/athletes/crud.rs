@@ -187,3 +187,58 @@ async fn csv_export_neutralises_formula_cells() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn deleting_an_athlete_gives_their_place_to_the_first_waitlisted() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let r = app
+        .post("/api/training-sessions")
+        .session(&coach)
+        .json(json!({ "title": "One place", "startsAt": "2026-05-01T06:00:00Z", "endsAt": "2026-05-01T08:00:00Z", "capacity": 1 }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let roster = format!(
+        "/api/training-sessions/{}/participants",
+        r.json["id"].as_str().unwrap()
+    );
+    let mut ids = vec![];
+    for n in ["A", "B", "C"] {
+        let a = new_athlete(&app, &coach, json!({ "firstName": n, "lastName": "S" })).await;
+        let id = a["id"].as_str().unwrap().to_string();
+        let r = app
+            .post(&roster)
+            .session(&coach)
+            .json(json!({ "athleteId": id }))
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        ids.push(id);
+    }
+    let r = app
+        .req(Method::DELETE, &format!("/api/athletes/{}", ids[0]))
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    let r = app.get(&roster).session(&coach).send().await;
+    let st: Vec<(&str, &str)> = r.json["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["athleteId"].as_str().unwrap(),
+                p["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        st,
+        [
+            (ids[1].as_str(), "registered"),
+            (ids[2].as_str(), "waitlisted")
+        ]
+    );
+}
