@@ -11,6 +11,8 @@
 //! Handlers in `api/src/areas` only extract, call one operation and map the result to a
 //! response; the worker calls the same operations (imports, syncs), so each rule exists once.
 
+pub mod training;
+
 use crate::authz::PermSet;
 use crate::db::Id;
 use crate::repo::audit::Entry;

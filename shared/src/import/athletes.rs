@@ -5,87 +5,157 @@
 //! A row is a duplicate when its email matches an athlete's email (or an earlier row's), or —
 //! without an email — when first name, last name and birth date match.
 
-use super::{Report, Sheet, cell};
-use crate::db::{Executor, Id};
-use crate::error::Validator;
+use super::Report;
+use super::pipeline::{Cells, Column, Importer};
+use crate::db::{Id, Tx};
+use crate::error::{FieldError, Validator};
 use crate::minors;
 use crate::repo::athletes::{self, LEVELS, NewAthlete, STANCES, name_key};
+use serde_json::{Value, json};
 use std::collections::HashMap;
 
-/// A parsed file: the valid rows with their lines (errors are in the report).
-pub struct Parsed {
-    pub rows: Vec<(u64, NewAthlete)>,
+/// Imports athletes into a workspace's roster.
+pub struct AthleteImporter;
+
+/// What makes two athletes the same.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AthleteKey {
+    /// The lower-case email.
+    Email(String),
+    /// Without an email: [`name_key`].
+    Name(String),
 }
 
-/// Parses and validates every row (no database). Errors go to `report`.
-pub fn parse(data: &[u8], report: &mut Report) -> Parsed {
-    let mut out = Parsed { rows: vec![] };
-    let Some(sheet) = Sheet::read(data, report) else {
-        return out;
-    };
-    let first = sheet.column(&["first_name", "firstname", "first name", "given_name"]);
-    let last = sheet.column(&[
-        "last_name",
-        "lastname",
-        "last name",
-        "surname",
-        "family_name",
-    ]);
-    if first.is_none() || last.is_none() {
-        report.error(
-            1,
-            "header",
-            "required",
-            "the header must name first_name and last_name columns",
-        );
-        return out;
-    }
-    let email = sheet.column(&["email", "e-mail", "email_address"]);
-    let birth = sheet.column(&["birth_date", "birthdate", "date_of_birth", "dob"]);
-    let stance = sheet.column(&["stance"]);
-    let level = sheet.column(&["level"]);
-    let notes = sheet.column(&["notes", "note"]);
-    for (line, rec) in &sheet.records {
-        let mut v = Validator::new();
-        let first_name = v.text("first_name", cell(rec, first), 100);
-        let last_name = v.text("last_name", cell(rec, last), 100);
-        let e = cell(rec, email);
-        let e = (!e.is_empty()).then(|| v.email("email", e));
-        let b = cell(rec, birth);
-        let b = if b.is_empty() {
+/// The workspace's athletes by dedupe key.
+pub struct KnownAthletes {
+    by_key: HashMap<AthleteKey, Id>,
+}
+
+impl Importer for AthleteImporter {
+    const KIND: &'static str = "athletes";
+    const AUDIT_ACTION: &'static str = "athletes.imported";
+    const WRITING: &'static str = "checking duplicates and writing";
+    const COLUMNS: &'static [Column] = &[
+        Column {
+            name: "first_name",
+            aliases: &["first_name", "firstname", "first name", "given_name"],
+            required: true,
+        },
+        Column {
+            name: "last_name",
+            aliases: &[
+                "last_name",
+                "lastname",
+                "last name",
+                "surname",
+                "family_name",
+            ],
+            required: true,
+        },
+        Column {
+            name: "email",
+            aliases: &["email", "e-mail", "email_address"],
+            required: false,
+        },
+        Column {
+            name: "birth_date",
+            aliases: &["birth_date", "birthdate", "date_of_birth", "dob"],
+            required: false,
+        },
+        Column {
+            name: "stance",
+            aliases: &["stance"],
+            required: false,
+        },
+        Column {
+            name: "level",
+            aliases: &["level"],
+            required: false,
+        },
+        Column {
+            name: "notes",
+            aliases: &["notes", "note"],
+            required: false,
+        },
+    ];
+
+    type Row = NewAthlete;
+    type Key = AthleteKey;
+    type Known = KnownAthletes;
+
+    fn parse_row(&self, cells: &Cells<'_>, v: &mut Validator) -> Option<NewAthlete> {
+        let first_name = v.text("first_name", cells.get("first_name"), 100);
+        let last_name = v.text("last_name", cells.get("last_name"), 100);
+        let e = cells.get("email");
+        let email = (!e.is_empty()).then(|| v.email("email", e));
+        let b = cells.get("birth_date");
+        let birth_date = if b.is_empty() {
             None
         } else {
-            minors::parse_birth_date(&mut v, "birth_date", b)
+            minors::parse_birth_date(v, "birth_date", b)
         };
-        let s = lower_choice(&mut v, "stance", cell(rec, stance), STANCES);
-        let l = lower_choice(&mut v, "level", cell(rec, level), LEVELS);
-        let n = cell(rec, notes);
+        let stance = lower_choice(v, "stance", cells.get("stance"), STANCES);
+        let level = lower_choice(v, "level", cells.get("level"), LEVELS);
+        let n = cells.get("notes");
         if n.chars().count() > 5000 {
             v.add("notes", "too_long", "must be at most 5000 characters");
         }
-        let errors = v.into_errors();
-        if errors.is_empty() {
-            out.rows.push((
-                *line,
-                NewAthlete {
-                    first_name,
-                    last_name,
-                    email: e,
-                    birth_date: b,
-                    stance: s,
-                    level: l,
-                    notes: (!n.is_empty()).then(|| n.to_string()),
-                    status: "active".into(),
-                    source: "import".into(),
-                },
-            ));
-        } else {
-            for f in errors {
-                report.error(*line, &f.field, f.code, f.message);
-            }
-        }
+        Some(NewAthlete {
+            first_name,
+            last_name,
+            email,
+            birth_date,
+            stance,
+            level,
+            notes: (!n.is_empty()).then(|| n.to_string()),
+            status: "active".into(),
+            source: "import".into(),
+        })
     }
-    out
+
+    async fn load(
+        &self,
+        tx: &mut Tx,
+        org: Id,
+        _rows: &[(u64, NewAthlete)],
+    ) -> Result<KnownAthletes, sqlx::Error> {
+        let mut by_key = HashMap::new();
+        for (email, name, id) in athletes::dedup_keys(tx, org).await? {
+            if let Some(e) = email {
+                by_key.entry(AthleteKey::Email(e)).or_insert(id);
+            }
+            by_key.entry(AthleteKey::Name(name)).or_insert(id);
+        }
+        Ok(KnownAthletes { by_key })
+    }
+
+    fn key(&self, _: &KnownAthletes, a: &NewAthlete) -> Result<AthleteKey, FieldError> {
+        Ok(match &a.email {
+            Some(e) => AthleteKey::Email(e.clone()),
+            None => AthleteKey::Name(name_key(&a.first_name, &a.last_name, a.birth_date)),
+        })
+    }
+
+    fn existing(&self, known: &KnownAthletes, key: &AthleteKey) -> Option<Id> {
+        known.by_key.get(key).copied()
+    }
+
+    async fn insert(
+        &self,
+        tx: &mut Tx,
+        org: Id,
+        by: Id,
+        _: &KnownAthletes,
+        rows: Vec<(u64, NewAthlete)>,
+    ) -> Result<(), sqlx::Error> {
+        let rows: Vec<NewAthlete> = rows.into_iter().map(|(_, a)| a).collect();
+        athletes::insert_many(tx, org, &rows, Some(by)).await?;
+        Ok(())
+    }
+
+    fn audit_data(&self, r: &Report) -> Value {
+        json!({ "created": r.created, "duplicates": r.duplicates, "rows": r.rows, "sha256": r.sha256 })
+    }
 }
 
 fn lower_choice(v: &mut Validator, field: &str, value: &str, allowed: &[&str]) -> Option<String> {
@@ -101,63 +171,4 @@ fn lower_choice(v: &mut Validator, field: &str, value: &str, allowed: &[&str]) -
         );
     }
     Some(value)
-}
-
-/// Deduplicates the parsed rows against the org's athletes and each other, then (unless this is
-/// a dry run or the file had errors) inserts the new ones. Run in a transaction: it takes the
-/// org's import lock first so two imports of one file cannot both insert.
-pub async fn commit(
-    x: &mut impl Executor,
-    org: Id,
-    by: Id,
-    parsed: Parsed,
-    report: &mut Report,
-) -> Result<Vec<Id>, sqlx::Error> {
-    let write = !report.dry_run && report.error_count == 0;
-    if write {
-        athletes::lock_org_for_import(x, org).await?;
-    }
-    let mut emails: HashMap<String, Id> = HashMap::new();
-    let mut names: HashMap<String, Id> = HashMap::new();
-    for (email, key, id) in athletes::dedup_keys(x, org).await? {
-        if let Some(e) = email {
-            emails.entry(e).or_insert(id);
-        }
-        names.entry(key).or_insert(id);
-    }
-    let mut seen_emails: HashMap<String, u64> = HashMap::new();
-    let mut seen_names: HashMap<String, u64> = HashMap::new();
-    let mut new = vec![];
-    for (line, a) in parsed.rows {
-        match &a.email {
-            Some(e) => {
-                if let Some(id) = emails.get(e) {
-                    report.duplicate(line, Some(id.to_string()), None);
-                } else if let Some(l) = seen_emails.get(e) {
-                    report.duplicate(line, None, Some(*l));
-                } else {
-                    seen_emails.insert(e.clone(), line);
-                    new.push(a);
-                }
-            }
-            None => {
-                let key = name_key(&a.first_name, &a.last_name, a.birth_date);
-                if let Some(id) = names.get(&key) {
-                    report.duplicate(line, Some(id.to_string()), None);
-                } else if let Some(l) = seen_names.get(&key) {
-                    report.duplicate(line, None, Some(*l));
-                } else {
-                    seen_names.insert(key, line);
-                    new.push(a);
-                }
-            }
-        }
-    }
-    report.created = new.len() as u64;
-    if !write {
-        return Ok(vec![]);
-    }
-    let ids = athletes::insert_many(x, org, &new, Some(by)).await?;
-    report.committed = true;
-    Ok(ids)
 }

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod auth_tokens;
 pub mod coaches;
 pub mod impersonation;
+pub mod import_uploads;
 pub mod invites;
 pub mod messaging;
 pub mod notifications;
