@@ -195,6 +195,68 @@ pub fn effective_permissions(role_key: &str, role_permissions: &[String]) -> BTr
         .collect()
 }
 
+crate::text_enum! {
+    /// What the people around one athlete may do with that athlete's own data: the athlete's
+    /// login and their guardians. No workspace role carries these; the athlete-facing routes
+    /// check them.
+    pub enum AthletePerm {
+        ProfileRead = "profile.read",
+        ProfileUpdate = "profile.update",
+        TrainingReadOwn = "training.read_own",
+        FootageReadOwn = "footage.read_own",
+        ReviewsReadOwn = "reviews.read_own",
+        MessagingUse = "messaging.use",
+        /// Guardians only: give or withdraw consent for the minor.
+        ConsentManage = "consent.manage",
+    }
+}
+
+/// Someone who holds permissions on one athlete.
+#[derive(Clone, Copy, Debug)]
+pub enum OnAthlete<'a> {
+    /// A workspace member (e.g. an assigned coach) with their role there.
+    Member {
+        role_key: &'a str,
+        role_permissions: &'a [String],
+    },
+    /// The athlete's own login.
+    AthleteLogin,
+    /// A guardian of the athlete: what the athlete may, plus consent.
+    Guardian,
+}
+
+/// The workspace areas whose permissions concern one athlete.
+pub const ATHLETE_AREAS: &[&str] = &[
+    "athletes",
+    "training",
+    "footage",
+    "reviews",
+    "wearable",
+    "competition",
+    "messaging",
+];
+
+/// What `who` may do with one athlete. A member's come from [`effective_permissions`], limited
+/// to [`ATHLETE_AREAS`] (in permission-string order); the athlete's login and guardians hold
+/// fixed [`AthletePerm`] lists (in declaration order).
+pub fn permissions_on_athlete(who: OnAthlete<'_>) -> Vec<String> {
+    match who {
+        OnAthlete::Member {
+            role_key,
+            role_permissions,
+        } => effective_permissions(role_key, role_permissions)
+            .into_iter()
+            .filter(|p| ATHLETE_AREAS.contains(&p.split('.').next().unwrap_or("")))
+            .collect(),
+        OnAthlete::AthleteLogin => AthletePerm::ALL
+            .iter()
+            .filter(|p| **p != AthletePerm::ConsentManage)
+            .map(|p| p.to_string())
+            .collect(),
+        OnAthlete::Guardian => AthletePerm::ALL.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +278,53 @@ mod tests {
         assert!(effective_permissions("coach", &coach).contains("athletes.create"));
         assert!(!effective_permissions("coach", &coach).contains("roles.manage"));
         assert!(effective_permissions("owner", &[]).contains("billing.manage"));
+    }
+
+    #[test]
+    fn permissions_on_an_athlete_for_members_logins_and_guardians() {
+        let coach: Vec<String> = coach_permissions().iter().map(|s| s.to_string()).collect();
+        let on_coach = permissions_on_athlete(OnAthlete::Member {
+            role_key: "coach",
+            role_permissions: &coach,
+        });
+        assert!(on_coach.contains(&"athletes.update".to_string()));
+        assert!(on_coach.contains(&"messaging.use".to_string()));
+        // Workspace matters (members, calendar, TVs) are not about the athlete.
+        assert!(!on_coach.iter().any(|p| p.starts_with("members.")));
+        assert!(!on_coach.contains(&"tv.manage".to_string()));
+        let mut sorted = on_coach.clone();
+        sorted.sort();
+        assert_eq!(on_coach, sorted);
+
+        let owner = permissions_on_athlete(OnAthlete::Member {
+            role_key: "owner",
+            role_permissions: &[],
+        });
+        assert!(owner.contains(&"athletes.delete".to_string()));
+        assert!(!owner.contains(&"billing.manage".to_string()));
+        let stale = ["athletes.read".to_string(), "athletes.fly".to_string()];
+        assert_eq!(
+            permissions_on_athlete(OnAthlete::Member {
+                role_key: "custom",
+                role_permissions: &stale,
+            }),
+            vec!["athletes.read"]
+        );
+
+        let athlete = permissions_on_athlete(OnAthlete::AthleteLogin);
+        let guardian = permissions_on_athlete(OnAthlete::Guardian);
+        assert_eq!(
+            athlete,
+            [
+                "profile.read",
+                "profile.update",
+                "training.read_own",
+                "footage.read_own",
+                "reviews.read_own",
+                "messaging.use"
+            ]
+        );
+        assert_eq!(guardian[..athlete.len()], athlete[..]);
+        assert_eq!(guardian.last().map(String::as_str), Some("consent.manage"));
     }
 }

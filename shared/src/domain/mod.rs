@@ -11,6 +11,7 @@
 //! Handlers in `api/src/areas` only extract, call one operation and map the result to a
 //! response; the worker calls the same operations (imports, syncs), so each rule exists once.
 
+pub mod athletes;
 pub mod training;
 
 use crate::authz::PermSet;

@@ -8,6 +8,7 @@
 //! The CSV import of past sessions is `crate::import::training`.
 
 use super::InWorkspace;
+use super::athletes::AthleteStatus;
 use crate::db::{Db, Executor, Id, Ts};
 use crate::error::Validator;
 use crate::repo::training::{self, FootageSession, Participant, Session};
@@ -388,7 +389,7 @@ pub async fn add_participant(db: &Db, ws: &InWorkspace, id: Id, athlete: Id) -> 
     let a = athletes::get(&mut tx, ws.org_id, athlete)
         .await?
         .ok_or_else(|| Error::not_found("athlete"))?;
-    if a.status.as_str() == "archived" {
+    if a.status == AthleteStatus::Archived {
         return Err(Error::conflict(
             "athlete_archived",
             "archived athletes cannot join sessions",

@@ -1,4 +1,5 @@
-//! The athlete roster import.
+//! The athlete roster import. A row's fields are parsed by the athlete field rules
+//! (`domain::athletes::AthleteFields`, CSV field names), as the create request's are.
 //!
 //! Columns: `first_name`, `last_name` (required), `email`, `birth_date` (YYYY-MM-DD),
 //! `stance` (regular, goofy), `level` (beginner, intermediate, advanced, pro), `notes`.
@@ -8,9 +9,9 @@
 use super::Report;
 use super::pipeline::{Cells, Column, Importer};
 use crate::db::{Id, Tx};
+use crate::domain::athletes::{AthleteFields, AthleteSource, AthleteStatus, Naming, RawAthlete};
 use crate::error::{FieldError, Validator};
-use crate::minors;
-use crate::repo::athletes::{self, LEVELS, NewAthlete, STANCES, name_key};
+use crate::repo::athletes::{self, NewAthlete, name_key};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -84,33 +85,18 @@ impl Importer for AthleteImporter {
     type Known = KnownAthletes;
 
     fn parse_row(&self, cells: &Cells<'_>, v: &mut Validator) -> Option<NewAthlete> {
-        let first_name = v.text("first_name", cells.get("first_name"), 100);
-        let last_name = v.text("last_name", cells.get("last_name"), 100);
-        let e = cells.get("email");
-        let email = (!e.is_empty()).then(|| v.email("email", e));
-        let b = cells.get("birth_date");
-        let birth_date = if b.is_empty() {
-            None
-        } else {
-            minors::parse_birth_date(v, "birth_date", b)
+        let opt = |name| Some(cells.get(name));
+        let raw = RawAthlete {
+            first_name: cells.get("first_name"),
+            last_name: cells.get("last_name"),
+            email: opt("email"),
+            birth_date: opt("birth_date"),
+            stance: opt("stance"),
+            level: opt("level"),
+            notes: opt("notes"),
         };
-        let stance = lower_choice(v, "stance", cells.get("stance"), STANCES);
-        let level = lower_choice(v, "level", cells.get("level"), LEVELS);
-        let n = cells.get("notes");
-        if n.chars().count() > 5000 {
-            v.add("notes", "too_long", "must be at most 5000 characters");
-        }
-        Some(NewAthlete {
-            first_name,
-            last_name,
-            email,
-            birth_date,
-            stance,
-            level,
-            notes: (!n.is_empty()).then(|| n.to_string()),
-            status: "active".into(),
-            source: "import".into(),
-        })
+        let fields = AthleteFields::parse(v, Naming::Csv, &raw);
+        Some(fields.into_new(AthleteStatus::Active, AthleteSource::Import))
     }
 
     async fn load(
@@ -156,19 +142,4 @@ impl Importer for AthleteImporter {
     fn audit_data(&self, r: &Report) -> Value {
         json!({ "created": r.created, "duplicates": r.duplicates, "rows": r.rows, "sha256": r.sha256 })
     }
-}
-
-fn lower_choice(v: &mut Validator, field: &str, value: &str, allowed: &[&str]) -> Option<String> {
-    if value.is_empty() {
-        return None;
-    }
-    let value = value.to_lowercase();
-    if !allowed.contains(&value.as_str()) {
-        v.add(
-            field,
-            "invalid_choice",
-            format!("must be one of {}", allowed.join(", ")),
-        );
-    }
-    Some(value)
 }

@@ -3,13 +3,12 @@
 
 use crate::crypto::hash_token;
 use crate::db::{Executor, Id, Ts};
+pub use crate::domain::athletes::values::{
+    AthleteSource, AthleteStatus, CoachRole, ConsentMethod, Level, Relationship, Stance,
+};
 use crate::{execute, sql};
 use chrono::NaiveDate;
 use sqlx::FromRow;
-
-pub const STATUSES: &[&str] = &["active", "pending", "archived"];
-pub const STANCES: &[&str] = &["regular", "goofy"];
-pub const LEVELS: &[&str] = &["beginner", "intermediate", "advanced", "pro"];
 
 #[derive(Debug, Clone, FromRow)]
 pub struct Athlete {
@@ -19,16 +18,16 @@ pub struct Athlete {
     pub last_name: String,
     pub email: Option<String>,
     pub birth_date: Option<NaiveDate>,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub notes: Option<String>,
-    pub status: String,
+    pub status: AthleteStatus,
     pub name_key: String,
     pub user_id: Option<Id>,
     pub published: bool,
     pub public_slug: Option<String>,
     pub public_bio: Option<String>,
-    pub source: String,
+    pub source: AthleteSource,
     pub created_by: Option<Id>,
     pub created_at: Ts,
     pub updated_at: Ts,
@@ -46,18 +45,18 @@ pub fn name_key(first: &str, last: &str, birth: Option<NaiveDate>) -> String {
     )
 }
 
-/// The fields a new athlete is made of.
-#[derive(Debug, Clone, Default)]
+/// The fields a new athlete row is made of (`domain::athletes::AthleteFields::into_new`).
+#[derive(Debug, Clone)]
 pub struct NewAthlete {
     pub first_name: String,
     pub last_name: String,
     pub email: Option<String>,
     pub birth_date: Option<NaiveDate>,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub notes: Option<String>,
-    pub status: String,
-    pub source: String,
+    pub status: AthleteStatus,
+    pub source: AthleteSource,
 }
 
 pub async fn insert(
@@ -74,16 +73,16 @@ pub async fn insert(
         last_name: a.last_name.clone(),
         email: a.email.clone(),
         birth_date: a.birth_date,
-        stance: a.stance.clone(),
-        level: a.level.clone(),
+        stance: a.stance,
+        level: a.level,
         notes: a.notes.clone(),
-        status: a.status.clone(),
+        status: a.status,
         name_key: name_key(&a.first_name, &a.last_name, a.birth_date),
         user_id: None,
         published: false,
         public_slug: None,
         public_bio: None,
-        source: a.source.clone(),
+        source: a.source,
         created_by: by,
         created_at: now,
         updated_at: now,
@@ -93,8 +92,8 @@ pub async fn insert(
             user_id, published, public_slug, public_bio, source, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, FALSE, NULL, NULL, $12, $13, $14, $14)")
         .bind(row.id).bind(org).bind(&row.first_name).bind(&row.last_name).bind(&row.email)
-        .bind(row.birth_date).bind(&row.stance).bind(&row.level).bind(&row.notes).bind(&row.status)
-        .bind(&row.name_key).bind(&row.source).bind(by).bind(now))?;
+        .bind(row.birth_date).bind(row.stance).bind(row.level).bind(&row.notes).bind(row.status)
+        .bind(&row.name_key).bind(row.source).bind(by).bind(now))?;
     Ok(row)
 }
 
@@ -135,8 +134,8 @@ pub async fn insert_many(
             for (a, id) in chunk.iter().zip(&chunk_ids) {
                 query = query
                     .bind(*id).bind(org).bind(&a.first_name).bind(&a.last_name).bind(&a.email)
-                    .bind(a.birth_date).bind(&a.stance).bind(&a.level).bind(&a.notes).bind(&a.status)
-                    .bind(name_key(&a.first_name, &a.last_name, a.birth_date)).bind(&a.source).bind(by).bind(now);
+                    .bind(a.birth_date).bind(a.stance).bind(a.level).bind(&a.notes).bind(a.status)
+                    .bind(name_key(&a.first_name, &a.last_name, a.birth_date)).bind(a.source).bind(by).bind(now);
             }
             query.execute(&mut *c).await.map(|_| ())
         })?;
@@ -172,13 +171,22 @@ pub async fn lock(x: &mut impl Executor, org: Id, id: Id) -> Result<bool, sqlx::
     Ok(n == 1)
 }
 
+/// Which statuses a list shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StatusFilter {
+    /// Active and pending: everything but archived.
+    #[default]
+    NotArchived,
+    All,
+    Only(AthleteStatus),
+}
+
 /// List filters; `None` means no filter.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub q: Option<String>,
-    /// `None`: active and pending (not archived).
-    pub status: Option<String>,
-    pub level: Option<String>,
+    pub status: StatusFilter,
+    pub level: Option<Level>,
     pub coach: Option<Id>,
     pub published: Option<bool>,
 }
@@ -196,12 +204,20 @@ pub async fn list(
         " AND ($2 IS NULL OR LOWER(a.first_name) LIKE $2 OR LOWER(a.last_name) LIKE $2 OR LOWER(a.email) LIKE $2
               OR LOWER(a.first_name || ' ' || a.last_name) LIKE $2)",
     );
-    // Status: none given means not archived; "all" means every status.
-    match f.status.as_deref() {
-        None => q.push_str(" AND a.status <> 'archived' AND ($3 IS NULL OR TRUE)"),
-        Some("all") => q.push_str(" AND ($3 IS NULL OR TRUE)"),
-        Some(_) => q.push_str(" AND a.status = $3"),
-    }
+    let status = match f.status {
+        StatusFilter::NotArchived => {
+            q.push_str(" AND a.status <> $3");
+            Some(AthleteStatus::Archived)
+        }
+        StatusFilter::All => {
+            q.push_str(" AND ($3 IS NULL OR TRUE)");
+            None
+        }
+        StatusFilter::Only(s) => {
+            q.push_str(" AND a.status = $3");
+            Some(s)
+        }
+    };
     q.push_str(" AND ($4 IS NULL OR a.level = $4)");
     q.push_str(" AND ($5 IS NULL OR EXISTS (SELECT 1 FROM athlete_coaches ac WHERE ac.athlete_id = a.id AND ac.user_id = $5))");
     q.push_str(" AND ($6 IS NULL OR a.published = $6)");
@@ -209,9 +225,8 @@ pub async fn list(
     let pattern =
         f.q.as_deref()
             .map(|s| format!("%{}%", s.trim().to_lowercase().replace(['%', '_'], "")));
-    let status = f.status.as_deref().filter(|s| *s != "all");
     sql!(x, c => sqlx::query_as::<_, Athlete>(sqlx::AssertSqlSafe(q))
-        .bind(org).bind(pattern).bind(status).bind(&f.level).bind(f.coach).bind(f.published)
+        .bind(org).bind(pattern).bind(status).bind(f.level).bind(f.coach).bind(f.published)
         .bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
@@ -250,7 +265,7 @@ pub async fn update(x: &mut impl Executor, a: &Athlete) -> Result<(), sqlx::Erro
             updated_at = $16
          WHERE id = $1 AND org_id = $2")
         .bind(a.id).bind(a.org_id).bind(&a.first_name).bind(&a.last_name).bind(&a.email).bind(a.birth_date)
-        .bind(&a.stance).bind(&a.level).bind(&a.notes).bind(&a.status)
+        .bind(a.stance).bind(a.level).bind(&a.notes).bind(a.status)
         .bind(name_key(&a.first_name, &a.last_name, a.birth_date)).bind(a.user_id).bind(a.published)
         .bind(&a.public_slug).bind(&a.public_bio).bind(Ts::now()))?;
     Ok(())
@@ -277,7 +292,7 @@ pub struct Assignment {
     pub id: Id,
     pub athlete_id: Id,
     pub user_id: Id,
-    pub role: String,
+    pub role: CoachRole,
     pub name: String,
     pub email: String,
     pub created_at: Ts,
@@ -301,7 +316,7 @@ pub async fn assign(
     org: Id,
     athlete: Id,
     user: Id,
-    role: &str,
+    role: CoachRole,
     by: Id,
 ) -> Result<Option<Id>, sqlx::Error> {
     let id = Id::new();
@@ -438,7 +453,7 @@ pub async fn add_guardian(
     org: Id,
     athlete: Id,
     user: Id,
-    relationship: &str,
+    relationship: Relationship,
 ) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
         "INSERT INTO athlete_guardians (id, org_id, athlete_id, user_id, relationship, created_at)
@@ -452,7 +467,7 @@ pub struct Guardian {
     pub user_id: Id,
     pub name: String,
     pub email: String,
-    pub relationship: String,
+    pub relationship: Relationship,
 }
 
 pub async fn guardians(x: &mut impl Executor, athlete: Id) -> Result<Vec<Guardian>, sqlx::Error> {
@@ -469,8 +484,8 @@ pub struct Consent {
     pub guardian_user_id: Option<Id>,
     pub guardian_name: String,
     pub guardian_email: Option<String>,
-    pub relationship: String,
-    pub method: String,
+    pub relationship: Relationship,
+    pub method: ConsentMethod,
     pub note: Option<String>,
     pub recorded_by: Option<Id>,
     pub consented_at: Ts,
@@ -483,8 +498,8 @@ pub struct NewConsent {
     pub guardian_user_id: Option<Id>,
     pub guardian_name: String,
     pub guardian_email: Option<String>,
-    pub relationship: String,
-    pub method: String,
+    pub relationship: Relationship,
+    pub method: ConsentMethod,
     pub note: Option<String>,
     pub recorded_by: Option<Id>,
     pub consented_at: Ts,
@@ -502,7 +517,7 @@ pub async fn record_consent(
             method, note, recorded_by, consented_at, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
         .bind(id).bind(org).bind(athlete).bind(c.guardian_user_id).bind(&c.guardian_name).bind(&c.guardian_email)
-        .bind(&c.relationship).bind(&c.method).bind(&c.note).bind(c.recorded_by).bind(c.consented_at).bind(Ts::now()))?;
+        .bind(c.relationship).bind(c.method).bind(&c.note).bind(c.recorded_by).bind(c.consented_at).bind(Ts::now()))?;
     Ok(id)
 }
 

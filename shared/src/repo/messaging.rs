@@ -2,6 +2,7 @@
 //! workspace; callers check who may see a conversation (`api::areas::messaging::access`).
 
 use crate::db::{Executor, Id, Ts};
+use crate::domain::athletes::AthleteStatus;
 use crate::{execute, sql};
 use sqlx::FromRow;
 
@@ -98,9 +99,10 @@ pub async fn list_mine(
 ) -> Result<Vec<ConversationRow>, sqlx::Error> {
     let epoch = Ts(chrono::DateTime::UNIX_EPOCH);
     let g_start = 5 + coach_orgs.len() + athlete_orgs.len();
+    let archived = g_start + guardian_orgs.len();
     let q = format!(
         "{ROW_SELECT} WHERE ((c.coach_user_id = $1 AND c.org_id IN ({})) OR (a.user_id = $1 AND c.org_id IN ({}))
-            OR (a.status <> 'archived' AND c.org_id IN ({}) AND EXISTS (SELECT 1 FROM athlete_guardians g
+            OR (a.status <> ${archived} AND c.org_id IN ({}) AND EXISTS (SELECT 1 FROM athlete_guardians g
                 WHERE g.athlete_id = c.athlete_id AND g.user_id = $1)))
          ORDER BY c.last_message_at DESC, c.id DESC LIMIT $3 OFFSET $4",
         placeholders(5, coach_orgs.len()),
@@ -113,7 +115,7 @@ pub async fn list_mine(
         for o in coach_orgs.iter().chain(athlete_orgs).chain(guardian_orgs) {
             query = query.bind(*o);
         }
-        query.fetch_all(&mut *c).await
+        query.bind(AthleteStatus::Archived).fetch_all(&mut *c).await
     })
 }
 
@@ -169,17 +171,19 @@ pub async fn recipients(
     offset: i64,
 ) -> Result<Vec<Recipient>, sqlx::Error> {
     let pattern = q.map(|s| format!("%{}%", s.to_lowercase()));
+    let active = 5 + coach_orgs.len() + athlete_orgs.len();
+    let archived = active + 1;
     let sql = format!(
         "SELECT * FROM (
             SELECT 'athlete' AS kind, a.org_id, a.id AS athlete_id, a.user_id, a.first_name || ' ' || a.last_name AS name
             FROM athletes a
-            WHERE a.org_id IN ({}) AND a.status = 'active' AND (a.user_id IS NULL OR a.user_id <> $1)
+            WHERE a.org_id IN ({}) AND a.status = ${active} AND (a.user_id IS NULL OR a.user_id <> $1)
             UNION ALL
             SELECT 'coach' AS kind, a.org_id, a.id AS athlete_id, u.id AS user_id, u.name AS name
             FROM athletes a JOIN athlete_coaches ac ON ac.athlete_id = a.id
                 JOIN users u ON u.id = ac.user_id
                 JOIN members m ON m.org_id = a.org_id AND m.user_id = u.id
-            WHERE a.user_id = $1 AND a.org_id IN ({}) AND a.status <> 'archived' AND u.id <> $1
+            WHERE a.user_id = $1 AND a.org_id IN ({}) AND a.status <> ${archived} AND u.id <> $1
          ) r WHERE ($2 IS NULL OR LOWER(r.name) LIKE $2)
          ORDER BY r.name, r.athlete_id, r.kind LIMIT $3 OFFSET $4",
         placeholders(5, coach_orgs.len()),
@@ -191,7 +195,7 @@ pub async fn recipients(
         for o in coach_orgs.iter().chain(athlete_orgs) {
             query = query.bind(*o);
         }
-        query.fetch_all(&mut *c).await
+        query.bind(AthleteStatus::Active).bind(AthleteStatus::Archived).fetch_all(&mut *c).await
     })
 }
 
@@ -429,8 +433,8 @@ pub async fn athlete_logins(
 ) -> Result<Vec<(Id, Id, sqlx::types::Json<Vec<String>>)>, sqlx::Error> {
     sql!(x, c => sqlx::query_as(
         "SELECT a.id, a.org_id, o.disabled_modules FROM athletes a JOIN orgs o ON o.id = a.org_id
-         WHERE a.user_id = $1 AND a.status <> 'archived' ORDER BY a.created_at, a.id")
-        .bind(user).fetch_all(&mut *c).await)
+         WHERE a.user_id = $1 AND a.status <> $2 ORDER BY a.created_at, a.id")
+        .bind(user).bind(AthleteStatus::Archived).fetch_all(&mut *c).await)
 }
 
 /// The workspaces (with their disabled modules) where `user` is the guardian of an athlete
@@ -442,8 +446,8 @@ pub async fn guardian_links(
     sql!(x, c => sqlx::query_as(
         "SELECT a.id, a.org_id, o.disabled_modules FROM athlete_guardians g
          JOIN athletes a ON a.id = g.athlete_id JOIN orgs o ON o.id = a.org_id
-         WHERE g.user_id = $1 AND a.status <> 'archived' ORDER BY a.created_at, a.id")
-        .bind(user).fetch_all(&mut *c).await)
+         WHERE g.user_id = $1 AND a.status <> $2 ORDER BY a.created_at, a.id")
+        .bind(user).bind(AthleteStatus::Archived).fetch_all(&mut *c).await)
 }
 
 /// Whether `user` is a guardian of `athlete`.

@@ -309,3 +309,14 @@ pub async fn provision_footage(
         .bind(session.id).bind(org).fetch_one(&mut *c).await)?;
     Ok((f, n == 1))
 }
+
+/// The sessions where `athlete` holds a place (registered, attended or no-show: anything but
+/// waitlisted), so a caller removing the athlete can promote each session's waitlist after.
+pub async fn sessions_with_place(
+    x: &mut impl Executor,
+    athlete: Id,
+) -> Result<Vec<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, Id>(
+        "SELECT session_id FROM training_participants WHERE athlete_id = $1 AND status <> 'waitlisted'")
+        .bind(athlete).fetch_all(&mut *c).await)
+}

@@ -33,19 +33,25 @@ pub async fn start_web_session(
         .and_then(|v| v.to_str().ok());
     let ip = crate::http::client_ip(parts);
     let (_, token) = auth_tokens::create_session(x, user.id, ua, Some(&ip)).await?;
+    Ok(session_cookies(state, &token))
+}
+
+/// The Set-Cookie headers and the CSRF token of a web session whose secret is `token` (for
+/// operations that create the session in their own transaction).
+pub fn session_cookies(state: &AppState, token: &str) -> (HeaderMap, String) {
     let csrf = state.keys.sign("csrf", token.as_bytes());
     let secure = state.cfg.cookies_secure();
     let max_age = SESSION_TTL.num_seconds();
     let mut h = HeaderMap::new();
     h.append(
         header::SET_COOKIE,
-        cookies::set(cookies::SESSION_COOKIE, &token, max_age, true, secure),
+        cookies::set(cookies::SESSION_COOKIE, token, max_age, true, secure),
     );
     h.append(
         header::SET_COOKIE,
         cookies::set(cookies::CSRF_COOKIE, &csrf, max_age, false, secure),
     );
-    Ok((h, csrf))
+    (h, csrf)
 }
 
 #[derive(Deserialize, ToSchema)]

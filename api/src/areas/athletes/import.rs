@@ -66,9 +66,9 @@ pub async fn export(State(state): State<AppState>, ws: Ws) -> Result<Response> {
                 a.last_name,
                 a.email.unwrap_or_default(),
                 a.birth_date.map(|d| d.to_string()).unwrap_or_default(),
-                a.stance.unwrap_or_default(),
-                a.level.unwrap_or_default(),
-                a.status,
+                a.stance.map(|s| s.to_string()).unwrap_or_default(),
+                a.level.map(|l| l.to_string()).unwrap_or_default(),
+                a.status.to_string(),
                 a.notes.unwrap_or_default(),
             ]
         }),

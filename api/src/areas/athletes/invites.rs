@@ -6,28 +6,27 @@
 //! - `POST /api/invite/guardian`: a guardian creates the login for a minor and consents;
 //! - `POST /api/club/enroll`: public self-enrollment into a workspace that allows it.
 
-use super::age_gate;
-use super::{RELATIONSHIPS, load};
 use crate::areas::accounts::{UserView, send_link, sessions};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
-use shared::crypto::password;
-use shared::db::{Id, Ts, is_unique_violation};
-use shared::error::Validator;
-use shared::mail::Email;
-use shared::repo::athletes::{self, Athlete, InviteState};
+use shared::Result;
+use shared::db::{Id, Ts};
+use shared::domain::athletes::InviteStatus;
+use shared::domain::athletes::invites::{
+    self as domain, Delivery, NewInvite, RawClaim, RawEnrollGuardian, RawEnrollment, RawGuardian,
+    RawGuardianClaim, RawInvite, RawLogin, SignIn,
+};
 use shared::repo::auth_tokens::EmailPurpose;
-use shared::repo::{audit, orgs, ratelimit, users};
-use shared::{Error, Result};
 use utoipa::ToSchema;
+
+pub use domain::{ENROLLMENTS_PER_HOUR_PER_ADDRESS, LOOKUPS_PER_WINDOW};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -42,6 +41,18 @@ pub struct CreateInvite {
     pub birth_date: Option<String>,
 }
 
+impl CreateInvite {
+    fn parse(&self) -> Result<NewInvite> {
+        NewInvite::parse(&RawInvite {
+            athlete_id: self.athlete_id,
+            first_name: self.first_name.as_deref(),
+            last_name: self.last_name.as_deref(),
+            email: self.email.as_deref(),
+            birth_date: self.birth_date.as_deref(),
+        })
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InviteCreated {
@@ -54,96 +65,6 @@ pub struct InviteCreated {
     pub email_sent: Option<bool>,
 }
 
-/// Finds or creates the athlete of an invite request and makes the invite. Returns the athlete,
-/// the invite and its secret.
-async fn make_invite(
-    state: &AppState,
-    caller: &Caller,
-    ws: &Ws,
-    req: CreateInvite,
-    need_email: bool,
-) -> Result<(Athlete, athletes::Invite, String, Option<String>)> {
-    let mut v = Validator::new();
-    let email = req
-        .email
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| v.email("email", e));
-    let new = if req.athlete_id.is_none() {
-        Some(super::validate_new(
-            &mut v,
-            &super::CreateAthlete {
-                first_name: req.first_name.clone().unwrap_or_default(),
-                last_name: req.last_name.clone().unwrap_or_default(),
-                email: email.clone(),
-                birth_date: req.birth_date.clone(),
-                stance: None,
-                level: None,
-                notes: None,
-            },
-        ))
-    } else {
-        None
-    };
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let athlete = match (req.athlete_id, new) {
-        (Some(id), _) => load(&mut tx, ws, id).await?,
-        (None, Some(mut n)) => {
-            n.source = "invite".into();
-            let a = athletes::insert(&mut tx, ws.org_id, &n, Some(caller.user.id)).await?;
-            audit::record(
-                &mut tx,
-                super::entry(
-                    ws,
-                    caller,
-                    "athlete.created",
-                    a.id,
-                    json!({ "source": "invite" }),
-                ),
-            )
-            .await?;
-            a
-        }
-        (None, None) => unreachable!("validated above"),
-    };
-    if athlete.user_id.is_some() {
-        return Err(Error::conflict(
-            "already_claimed",
-            "this athlete already has a login",
-        ));
-    }
-    let to = email.or_else(|| athlete.email.clone());
-    if need_email && to.is_none() {
-        return Err(Error::field(
-            "email",
-            "required",
-            "the athlete has no email address; give one",
-        ));
-    }
-    let (inv, token) = athletes::create_invite(
-        &mut tx,
-        ws.org_id,
-        athlete.id,
-        to.as_deref(),
-        caller.user.id,
-    )
-    .await?;
-    audit::record(
-        &mut tx,
-        super::entry(
-            ws,
-            caller,
-            "athlete.invited",
-            athlete.id,
-            json!({ "inviteId": inv.id, "emailed": need_email }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((athlete, inv, token, to))
-}
-
 fn invite_url(state: &AppState, token: &str) -> String {
     state.cfg.public_url(&format!("/invite/{token}"))
 }
@@ -154,15 +75,16 @@ pub async fn create(
     ws: Ws,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
-    let (a, inv, token, _) = make_invite(&state, &caller, &ws, req, false).await?;
+    let req = req.parse()?;
+    let made = domain::create(&ws.acting(&caller), &state.db, req, Delivery::Link).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(InviteCreated {
-            invite_id: inv.id,
-            athlete_id: a.id,
-            url: Some(invite_url(&state, &token)),
-            token: Some(token),
-            expires_at: inv.expires_at,
+            invite_id: made.invite.id,
+            athlete_id: made.athlete.id,
+            url: Some(invite_url(&state, &made.token)),
+            token: Some(made.token),
+            expires_at: made.invite.expires_at,
             email_sent: None,
         }),
     ))
@@ -176,29 +98,10 @@ pub async fn send(
     ws: Ws,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
-    let (a, inv, token, to) = make_invite(&state, &caller, &ws, req, true).await?;
-    let org_name = {
-        let mut c = state.db.acquire().await?;
-        orgs::by_id(&mut c, ws.org_id)
-            .await?
-            .map(|o| o.name)
-            .unwrap_or_default()
-    };
-    let text = format!(
-        "Hello {},\n\n{} invites you to the surf coaching app. Create your login here:\n\n{}\n\nThe link works once and expires in 14 days. If you are younger than 16, a parent or guardian may need to create the login for you from the same link.\n",
-        a.first_name,
-        org_name,
-        invite_url(&state, &token)
-    );
-    let sent = match state
-        .mailer
-        .send(Email {
-            to: to.unwrap_or_default(),
-            subject: format!("{org_name} invites you"),
-            text,
-        })
-        .await
-    {
+    let req = req.parse()?;
+    let made = domain::create(&ws.acting(&caller), &state.db, req, Delivery::Mail).await?;
+    let mail = made.email(&invite_url(&state, &made.token));
+    let sent = match state.mailer.send(mail).await {
         Ok(()) => true,
         Err(e) => {
             tracing::error!(error = %e, "sending an athlete invite failed");
@@ -208,11 +111,11 @@ pub async fn send(
     Ok((
         StatusCode::CREATED,
         axum::Json(InviteCreated {
-            invite_id: inv.id,
-            athlete_id: a.id,
+            invite_id: made.invite.id,
+            athlete_id: made.athlete.id,
             token: None,
             url: None,
-            expires_at: inv.expires_at,
+            expires_at: made.invite.expires_at,
             email_sent: Some(sent),
         }),
     ))
@@ -223,8 +126,7 @@ pub async fn send(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InvitePreview {
-    /// valid, used or expired
-    pub status: String,
+    pub status: InviteStatus,
     pub workspace_name: Option<String>,
     pub athlete_first_name: Option<String>,
     pub expires_at: Option<Ts>,
@@ -234,85 +136,32 @@ pub struct InvitePreview {
     pub guardian_consent: Option<bool>,
 }
 
-pub const LOOKUPS_PER_WINDOW: u32 = 30;
-
 pub async fn lookup(
     State(state): State<AppState>,
     parts: Parts,
     Path(token): Path<String>,
 ) -> Result<axum::Json<InvitePreview>> {
-    let mut c = state.db.acquire().await?;
-    ratelimit::hit(
-        &mut c,
-        &format!("invite-lookup:ip:{}", crate::http::client_ip(&parts)),
-        LOOKUPS_PER_WINDOW,
-        chrono::Duration::minutes(10),
-    )
-    .await?
-    .map_err(Error::too_many_requests)?;
-    let empty = |status: &str| InvitePreview {
-        status: status.into(),
-        workspace_name: None,
-        athlete_first_name: None,
-        expires_at: None,
-        consent_age: None,
-        guardian_consent: None,
-    };
-    match athletes::check_invite(&mut c, &token).await? {
-        InviteState::Unknown => Err(Error::not_found("invite")),
-        InviteState::Used => Ok(axum::Json(empty("used"))),
-        InviteState::Expired => Ok(axum::Json(empty("expired"))),
-        InviteState::Valid(inv) => {
-            let a = athletes::by_id_any_org(&mut c, inv.athlete_id)
-                .await?
-                .ok_or_else(|| Error::not_found("invite"))?;
-            let org = orgs::by_id(&mut c, inv.org_id)
-                .await?
-                .ok_or_else(|| Error::not_found("invite"))?;
-            Ok(axum::Json(InvitePreview {
-                status: "valid".into(),
-                workspace_name: Some(org.name),
-                athlete_first_name: Some(a.first_name),
-                expires_at: Some(inv.expires_at),
-                consent_age: Some(age_gate::consent_age(org.country.as_deref())),
-                guardian_consent: Some(athletes::has_active_consent(&mut c, a.id).await?),
-            }))
-        }
-    }
+    let ip = crate::http::client_ip(&parts);
+    let p = domain::preview(&state.db, &token, &ip).await?;
+    Ok(axum::Json(InvitePreview {
+        status: p.status,
+        workspace_name: p.workspace_name,
+        athlete_first_name: p.athlete_first_name,
+        expires_at: p.expires_at,
+        consent_age: p.consent_age,
+        guardian_consent: p.guardian_consent,
+    }))
 }
 
-fn token_error(s: &InviteState) -> Error {
-    match s {
-        InviteState::Expired => Error::unauthorized(
-            "token_expired",
-            "this invite has expired; ask for a new one",
-        ),
-        InviteState::Used => Error::unauthorized("token_used", "this invite was already used"),
-        _ => Error::unauthorized("invalid_token", "this invite is not valid"),
+/// The session a claim starts, from the request's address and user agent.
+fn sign_in<'a>(parts: &'a Parts, ip: &'a str) -> SignIn<'a> {
+    SignIn {
+        user_agent: parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok()),
+        ip,
     }
-}
-
-/// The invite behind `token`, unused and unexpired, or the 401 that says why not.
-async fn valid_invite(state: &AppState, token: &str) -> Result<athletes::Invite> {
-    if token.is_empty() {
-        return Err(Error::unauthorized(
-            "invalid_token",
-            "the invite token is missing",
-        ));
-    }
-    let mut c = state.db.acquire().await?;
-    match athletes::check_invite(&mut c, token).await? {
-        InviteState::Valid(i) => Ok(i),
-        other => Err(token_error(&other)),
-    }
-}
-
-fn guardian_required(threshold: u32) -> Error {
-    Error::forbidden(
-        "guardian_required",
-        format!("athletes younger than {threshold} need a parent or guardian: they create the login (POST /api/invite/guardian) or their consent is recorded first"),
-    )
-    .with_details(json!({ "consentAge": threshold }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -342,123 +191,35 @@ pub struct ClaimResponse {
     pub verification_email_sent: bool,
 }
 
-/// The athlete claims the login. The age gate uses the younger of the stated birth date and the
-/// one on the roster; under the workspace country's threshold a guardian's consent must be on
-/// record. Signs the new user in.
+/// The athlete claims the login (`domain::claim`: the age gate decides). Signs the new user in
+/// and mails the address verification.
 pub async fn claim(
     State(state): State<AppState>,
     parts: Parts,
     Body(req): Body<ClaimRequest>,
 ) -> Result<Response> {
-    let inv = valid_invite(&state, &req.token).await?;
-    let mut v = Validator::new();
-    let email = v.email("email", &req.email);
-    v.password("password", &req.password);
-    let name = req.name.as_deref().map(|n| v.text("name", n, 100));
-    let birth = age_gate::parse_birth_date(&mut v, "birthDate", &req.birth_date);
-    v.finish()?;
-    let birth = birth.expect("validated");
-    let (athlete, threshold, consent) = {
-        let mut c = state.db.acquire().await?;
-        let a = athletes::by_id_any_org(&mut c, inv.athlete_id)
-            .await?
-            .ok_or_else(|| token_error(&InviteState::Unknown))?;
-        let org = orgs::by_id(&mut c, inv.org_id)
-            .await?
-            .ok_or_else(|| token_error(&InviteState::Unknown))?;
-        let consent = athletes::has_active_consent(&mut c, a.id).await?;
-        (a, age_gate::consent_age(org.country.as_deref()), consent)
+    let raw = RawClaim {
+        token: &req.token,
+        email: &req.email,
+        password: &req.password,
+        name: req.name.as_deref(),
+        birth_date: &req.birth_date,
     };
-    let youngest = gate_age(birth, athlete.birth_date);
-    if youngest < threshold && !consent {
-        return Err(guardian_required(threshold));
-    }
-    let hash = password::hash_async(req.password.clone()).await;
-    let mut tx = state.db.begin().await?;
-    let user = match users::insert(
-        &mut tx,
-        &email,
-        &name.unwrap_or_else(|| format!("{} {}", athlete.first_name, athlete.last_name)),
-        &hash,
-    )
-    .await
-    {
-        Ok(u) => u,
-        Err(e) if is_unique_violation(&e) => {
-            return Err(Error::conflict(
-                "email_taken",
-                "an account with this email exists; sign in or use another address",
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let inv = match athletes::consume_invite(&mut tx, &req.token, user.id).await? {
-        InviteState::Valid(i) => i,
-        other => return Err(token_error(&other)),
-    };
-    link_login(&mut tx, &athlete, user.id, birth).await?;
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: Some(inv.org_id),
-            actor: Some(user.id),
-            impersonator: None,
-            action: "athlete.claimed",
-            target_type: "athlete",
-            target_id: Some(athlete.id.to_string()),
-            // No birth date in the log: only what the gate decided on.
-            data: json!({ "inviteId": inv.id, "minorWithConsent": youngest < threshold }),
-        },
-    )
-    .await?;
-    let (headers, csrf) = sessions::start_web_session(&state, &mut tx, &user, &parts).await?;
-    tx.commit().await?;
-    let sent = send_link(&state, &user, EmailPurpose::VerifyEmail).await;
+    let ip = crate::http::client_ip(&parts);
+    let c = domain::claim(&state.db, &raw, sign_in(&parts, &ip)).await?;
+    let (headers, csrf) = sessions::session_cookies(&state, &c.session);
+    let sent = send_link(&state, &c.user, EmailPurpose::VerifyEmail).await;
     Ok((
         StatusCode::CREATED,
         headers,
         axum::Json(ClaimResponse {
-            user: UserView::from(&user),
-            athlete_id: athlete.id,
+            user: UserView::from(&c.user),
+            athlete_id: c.athlete_id,
             csrf_token: csrf,
             verification_email_sent: sent,
         }),
     )
         .into_response())
-}
-
-/// The age the gate decides on: the younger of the stated and the recorded birth dates.
-fn gate_age(stated: NaiveDate, recorded: Option<NaiveDate>) -> u32 {
-    let stated = age_gate::age(stated);
-    recorded
-        .map(age_gate::age)
-        .map_or(stated, |r| r.min(stated))
-}
-
-/// Links a login to the athlete (refusing a second one) and records the birth date when the
-/// roster has none.
-async fn link_login(
-    tx: &mut shared::db::Tx,
-    athlete: &Athlete,
-    user: Id,
-    birth: NaiveDate,
-) -> Result<()> {
-    athletes::lock(tx, athlete.org_id, athlete.id).await?;
-    let mut a = athletes::get(tx, athlete.org_id, athlete.id)
-        .await?
-        .ok_or_else(|| Error::not_found("athlete"))?;
-    if a.user_id.is_some() {
-        return Err(Error::conflict(
-            "already_claimed",
-            "this athlete already has a login",
-        ));
-    }
-    a.user_id = Some(user);
-    if a.birth_date.is_none() {
-        a.birth_date = Some(birth);
-    }
-    athletes::update(tx, &a).await?;
-    Ok(())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -508,180 +269,39 @@ pub struct GuardianResponse {
     pub csrf_token: String,
 }
 
-/// A guardian uses the invite: their account (new, or an existing one proven by its password),
-/// their consent (who, when, how: `guardian_invite`), and optionally the minor's own login.
-/// Signs the guardian in.
+/// A guardian uses the invite (`domain::claim_as_guardian`: their account, their consent, and
+/// optionally the minor's own login). Signs the guardian in.
 pub async fn guardian(
     State(state): State<AppState>,
     parts: Parts,
     Body(req): Body<GuardianRequest>,
 ) -> Result<Response> {
-    valid_invite(&state, &req.token).await?;
-    let mut v = Validator::new();
-    let (g_name, g_email, g_rel) = match &req.guardian {
-        Some(g) => {
-            let name = v.text("guardian.name", &g.name, 100);
-            let email = v.email("guardian.email", &g.email);
-            v.password("guardian.password", &g.password);
-            let rel = g.relationship.trim().to_lowercase();
-            v.check(
-                RELATIONSHIPS.contains(&rel.as_str()),
-                "guardian.relationship",
-                "invalid_choice",
-                "must be one of parent, legal_guardian, other",
-            );
-            (name, email, rel)
-        }
-        None => {
-            v.add(
-                "guardian",
-                "required",
-                "the guardian's name, email, password and relationship",
-            );
-            Default::default()
-        }
+    let raw = RawGuardianClaim {
+        token: &req.token,
+        guardian: req.guardian.as_ref().map(|g| RawGuardian {
+            name: &g.name,
+            email: &g.email,
+            password: &g.password,
+            relationship: &g.relationship,
+        }),
+        athlete_birth_date: &req.athlete_birth_date,
+        athlete_login: req.athlete_login.as_ref().map(|l| RawLogin {
+            email: &l.email,
+            password: &l.password,
+        }),
+        consent: req.consent,
     };
-    let birth = age_gate::parse_birth_date(&mut v, "athleteBirthDate", &req.athlete_birth_date);
-    if let Some(b) = birth {
-        v.check(
-            age_gate::age(b) < age_gate::ADULT_AGE,
-            "athleteBirthDate",
-            "out_of_range",
-            "the athlete is an adult: they claim the invite themselves",
-        );
-    }
-    let login = req.athlete_login.as_ref().map(|l| {
-        let e = v.email("athleteLogin.email", &l.email);
-        v.password("athleteLogin.password", &l.password);
-        e
-    });
-    if login.as_deref() == Some(g_email.as_str()) {
-        v.add(
-            "athleteLogin.email",
-            "invalid",
-            "must differ from the guardian's email",
-        );
-    }
-    v.check(
-        req.consent,
-        "consent",
-        "required",
-        "the guardian must consent (true)",
-    );
-    v.finish()?;
-    let birth = birth.expect("validated");
-    let g_password = req
-        .guardian
-        .as_ref()
-        .map(|g| g.password.clone())
-        .unwrap_or_default();
-    let existing = {
-        let mut c = state.db.acquire().await?;
-        users::by_email(&mut c, &g_email).await?
-    };
-    let guardian_hash = match &existing {
-        Some(u) => {
-            if !password::verify_async(g_password, u.password_hash.clone()).await {
-                return Err(Error::unauthorized(
-                    "invalid_credentials",
-                    "an account with the guardian's email exists and the password does not match",
-                ));
-            }
-            None
-        }
-        None => Some(password::hash_async(g_password).await),
-    };
-    let athlete_hash = match &req.athlete_login {
-        Some(l) => Some(password::hash_async(l.password.clone()).await),
-        None => None,
-    };
-    let mut tx = state.db.begin().await?;
-    let guardian = match (existing, guardian_hash) {
-        (Some(u), _) => u,
-        (None, Some(h)) => match users::insert(&mut tx, &g_email, &g_name, &h).await {
-            Ok(u) => u,
-            Err(e) if is_unique_violation(&e) => {
-                return Err(Error::conflict(
-                    "email_taken",
-                    "an account with the guardian's email was just created; sign in and retry",
-                ));
-            }
-            Err(e) => return Err(e.into()),
-        },
-        (None, None) => unreachable!("hash made for a new guardian"),
-    };
-    let inv = match athletes::consume_invite(&mut tx, &req.token, guardian.id).await? {
-        InviteState::Valid(i) => i,
-        other => return Err(token_error(&other)),
-    };
-    let athlete = athletes::by_id_any_org(&mut tx, inv.athlete_id)
-        .await?
-        .ok_or_else(|| token_error(&InviteState::Unknown))?;
-    athletes::add_guardian(&mut tx, inv.org_id, athlete.id, guardian.id, &g_rel).await?;
-    let consent_id = athletes::record_consent(
-        &mut tx,
-        inv.org_id,
-        athlete.id,
-        &athletes::NewConsent {
-            guardian_user_id: Some(guardian.id),
-            guardian_name: guardian.name.clone(),
-            guardian_email: Some(guardian.email.clone()),
-            relationship: g_rel.clone(),
-            method: "guardian_invite".into(),
-            note: None,
-            recorded_by: None,
-            consented_at: Ts::now(),
-        },
-    )
-    .await?;
-    let athlete_user = match (login, athlete_hash) {
-        (Some(email), Some(h)) => {
-            let name = format!("{} {}", athlete.first_name, athlete.last_name);
-            let u = match users::insert(&mut tx, &email, &name, &h).await {
-                Ok(u) => u,
-                Err(e) if is_unique_violation(&e) => {
-                    return Err(Error::conflict(
-                        "email_taken",
-                        "an account with the athlete's email exists",
-                    ));
-                }
-                Err(e) => return Err(e.into()),
-            };
-            link_login(&mut tx, &athlete, u.id, birth).await?;
-            Some(u.id)
-        }
-        _ => {
-            let mut a = athlete.clone();
-            if a.birth_date.is_none() {
-                a.birth_date = Some(birth);
-                athletes::update(&mut tx, &a).await?;
-            }
-            None
-        }
-    };
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: Some(inv.org_id),
-            actor: Some(guardian.id),
-            impersonator: None,
-            action: "athlete.guardian_claimed",
-            target_type: "athlete",
-            target_id: Some(athlete.id.to_string()),
-            data: json!({ "inviteId": inv.id, "consentId": consent_id, "athleteLogin": athlete_user.is_some() }),
-        },
-    )
-    .await?;
-    let (headers, csrf) = sessions::start_web_session(&state, &mut tx, &guardian, &parts).await?;
-    tx.commit().await?;
+    let ip = crate::http::client_ip(&parts);
+    let g = domain::claim_as_guardian(&state.db, &raw, sign_in(&parts, &ip)).await?;
+    let (headers, csrf) = sessions::session_cookies(&state, &g.session);
     Ok((
         StatusCode::CREATED,
         headers,
         axum::Json(GuardianResponse {
-            guardian: UserView::from(&guardian),
-            athlete_id: athlete.id,
-            athlete_user_id: athlete_user,
-            consent_id,
+            guardian: UserView::from(&g.guardian),
+            athlete_id: g.athlete_id,
+            athlete_user_id: g.athlete_user_id,
+            consent_id: g.consent_id,
             csrf_token: csrf,
         }),
     )
@@ -705,16 +325,21 @@ pub struct EnrollmentView {
     pub enroll_url: String,
 }
 
+fn enrollment_view(state: &AppState, ws: &Ws, enabled: bool) -> axum::Json<EnrollmentView> {
+    axum::Json(EnrollmentView {
+        workspace_id: ws.org_id,
+        enabled,
+        enroll_url: state.cfg.public_url("/api/club/enroll"),
+    })
+}
+
 pub async fn get_enrollment(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
 ) -> Result<axum::Json<EnrollmentView>> {
-    let mut c = state.db.acquire().await?;
-    Ok(axum::Json(EnrollmentView {
-        workspace_id: ws.org_id,
-        enabled: athletes::enrollment_enabled(&mut c, ws.org_id).await?,
-        enroll_url: state.cfg.public_url("/api/club/enroll"),
-    }))
+    let enabled = domain::enrollment_enabled(&ws.acting(&caller), &state.db).await?;
+    Ok(enrollment_view(&state, &ws, enabled))
 }
 
 pub async fn set_enrollment(
@@ -723,27 +348,8 @@ pub async fn set_enrollment(
     ws: Ws,
     Body(req): Body<EnrollmentSetting>,
 ) -> Result<axum::Json<EnrollmentView>> {
-    let mut tx = state.db.begin().await?;
-    athletes::set_enrollment(&mut tx, ws.org_id, req.enabled, caller.user.id).await?;
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: Some(ws.org_id),
-            actor: Some(caller.user.id),
-            impersonator: caller.impersonator,
-            action: "org.enrollment_changed",
-            target_type: "org",
-            target_id: Some(ws.org_id.to_string()),
-            data: json!({ "enabled": req.enabled }),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(axum::Json(EnrollmentView {
-        workspace_id: ws.org_id,
-        enabled: req.enabled,
-        enroll_url: state.cfg.public_url("/api/club/enroll"),
-    }))
+    domain::set_enrollment(&ws.acting(&caller), &state.db, req.enabled).await?;
+    Ok(enrollment_view(&state, &ws, req.enabled))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -776,116 +382,29 @@ pub struct EnrollAccepted {
     pub status: &'static str,
 }
 
-pub const ENROLLMENTS_PER_HOUR_PER_ADDRESS: u32 = 10;
-
-/// Public self-enrollment: a pending athlete in a workspace that allows it, behind the same age
-/// gate. Unknown workspaces and workspaces that do not allow it answer 404 alike; a repeat
-/// (same email) answers like the first and writes nothing.
+/// Public self-enrollment (`domain::enroll`): a pending athlete in a workspace that allows it,
+/// behind the same age gate. A repeat answers like the first.
 pub async fn enroll(
     State(state): State<AppState>,
     parts: Parts,
     Body(req): Body<EnrollRequest>,
 ) -> Result<(StatusCode, axum::Json<EnrollAccepted>)> {
-    let mut v = Validator::new();
-    let first = v.text("firstName", &req.first_name, 100);
-    let last = v.text("lastName", &req.last_name, 100);
-    let email = v.email("email", &req.email);
-    let birth = age_gate::parse_birth_date(&mut v, "birthDate", &req.birth_date);
-    let guardian = req.guardian.as_ref().map(|g| {
-        let name = v.text("guardian.name", &g.name, 100);
-        let gemail = v.email("guardian.email", &g.email);
-        let rel = g.relationship.trim().to_lowercase();
-        v.check(
-            RELATIONSHIPS.contains(&rel.as_str()),
-            "guardian.relationship",
-            "invalid_choice",
-            "must be one of parent, legal_guardian, other",
-        );
-        v.check(
-            g.consent,
-            "guardian.consent",
-            "required",
-            "the guardian must consent (true)",
-        );
-        (name, gemail, rel)
-    });
-    v.finish()?;
-    let birth = birth.expect("validated");
-    {
-        let mut c = state.db.acquire().await?;
-        ratelimit::hit(
-            &mut c,
-            &format!("enroll:ip:{}", crate::http::client_ip(&parts)),
-            ENROLLMENTS_PER_HOUR_PER_ADDRESS,
-            chrono::Duration::hours(1),
-        )
-        .await?
-        .map_err(Error::too_many_requests)?;
-    }
-    let mut tx = state.db.begin().await?;
-    let org = orgs::by_id(&mut tx, req.workspace_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    if !athletes::enrollment_enabled(&mut tx, org.id).await? {
-        return Err(Error::not_found("workspace"));
-    }
-    let threshold = age_gate::consent_age(org.country.as_deref());
-    if age_gate::age(birth) < threshold && guardian.is_none() {
-        return Err(guardian_required(threshold));
-    }
-    let accepted = (
+    let raw = RawEnrollment {
+        workspace_id: req.workspace_id,
+        first_name: &req.first_name,
+        last_name: &req.last_name,
+        email: &req.email,
+        birth_date: &req.birth_date,
+        guardian: req.guardian.as_ref().map(|g| RawEnrollGuardian {
+            name: &g.name,
+            email: &g.email,
+            relationship: &g.relationship,
+            consent: g.consent,
+        }),
+    };
+    domain::enroll(&state.db, &raw, &crate::http::client_ip(&parts)).await?;
+    Ok((
         StatusCode::ACCEPTED,
         axum::Json(EnrollAccepted { status: "received" }),
-    );
-    if athletes::by_email(&mut tx, org.id, &email).await?.is_some() {
-        return Ok(accepted);
-    }
-    let a = athletes::insert(
-        &mut tx,
-        org.id,
-        &athletes::NewAthlete {
-            first_name: first,
-            last_name: last,
-            email: Some(email),
-            birth_date: Some(birth),
-            status: "pending".into(),
-            source: "enrollment".into(),
-            ..Default::default()
-        },
-        None,
-    )
-    .await?;
-    if let Some((name, gemail, rel)) = guardian {
-        athletes::record_consent(
-            &mut tx,
-            org.id,
-            a.id,
-            &athletes::NewConsent {
-                guardian_user_id: None,
-                guardian_name: name,
-                guardian_email: Some(gemail),
-                relationship: rel,
-                method: "enrollment_form".into(),
-                note: None,
-                recorded_by: None,
-                consented_at: Ts::now(),
-            },
-        )
-        .await?;
-    }
-    audit::record(
-        &mut tx,
-        audit::Entry {
-            org_id: Some(org.id),
-            actor: None,
-            impersonator: None,
-            action: "athlete.enrolled",
-            target_type: "athlete",
-            target_id: Some(a.id.to_string()),
-            data: json!({ "guardian": req.guardian.is_some() }),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(accepted)
+    ))
 }

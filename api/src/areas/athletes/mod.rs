@@ -17,11 +17,15 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
-use shared::db::{Executor, Id, Ts};
+use shared::db::{Id, Ts};
+use shared::domain::athletes::consent::{self, RawConsent, RecordedConsent};
+use shared::domain::athletes::fields::optional_choice;
+use shared::domain::athletes::{
+    self as domain, AthleteFields, AthletePatch, AthleteSource, AthleteStatus, CoachRole,
+    ConsentMethod, Level, Naming, PrincipalKind, RawAthlete, RawPatch, Relationship, Stance,
+};
 use shared::error::Validator;
-use shared::repo::athletes::{self, Athlete, LEVELS, STANCES, STATUSES};
-use shared::repo::{audit, orgs};
+use shared::repo::athletes::{self, Athlete};
 use shared::{Error, Result};
 use utoipa::ToSchema;
 
@@ -37,18 +41,18 @@ pub struct AthleteView {
     pub age: Option<u32>,
     /// Under 18, or birth date unknown.
     pub minor: bool,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub notes: Option<String>,
     /// active, pending (self-enrolled) or archived
-    pub status: String,
+    pub status: AthleteStatus,
     /// The athlete has claimed a login.
     pub has_login: bool,
     pub published: bool,
     pub public_slug: Option<String>,
     pub public_bio: Option<String>,
     /// manual, import, invite, enrollment
-    pub source: String,
+    pub source: AthleteSource,
     pub created_at: Ts,
     pub updated_at: Ts,
 }
@@ -63,73 +67,19 @@ impl From<&Athlete> for AthleteView {
             birth_date: a.birth_date,
             age: a.birth_date.map(age_gate::age),
             minor: age_gate::is_minor(a.birth_date),
-            stance: a.stance.clone(),
-            level: a.level.clone(),
+            stance: a.stance,
+            level: a.level,
             notes: a.notes.clone(),
-            status: a.status.clone(),
+            status: a.status,
             has_login: a.user_id.is_some(),
             published: a.published,
             public_slug: a.public_slug.clone(),
             public_bio: a.public_bio.clone(),
-            source: a.source.clone(),
+            source: a.source,
             created_at: a.created_at,
             updated_at: a.updated_at,
         }
     }
-}
-
-/// The athlete `id` of the caller's workspace; another workspace's is not found.
-pub async fn load(x: &mut impl Executor, ws: &Ws, id: Id) -> Result<Athlete> {
-    athletes::get(x, ws.org_id, id)
-        .await?
-        .ok_or_else(|| Error::not_found("athlete"))
-}
-
-fn entry<'a>(
-    ws: &Ws,
-    caller: &Caller,
-    action: &'a str,
-    target: Id,
-    data: serde_json::Value,
-) -> audit::Entry<'a> {
-    caller.audit(
-        Some(ws.org_id),
-        action,
-        "athlete",
-        Some(target.to_string()),
-        data,
-    )
-}
-
-fn choice(v: &mut Validator, field: &str, value: Option<&str>, allowed: &[&str]) -> Option<String> {
-    let value = value
-        .map(|s| s.trim().to_lowercase())
-        .filter(|s| !s.is_empty())?;
-    if !allowed.contains(&value.as_str()) {
-        v.add(
-            field,
-            "invalid_choice",
-            format!("must be one of {}", allowed.join(", ")),
-        );
-    }
-    Some(value)
-}
-
-fn optional_text(
-    v: &mut Validator,
-    field: &str,
-    value: Option<&str>,
-    max: usize,
-) -> Option<String> {
-    let value = value.map(str::trim).filter(|s| !s.is_empty())?;
-    if value.chars().count() > max {
-        v.add(
-            field,
-            "too_long",
-            format!("must be at most {max} characters"),
-        );
-    }
-    Some(value.to_string())
 }
 
 // ---- list, create, read, update, delete ----
@@ -153,37 +103,23 @@ pub struct ListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     page: Page,
     Query(q): Query<ListQuery>,
 ) -> Result<axum::Json<Paged<AthleteView>>> {
     let mut v = Validator::new();
-    if let Some(s) = &q.status {
-        v.check(
-            s == "all" || STATUSES.contains(&s.as_str()),
-            "status",
-            "invalid_choice",
-            "must be one of active, pending, archived, all",
-        );
-    }
-    if let Some(l) = &q.level {
-        v.check(
-            LEVELS.contains(&l.as_str()),
-            "level",
-            "invalid_choice",
-            "must be one of beginner, intermediate, advanced, pro",
-        );
-    }
+    let filter = domain::parse_filter(
+        &mut v,
+        q.q,
+        q.status.as_deref(),
+        q.level.as_deref(),
+        q.coach_id,
+        q.published,
+    );
     v.finish()?;
-    let mut c = state.db.acquire().await?;
-    let f = athletes::Filter {
-        q: q.q.filter(|s| !s.trim().is_empty()),
-        status: q.status,
-        level: q.level,
-        coach: q.coach_id,
-        published: q.published,
-    };
-    let rows = athletes::list(&mut c, ws.org_id, &f, page.fetch_limit(), page.offset).await?;
+    let ws = ws.acting(&caller);
+    let rows = domain::list(&ws, &state.db, &filter, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.iter().map(AthleteView::from).collect()),
     ))
@@ -204,32 +140,6 @@ pub struct CreateAthlete {
     pub notes: Option<String>,
 }
 
-pub fn validate_new(v: &mut Validator, req: &CreateAthlete) -> athletes::NewAthlete {
-    let first_name = v.text("firstName", &req.first_name, 100);
-    let last_name = v.text("lastName", &req.last_name, 100);
-    let email = req
-        .email
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| v.email("email", e));
-    let birth_date = req
-        .birth_date
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .and_then(|s| age_gate::parse_birth_date(v, "birthDate", s));
-    athletes::NewAthlete {
-        first_name,
-        last_name,
-        email,
-        birth_date,
-        stance: choice(v, "stance", req.stance.as_deref(), STANCES),
-        level: choice(v, "level", req.level.as_deref(), LEVELS),
-        notes: optional_text(v, "notes", req.notes.as_deref(), 5000),
-        status: "active".into(),
-        source: "manual".into(),
-    }
-}
-
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -237,32 +147,32 @@ pub async fn create(
     Body(req): Body<CreateAthlete>,
 ) -> Result<(StatusCode, axum::Json<AthleteView>)> {
     let mut v = Validator::new();
-    let new = validate_new(&mut v, &req);
+    let fields = AthleteFields::parse(
+        &mut v,
+        Naming::Json,
+        &RawAthlete {
+            first_name: &req.first_name,
+            last_name: &req.last_name,
+            email: req.email.as_deref(),
+            birth_date: req.birth_date.as_deref(),
+            stance: req.stance.as_deref(),
+            level: req.level.as_deref(),
+            notes: req.notes.as_deref(),
+        },
+    );
     v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let a = athletes::insert(&mut tx, ws.org_id, &new, Some(caller.user.id)).await?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.created",
-            a.id,
-            json!({ "source": "manual" }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    let a = domain::create(&ws.acting(&caller), &state.db, fields).await?;
     Ok((StatusCode::CREATED, axum::Json(AthleteView::from(&a))))
 }
 
 pub async fn get(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<AthleteView>> {
-    let mut c = state.db.acquire().await?;
-    Ok(axum::Json(AthleteView::from(&load(&mut c, &ws, id).await?)))
+    let a = domain::get(&ws.acting(&caller), &state.db, id).await?;
+    Ok(axum::Json(AthleteView::from(&a)))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -289,110 +199,21 @@ pub async fn update(
     Body(req): Body<UpdateAthlete>,
 ) -> Result<axum::Json<AthleteView>> {
     let mut v = Validator::new();
-    let first = req
-        .first_name
-        .as_deref()
-        .map(|s| v.text("firstName", s, 100));
-    let last = req.last_name.as_deref().map(|s| v.text("lastName", s, 100));
-    let email = req.email.as_deref().map(|e| {
-        if e.trim().is_empty() {
-            None
-        } else {
-            Some(v.email("email", e))
-        }
-    });
-    let birth = req.birth_date.as_deref().map(|s| {
-        if s.trim().is_empty() {
-            None
-        } else {
-            age_gate::parse_birth_date(&mut v, "birthDate", s)
-        }
-    });
-    let stance = req
-        .stance
-        .as_deref()
-        .map(|s| choice(&mut v, "stance", Some(s), STANCES));
-    let level = req
-        .level
-        .as_deref()
-        .map(|s| choice(&mut v, "level", Some(s), LEVELS));
-    let notes = req
-        .notes
-        .as_deref()
-        .map(|s| optional_text(&mut v, "notes", Some(s), 5000));
-    let status = req
-        .status
-        .as_deref()
-        .map(|s| choice(&mut v, "status", Some(s), STATUSES));
-    if let Some(None) = status {
-        v.add(
-            "status",
-            "required",
-            "must be one of active, pending, archived",
-        );
-    }
+    let patch = AthletePatch::parse(
+        &mut v,
+        &RawPatch {
+            first_name: req.first_name.as_deref(),
+            last_name: req.last_name.as_deref(),
+            email: req.email.as_deref(),
+            birth_date: req.birth_date.as_deref(),
+            stance: req.stance.as_deref(),
+            level: req.level.as_deref(),
+            notes: req.notes.as_deref(),
+            status: req.status.as_deref(),
+        },
+    );
     v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let mut a = load(&mut tx, &ws, id).await?;
-    if let Some(f) = first {
-        a.first_name = f;
-    }
-    if let Some(l) = last {
-        a.last_name = l;
-    }
-    if let Some(e) = email {
-        a.email = e;
-    }
-    if let Some(b) = birth {
-        a.birth_date = b;
-    }
-    if let Some(s) = stance {
-        a.stance = s;
-    }
-    if let Some(l) = level {
-        a.level = l;
-    }
-    if let Some(n) = notes {
-        a.notes = n;
-    }
-    if let Some(Some(s)) = status {
-        a.status = s;
-    }
-    // A minor's published profile needs a consent; an edit that makes them a minor unpublishes.
-    if a.published
-        && age_gate::is_minor(a.birth_date)
-        && !athletes::has_active_consent(&mut tx, a.id).await?
-    {
-        a.published = false;
-    }
-    athletes::update(&mut tx, &a).await?;
-    let changed: Vec<&str> = [
-        ("firstName", req.first_name.is_some()),
-        ("lastName", req.last_name.is_some()),
-        ("email", req.email.is_some()),
-        ("birthDate", req.birth_date.is_some()),
-        ("stance", req.stance.is_some()),
-        ("level", req.level.is_some()),
-        ("notes", req.notes.is_some()),
-        ("status", req.status.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(k, on)| on.then_some(k))
-    .collect();
-    // The audit entry names the fields, not their values: minors' data stays out of the log.
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.updated",
-            a.id,
-            json!({ "fields": changed }),
-        ),
-    )
-    .await?;
-    let a = load(&mut tx, &ws, id).await?;
-    tx.commit().await?;
+    let a = domain::update(&ws.acting(&caller), &state.db, id, patch).await?;
     Ok(axum::Json(AthleteView::from(&a)))
 }
 
@@ -404,25 +225,7 @@ pub async fn delete(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let mut tx = state.db.begin().await?;
-    let a = load(&mut tx, &ws, id).await?;
-    // Free their places first so waitlisted athletes move up.
-    let sessions: Vec<Id> = shared::sql!(&mut tx, c => sqlx::query_scalar::<_, Id>(
-        "SELECT session_id FROM training_participants WHERE athlete_id = $1 AND status <> 'waitlisted'")
-        .bind(a.id).fetch_all(&mut *c).await)?;
-    athletes::delete(&mut tx, ws.org_id, a.id).await?;
-    for s in sessions {
-        if let Some(sess) = shared::repo::training::get(&mut tx, ws.org_id, s).await? {
-            shared::repo::training::lock(&mut tx, ws.org_id, s).await?;
-            shared::repo::training::promote_waitlist(&mut tx, s, sess.capacity).await?;
-        }
-    }
-    audit::record(
-        &mut tx,
-        entry(&ws, &caller, "athlete.deleted", a.id, json!({})),
-    )
-    .await?;
-    tx.commit().await?;
+    domain::delete(&ws.acting(&caller), &state.db, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -437,7 +240,7 @@ pub struct AssignmentView {
     pub name: String,
     pub email: String,
     /// head or assistant
-    pub role: String,
+    pub role: CoachRole,
     pub created_at: Ts,
 }
 
@@ -456,12 +259,11 @@ impl From<athletes::Assignment> for AssignmentView {
 
 pub async fn coaches(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Vec<AssignmentView>>> {
-    let mut c = state.db.acquire().await?;
-    let a = load(&mut c, &ws, id).await?;
-    let rows = athletes::assignments(&mut c, ws.org_id, a.id).await?;
+    let rows = domain::coaches(&ws.acting(&caller), &state.db, id).await?;
     Ok(axum::Json(
         rows.into_iter().map(AssignmentView::from).collect(),
     ))
@@ -484,46 +286,11 @@ pub async fn assign_coach(
     Body(req): Body<AssignCoach>,
 ) -> Result<(StatusCode, axum::Json<AssignmentView>)> {
     let mut v = Validator::new();
-    let role = choice(&mut v, "role", req.role.as_deref(), &["head", "assistant"])
-        .unwrap_or_else(|| "assistant".into());
+    let role = optional_choice(&mut v, "role", req.role.as_deref());
     v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let a = load(&mut tx, &ws, id).await?;
-    if orgs::membership(&mut tx, req.user_id, ws.org_id)
-        .await?
-        .is_none()
-    {
-        return Err(Error::field(
-            "userId",
-            "invalid",
-            "must be a member of this workspace",
-        ));
-    }
-    let sc = athletes::assign(&mut tx, ws.org_id, a.id, req.user_id, &role, caller.user.id)
-        .await?
-        .ok_or_else(|| {
-            Error::conflict(
-                "already_assigned",
-                "this coach is already assigned to the athlete",
-            )
-        })?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.coach_assigned",
-            a.id,
-            json!({ "userId": req.user_id, "role": role, "scId": sc }),
-        ),
-    )
-    .await?;
-    let row = athletes::assignments(&mut tx, ws.org_id, a.id)
-        .await?
-        .into_iter()
-        .find(|r| r.id == sc)
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("assignment vanished")))?;
-    tx.commit().await?;
+    let role = role.unwrap_or(CoachRole::Assistant);
+    let ws = ws.acting(&caller);
+    let row = domain::assign_coach(&ws, &state.db, id, req.user_id, role).await?;
     Ok((StatusCode::CREATED, axum::Json(row.into())))
 }
 
@@ -533,48 +300,11 @@ pub async fn unassign_coach(
     ws: Ws,
     Path((id, sc)): Path<(Id, Id)>,
 ) -> Result<StatusCode> {
-    let mut tx = state.db.begin().await?;
-    let a = load(&mut tx, &ws, id).await?;
-    if athletes::unassign(&mut tx, ws.org_id, a.id, sc).await? == 0 {
-        return Err(Error::not_found("assignment"));
-    }
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.coach_unassigned",
-            a.id,
-            json!({ "scId": sc }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    domain::unassign_coach(&ws.acting(&caller), &state.db, id, sc).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 // ---- effective permissions ----
-
-/// What an athlete's own login may do (routes of the athlete-facing areas check these).
-pub const ATHLETE_LOGIN_PERMISSIONS: &[&str] = &[
-    "profile.read",
-    "profile.update",
-    "training.read_own",
-    "footage.read_own",
-    "reviews.read_own",
-    "messaging.use",
-];
-
-/// What a guardian's login may do for the athlete: what the athlete may, plus consent.
-pub const GUARDIAN_PERMISSIONS: &[&str] = &[
-    "profile.read",
-    "profile.update",
-    "training.read_own",
-    "footage.read_own",
-    "reviews.read_own",
-    "messaging.use",
-    "consent.manage",
-];
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -582,10 +312,22 @@ pub struct PrincipalPermissions {
     pub user_id: Option<Id>,
     pub name: Option<String>,
     /// athlete, coach or guardian
-    pub kind: String,
+    pub kind: PrincipalKind,
     /// For coaches: head or assistant; for guardians: the relationship.
     pub role: Option<String>,
     pub permissions: Vec<String>,
+}
+
+impl From<domain::permissions::Principal> for PrincipalPermissions {
+    fn from(p: domain::permissions::Principal) -> Self {
+        PrincipalPermissions {
+            user_id: p.user_id,
+            name: p.name,
+            kind: p.kind,
+            role: p.role,
+            permissions: p.permissions,
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -602,81 +344,24 @@ pub struct PermissionsView {
     pub guardians: Vec<PrincipalPermissions>,
 }
 
-/// The athlete's, their coaches' and their guardians' effective permissions on this athlete.
-/// A coach's come from their workspace role (`authz::effective_permissions`), limited to the
-/// areas that concern an athlete.
+/// The athlete's, their coaches' and their guardians' effective permissions on this athlete
+/// (`authz::permissions_on_athlete`).
 pub async fn permissions(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<PermissionsView>> {
-    let mut c = state.db.acquire().await?;
-    let a = load(&mut c, &ws, id).await?;
-    let org = orgs::by_id(&mut c, ws.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    let consent = athletes::has_active_consent(&mut c, a.id).await?;
-    let athlete = match a.user_id {
-        Some(u) => Some(PrincipalPermissions {
-            user_id: Some(u),
-            name: shared::repo::users::by_id(&mut c, u).await?.map(|u| u.name),
-            kind: "athlete".into(),
-            role: None,
-            permissions: ATHLETE_LOGIN_PERMISSIONS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        }),
-        None => None,
-    };
-    let mut coaches = vec![];
-    for asg in athletes::assignments(&mut c, ws.org_id, a.id).await? {
-        let perms = match orgs::membership(&mut c, asg.user_id, ws.org_id).await? {
-            Some(m) => shared::authz::effective_permissions(&m.role_key, &m.permissions.0)
-                .into_iter()
-                .filter(|p| {
-                    let area = p.split('.').next().unwrap_or("");
-                    matches!(
-                        area,
-                        "athletes"
-                            | "training"
-                            | "footage"
-                            | "reviews"
-                            | "wearable"
-                            | "competition"
-                            | "messaging"
-                    )
-                })
-                .collect(),
-            None => vec![],
-        };
-        coaches.push(PrincipalPermissions {
-            user_id: Some(asg.user_id),
-            name: Some(asg.name),
-            kind: "coach".into(),
-            role: Some(asg.role),
-            permissions: perms,
-        });
-    }
-    let guardians = athletes::guardians(&mut c, a.id)
-        .await?
-        .into_iter()
-        .map(|g| PrincipalPermissions {
-            user_id: Some(g.user_id),
-            name: Some(g.name),
-            kind: "guardian".into(),
-            role: Some(g.relationship),
-            permissions: GUARDIAN_PERMISSIONS.iter().map(|s| s.to_string()).collect(),
-        })
-        .collect();
+    let p = domain::permissions::of_athlete(&ws.acting(&caller), &state.db, id).await?;
+    let list = |v: Vec<domain::permissions::Principal>| v.into_iter().map(Into::into).collect();
     Ok(axum::Json(PermissionsView {
-        athlete_id: a.id,
-        minor: age_gate::is_minor(a.birth_date),
-        consent_age: age_gate::consent_age(org.country.as_deref()),
-        guardian_consent: consent,
-        athlete,
-        coaches,
-        guardians,
+        athlete_id: p.athlete_id,
+        minor: p.minor,
+        consent_age: p.consent_age,
+        guardian_consent: p.guardian_consent,
+        athlete: p.athlete.map(Into::into),
+        coaches: list(p.coaches),
+        guardians: list(p.guardians),
     }))
 }
 
@@ -689,9 +374,9 @@ pub struct ConsentView {
     pub guardian_user_id: Option<Id>,
     pub guardian_name: String,
     pub guardian_email: Option<String>,
-    pub relationship: String,
+    pub relationship: Relationship,
     /// How consent was given: guardian_invite, enrollment_form, paper, email, in_person, phone
-    pub method: String,
+    pub method: ConsentMethod,
     pub note: Option<String>,
     /// The member who recorded it (null when the guardian gave it through a link or form).
     pub recorded_by: Option<Id>,
@@ -727,36 +412,27 @@ pub struct ConsentStatus {
     pub consents: Vec<ConsentView>,
 }
 
-async fn consent_status(x: &mut impl Executor, ws: &Ws, a: &Athlete) -> Result<ConsentStatus> {
-    let org = orgs::by_id(x, ws.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("workspace"))?;
-    let consents: Vec<ConsentView> = athletes::consents(x, a.id)
-        .await?
-        .into_iter()
-        .map(ConsentView::from)
-        .collect();
-    Ok(ConsentStatus {
-        athlete_id: a.id,
-        minor: age_gate::is_minor(a.birth_date),
-        consent_age: age_gate::consent_age(org.country.as_deref()),
-        active: consents.iter().any(|c| c.withdrawn_at.is_none()),
-        consents,
-    })
+impl From<consent::ConsentStatus> for ConsentStatus {
+    fn from(s: consent::ConsentStatus) -> Self {
+        ConsentStatus {
+            athlete_id: s.athlete_id,
+            minor: s.minor,
+            consent_age: s.consent_age,
+            active: s.active,
+            consents: s.consents.into_iter().map(ConsentView::from).collect(),
+        }
+    }
 }
 
 pub async fn get_consent(
     State(state): State<AppState>,
+    caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ConsentStatus>> {
-    let mut c = state.db.acquire().await?;
-    let a = load(&mut c, &ws, id).await?;
-    Ok(axum::Json(consent_status(&mut c, &ws, &a).await?))
+    let status = consent::get(&ws.acting(&caller), &state.db, id).await?;
+    Ok(axum::Json(status.into()))
 }
-
-pub const RELATIONSHIPS: &[&str] = &["parent", "legal_guardian", "other"];
-pub const CONSENT_METHODS: &[&str] = &["paper", "email", "in_person", "phone"];
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -780,70 +456,16 @@ pub async fn record_consent(
     Path(id): Path<Id>,
     Body(req): Body<RecordConsent>,
 ) -> Result<(StatusCode, axum::Json<ConsentStatus>)> {
-    let mut v = Validator::new();
-    let name = v.text("guardianName", &req.guardian_name, 200);
-    let email = req
-        .guardian_email
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-        .map(|e| v.email("guardianEmail", e));
-    let relationship = choice(
-        &mut v,
-        "relationship",
-        Some(&req.relationship),
-        RELATIONSHIPS,
-    );
-    if relationship.is_none() {
-        v.add(
-            "relationship",
-            "required",
-            "must be one of parent, legal_guardian, other",
-        );
-    }
-    let method = choice(&mut v, "method", Some(&req.method), CONSENT_METHODS);
-    if method.is_none() {
-        v.add(
-            "method",
-            "required",
-            "must be one of paper, email, in_person, phone",
-        );
-    }
-    let note = optional_text(&mut v, "note", req.note.as_deref(), 2000);
-    let at = req.consented_at.unwrap_or_else(Ts::now);
-    v.check(
-        at <= Ts::now(),
-        "consentedAt",
-        "out_of_range",
-        "must not be in the future",
-    );
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let a = load(&mut tx, &ws, id).await?;
-    let consent = athletes::NewConsent {
-        guardian_user_id: None,
-        guardian_name: name,
-        guardian_email: email,
-        relationship: relationship.unwrap_or_default(),
-        method: method.clone().unwrap_or_default(),
-        note,
-        recorded_by: Some(caller.user.id),
-        consented_at: at,
-    };
-    let cid = athletes::record_consent(&mut tx, ws.org_id, a.id, &consent).await?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.consent_recorded",
-            a.id,
-            json!({ "consentId": cid, "method": method }),
-        ),
-    )
-    .await?;
-    let status = consent_status(&mut tx, &ws, &a).await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, axum::Json(status)))
+    let c = RecordedConsent::parse(&RawConsent {
+        guardian_name: &req.guardian_name,
+        guardian_email: req.guardian_email.as_deref(),
+        relationship: &req.relationship,
+        method: &req.method,
+        note: req.note.as_deref(),
+        consented_at: req.consented_at,
+    })?;
+    let status = consent::record(&ws.acting(&caller), &state.db, id, c).await?;
+    Ok((StatusCode::CREATED, axum::Json(status.into())))
 }
 
 /// Withdraws every consent; a minor's public profile is unpublished with it.
@@ -853,27 +475,8 @@ pub async fn withdraw_consent(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ConsentStatus>> {
-    let mut tx = state.db.begin().await?;
-    let mut a = load(&mut tx, &ws, id).await?;
-    let n = athletes::withdraw_consents(&mut tx, a.id).await?;
-    if a.published && age_gate::is_minor(a.birth_date) {
-        a.published = false;
-        athletes::update(&mut tx, &a).await?;
-    }
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.consent_withdrawn",
-            a.id,
-            json!({ "withdrawn": n }),
-        ),
-    )
-    .await?;
-    let status = consent_status(&mut tx, &ws, &a).await?;
-    tx.commit().await?;
-    Ok(axum::Json(status))
+    let status = consent::withdraw(&ws.acting(&caller), &state.db, id).await?;
+    Ok(axum::Json(status.into()))
 }
 
 // ---- public profile ----
@@ -894,57 +497,10 @@ pub async fn publish(
     Body(req): Body<PublishRequest>,
 ) -> Result<axum::Json<AthleteView>> {
     let mut v = Validator::new();
-    let bio = req
-        .bio
-        .as_deref()
-        .map(|b| optional_text(&mut v, "bio", Some(b), 1000));
+    let p = domain::Publish::parse(&mut v, req.published, req.bio.as_deref());
     v.finish()?;
-    let mut tx = state.db.begin().await?;
-    let mut a = load(&mut tx, &ws, id).await?;
-    if req.published
-        && age_gate::is_minor(a.birth_date)
-        && !athletes::has_active_consent(&mut tx, a.id).await?
-    {
-        return Err(Error::conflict(
-            "guardian_consent_required",
-            "this athlete is a minor (or has no birth date): record a guardian's consent before publishing",
-        ));
-    }
-    a.published = req.published;
-    if let Some(b) = bio {
-        a.public_bio = b;
-    }
-    if a.published && a.public_slug.is_none() {
-        a.public_slug = Some(public_slug());
-    }
-    athletes::update(&mut tx, &a).await?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            if req.published {
-                "athlete.published"
-            } else {
-                "athlete.unpublished"
-            },
-            a.id,
-            json!({}),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    let a = domain::publish(&ws.acting(&caller), &state.db, id, p).await?;
     Ok(axum::Json(AthleteView::from(&a)))
-}
-
-fn public_slug() -> String {
-    // 12 characters of a random token: unguessable enough for a link that is public anyway.
-    shared::crypto::new_token("")
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .take(12)
-        .collect::<String>()
-        .to_lowercase()
 }
 
 /// The public profile: an allow-list. Minors show their first name and last initial only.
@@ -953,8 +509,8 @@ fn public_slug() -> String {
 pub struct PublicProfile {
     pub slug: String,
     pub display_name: String,
-    pub stance: Option<String>,
-    pub level: Option<String>,
+    pub stance: Option<Stance>,
+    pub level: Option<Level>,
     pub bio: Option<String>,
     pub workspace_name: String,
 }
@@ -963,39 +519,14 @@ pub async fn public_profile(
     State(state): State<AppState>,
     Path(slug): Path<String>,
 ) -> Result<axum::Json<PublicProfile>> {
-    let mut c = state.db.acquire().await?;
-    let a = athletes::by_slug(&mut c, &slug)
-        .await?
-        .ok_or_else(|| Error::not_found("profile"))?;
-    // A minor whose consent was withdrawn is not shown even if the flag lingered.
-    if a.status == "archived"
-        || (age_gate::is_minor(a.birth_date) && !athletes::has_active_consent(&mut c, a.id).await?)
-    {
-        return Err(Error::not_found("profile"));
-    }
-    let org = orgs::by_id(&mut c, a.org_id)
-        .await?
-        .ok_or_else(|| Error::not_found("profile"))?;
-    let display_name = if age_gate::is_minor(a.birth_date) {
-        format!(
-            "{} {}.",
-            a.first_name,
-            a.last_name
-                .chars()
-                .next()
-                .map(String::from)
-                .unwrap_or_default()
-        )
-    } else {
-        format!("{} {}", a.first_name, a.last_name)
-    };
+    let p = domain::public_profile(&state.db, slug).await?;
     Ok(axum::Json(PublicProfile {
-        slug,
-        display_name,
-        stance: a.stance,
-        level: a.level,
-        bio: a.public_bio,
-        workspace_name: org.name,
+        slug: p.slug,
+        display_name: p.display_name,
+        stance: p.stance,
+        level: p.level,
+        bio: p.bio,
+        workspace_name: p.workspace_name,
     }))
 }
 
@@ -1019,59 +550,11 @@ pub async fn merge(
     ws: Ws,
     Path((id, b)): Path<(Id, Id)>,
 ) -> Result<axum::Json<MergeResult>> {
-    if id == b {
-        return Err(Error::bad_request(
-            "merge_same_athlete",
-            "an athlete cannot be merged with itself",
-        ));
-    }
-    let mut tx = state.db.begin().await?;
-    // Lock both in id order so two crossing merges cannot deadlock.
-    let (first, second) = if id < b { (id, b) } else { (b, id) };
-    if !athletes::lock(&mut tx, ws.org_id, first).await?
-        || !athletes::lock(&mut tx, ws.org_id, second).await?
-    {
-        return Err(Error::not_found("athlete"));
-    }
-    let mut keep = load(&mut tx, &ws, id).await?;
-    let gone = load(&mut tx, &ws, b).await?;
-    if keep.user_id.is_some() && gone.user_id.is_some() && keep.user_id != gone.user_id {
-        return Err(Error::conflict(
-            "merge_conflict",
-            "both athletes have their own login; one login must be removed before merging",
-        ));
-    }
-    let moved = athletes::move_references(&mut tx, ws.org_id, gone.id, keep.id).await?;
-    keep.email = keep.email.or(gone.email.clone());
-    keep.birth_date = keep.birth_date.or(gone.birth_date);
-    keep.stance = keep.stance.or(gone.stance.clone());
-    keep.level = keep.level.or(gone.level.clone());
-    keep.notes = match (keep.notes.take(), gone.notes.clone()) {
-        (Some(a), Some(b)) if a != b => Some(format!("{a}\n\n{b}")),
-        (a, b) => a.or(b),
-    };
-    let user = keep.user_id.or(gone.user_id);
-    athletes::delete(&mut tx, ws.org_id, gone.id).await?;
-    keep.user_id = user;
-    athletes::update(&mut tx, &keep).await?;
-    let moved = serde_json::to_value(&moved).map_err(Error::internal)?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.merged",
-            keep.id,
-            json!({ "into": keep.id, "merged": gone.id, "moved": moved }),
-        ),
-    )
-    .await?;
-    let keep = load(&mut tx, &ws, id).await?;
-    tx.commit().await?;
+    let m = domain::merge(&ws.acting(&caller), &state.db, id, b).await?;
     Ok(axum::Json(MergeResult {
-        athlete: AthleteView::from(&keep),
-        merged_id: gone.id,
-        moved,
+        athlete: AthleteView::from(&m.athlete),
+        merged_id: m.merged_id,
+        moved: serde_json::to_value(&m.moved).map_err(Error::internal)?,
     }))
 }
 
@@ -1083,39 +566,21 @@ pub async fn resync(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let mut tx = state.db.begin().await?;
-    let a = load(&mut tx, &ws, id).await?;
-    let links = athletes::provider_links(&mut tx, a.id).await?;
-    if links.is_empty() {
-        return Err(Error::conflict(
-            "not_provider_linked",
-            "this athlete is not linked to a provider; there is nothing to re-import",
-        ));
-    }
-    let job = jobs::kinds::AthleteResync {
-        org_id: ws.org_id,
-        athlete_id: a.id,
+    let ws = ws.acting(&caller);
+    let owner = jobs::Owner {
+        org_id: Some(ws.org_id),
+        user_id: Some(ws.actor.user_id),
     };
-    let enq = jobs::enqueue(
-        &mut tx,
-        &jobs::Job::spec(&job),
-        jobs::Owner {
-            org_id: Some(ws.org_id),
-            user_id: Some(caller.user.id),
-        },
-    )
+    let enq = domain::resync(&ws, &state.db, id, |tx, a| {
+        let job = jobs::kinds::AthleteResync {
+            org_id: a.org_id,
+            athlete_id: a.id,
+        };
+        Box::pin(async move {
+            let enq = jobs::enqueue(tx, &jobs::Job::spec(&job), owner).await?;
+            Ok((enq.id, enq))
+        })
+    })
     .await?;
-    audit::record(
-        &mut tx,
-        entry(
-            &ws,
-            &caller,
-            "athlete.resync_requested",
-            a.id,
-            json!({ "jobId": enq.id }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
     Ok(accepted(enq))
 }

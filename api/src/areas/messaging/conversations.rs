@@ -195,7 +195,7 @@ pub async fn create(
         }
         me
     };
-    if athlete.status == "archived" {
+    if athlete.status == shared::domain::athletes::AthleteStatus::Archived {
         return Err(Error::conflict(
             "athlete_archived",
             "archived athletes cannot be messaged",

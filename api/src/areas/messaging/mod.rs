@@ -168,11 +168,15 @@ pub async fn open(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Acce
             .ok_or_else(not_found)?;
         check_coach(&m)?;
         Side::Coach
-    } else if athlete.user_id == Some(me) && athlete.status != "archived" {
+    } else if athlete.user_id == Some(me)
+        && athlete.status != shared::domain::athletes::AthleteStatus::Archived
+    {
         let org = orgs::by_id(x, conv.org_id).await?.ok_or_else(not_found)?;
         module_on(&org.disabled_modules.0)?;
         Side::Athlete
-    } else if athlete.status != "archived" && messaging::is_guardian(x, me, athlete.id).await? {
+    } else if athlete.status != shared::domain::athletes::AthleteStatus::Archived
+        && messaging::is_guardian(x, me, athlete.id).await?
+    {
         let org = orgs::by_id(x, conv.org_id).await?.ok_or_else(not_found)?;
         module_on(&org.disabled_modules.0)?;
         Side::Guardian
