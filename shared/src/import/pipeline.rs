@@ -89,8 +89,14 @@ pub struct Earlier<K> {
     lines: HashMap<K, u64>,
 }
 
+impl<K: Eq + Hash> Default for Earlier<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<K: Eq + Hash> Earlier<K> {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Earlier {
             lines: HashMap::new(),
         }
@@ -416,4 +422,45 @@ fn parse<I: Importer>(importer: &I, data: &[u8], report: &mut Report) -> Vec<(u6
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::athletes::AthleteImporter;
+
+    #[test]
+    fn earlier_remembers_the_first_line_of_each_key() {
+        let mut e = Earlier::new();
+        assert_eq!(e.first("a", 2), None);
+        assert_eq!(e.first("b", 3), None);
+        assert_eq!(e.first("a", 4), Some(2));
+        assert_eq!(e.first("a", 5), Some(2));
+    }
+
+    #[test]
+    fn parse_reports_every_field_error_with_its_line_and_a_missing_column_on_line_1() {
+        let mut r = Report::new(false, String::new());
+        let rows = parse(
+            &AthleteImporter,
+            b"First Name,Last Name,Stance\nKai,Lenny,regular\n,Silva,switch\n",
+            &mut r,
+        );
+        assert_eq!(rows.len(), 1);
+        assert_eq!(r.rows, 2);
+        let errs: Vec<_> = r
+            .errors
+            .iter()
+            .map(|e| (e.line, e.field.as_str()))
+            .collect();
+        assert_eq!(errs, [(3, "first_name"), (3, "stance")]);
+
+        let mut r = Report::new(false, String::new());
+        assert!(parse(&AthleteImporter, b"name,email\nKai,k@x.io\n", &mut r).is_empty());
+        assert_eq!(r.errors[0].line, 1);
+        assert_eq!(
+            r.errors[0].message,
+            "the header must name first_name and last_name columns"
+        );
+    }
 }

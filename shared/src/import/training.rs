@@ -370,3 +370,123 @@ impl Importer for TrainingImporter {
         json!({ "rows": r.rows, "details": r.details, "sha256": r.sha256 })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(title: &str, email: Option<&str>) -> Row {
+        let t = parse_time("2025-03-01 06:00").unwrap();
+        Row {
+            title: title.into(),
+            starts_at: t,
+            ends_at: t,
+            location: None,
+            spot: None,
+            athlete_email: email.map(Into::into),
+            attendance: ParticipantStatus::Attended,
+        }
+    }
+
+    /// Known data for sessions (title, existing?, roster) and athletes by email.
+    fn known(
+        rows: &[(u64, Row)],
+        existing: &[(&str, &[Id])],
+        emails: &[(&str, Id)],
+    ) -> KnownTraining {
+        let mut k = KnownTraining {
+            emails: emails.iter().map(|(e, id)| (e.to_string(), *id)).collect(),
+            sessions: vec![],
+            by_key: HashMap::new(),
+            by_id: HashMap::new(),
+        };
+        for (line, r) in rows {
+            if k.by_key.contains_key(&r.session_key()) {
+                continue;
+            }
+            let ex = existing.iter().find(|(t, _)| *t == r.title);
+            let s = FileSession {
+                id: Id::new(),
+                new: ex.is_none().then(|| training::Session {
+                    id: Id::new(),
+                    org_id: Id::new(),
+                    title: r.title.clone(),
+                    starts_at: r.starts_at,
+                    ends_at: r.ends_at,
+                    location: None,
+                    spot: None,
+                    coach_user_id: None,
+                    capacity: None,
+                    notes: None,
+                    source: SessionSource::Import,
+                    created_by: None,
+                    created_at: r.starts_at,
+                    updated_at: r.starts_at,
+                }),
+                roster: ex
+                    .map(|(_, r)| r.iter().copied().collect())
+                    .unwrap_or_default(),
+                first_line: *line,
+            };
+            k.by_key.insert(r.session_key(), k.sessions.len());
+            k.by_id.insert(s.id, k.sessions.len());
+            k.sessions.push(s);
+        }
+        k
+    }
+
+    fn verdicts(rows: &[(u64, Row)], k: &mut KnownTraining) -> Vec<Verdict> {
+        let mut earlier = Earlier::new();
+        rows.iter()
+            .map(|(l, r)| TrainingImporter.dedupe(k, *l, r, &mut earlier))
+            .collect()
+    }
+
+    #[test]
+    fn rows_naming_only_a_session_are_a_duplicate_once_and_only_when_it_exists() {
+        let (kai, mia) = (Id::new(), Id::new());
+        let rows = vec![
+            (2, row("Dawn", None)),
+            (3, row("Dawn", None)),
+            (4, row("Dawn", Some("kai@x.io"))),
+            (5, row("Dusk", None)),
+            (6, row("Dusk", None)),
+        ];
+        let mut k = known(
+            &rows,
+            &[("Dawn", &[kai])],
+            &[("kai@x.io", kai), ("mia@x.io", mia)],
+        );
+        let dawn = k.sessions[0].id;
+        assert_eq!(
+            verdicts(&rows, &mut k),
+            [
+                Verdict::Exists(dawn),
+                Verdict::Nothing,
+                Verdict::Exists(dawn),
+                Verdict::Nothing,
+                Verdict::Nothing
+            ]
+        );
+        assert_eq!(
+            TrainingImporter.summary(&k, 0).1.unwrap(),
+            json!({ "sessionsCreated": 1, "sessionsExisting": 1, "participantsCreated": 0 })
+        );
+    }
+
+    #[test]
+    fn repeated_participants_are_reported_without_the_line_and_unknown_emails_are_errors() {
+        let kai = Id::new();
+        let rows = vec![
+            (2, row("Dawn", Some("kai@x.io"))),
+            (3, row("Dawn", Some("kai@x.io"))),
+            (4, row("Dawn", Some("ghost@x.io"))),
+        ];
+        let mut k = known(&rows, &[], &[("kai@x.io", kai)]);
+        let v = verdicts(&rows, &mut k);
+        assert_eq!(v[..2], [Verdict::New, Verdict::Repeats(None)]);
+        assert!(
+            matches!(&v[2], Verdict::Invalid(f) if f.field == "athlete_email" && f.code == "not_found")
+        );
+    }
+}

@@ -32,7 +32,7 @@ pub async fn insert(x: &mut impl Executor, s: &Session) -> Result<(), sqlx::Erro
             source, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)")
         .bind(s.id).bind(s.org_id).bind(&s.title).bind(s.starts_at).bind(s.ends_at).bind(&s.location).bind(&s.spot)
-        .bind(s.coach_user_id).bind(s.capacity).bind(&s.notes).bind(&s.source).bind(s.created_by)
+        .bind(s.coach_user_id).bind(s.capacity).bind(&s.notes).bind(s.source).bind(s.created_by)
         .bind(s.created_at).bind(s.updated_at))?;
     Ok(())
 }
