@@ -21,6 +21,7 @@ pub mod members;
 pub mod orgs;
 pub mod reviewvideo;
 pub mod roles;
+pub mod training;
 pub mod tv;
 
 use crate::authz::{Perm, PermSet};

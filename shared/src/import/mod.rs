@@ -1,5 +1,8 @@
-//! CSV imports (athlete rosters, past training sessions) and CSV export hygiene. The same code
-//! runs in the api (small files, synchronously) and in the worker (large files, as a job).
+//! CSV imports (athlete rosters, past training sessions) and CSV export hygiene. Every import
+//! runs the one sequence of [`pipeline`] ([`run`]: staging, parse, validate, dedupe, insert,
+//! report) through its [`Importer`]: [`athletes::AthleteImporter`],
+//! [`training::TrainingImporter`]. The api calls it for small files (in the request) and the
+//! worker for large ones (staged, as a job), so both give the same report.
 //!
 //! Rules shared by every import:
 //! - the first line is a header; columns are matched by name (case and spacing ignored,
@@ -11,7 +14,13 @@
 //!   sending the same file twice imports nothing the second time.
 
 pub mod athletes;
+pub mod pipeline;
 pub mod training;
+
+pub use pipeline::{
+    Cells, Column, Earlier, ImportError, Importer, Options, Progress, Source, Verdict, run,
+    sha256_hex, stage, unstage,
+};
 
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
 //! Athletes and what hangs off them: coach assignments, invites (hashed, single-use, expiring),
-//! guardians and their consents, provider links, club self-enrollment and staged CSV imports.
+//! guardians and their consents, provider links and club self-enrollment (staged CSV imports: `import_uploads`).
 
 use crate::crypto::hash_token;
 use crate::db::{Executor, Id, Ts};
@@ -737,49 +737,5 @@ pub async fn set_enrollment(
         "INSERT INTO club_enrollment (org_id, enabled, updated_by, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (org_id) DO UPDATE SET enabled = excluded.enabled, updated_by = excluded.updated_by, updated_at = excluded.updated_at")
         .bind(org).bind(enabled).bind(by).bind(Ts::now()))?;
-    Ok(())
-}
-
-// ---- staged imports ----
-
-pub async fn stage_upload(
-    x: &mut impl Executor,
-    org: Id,
-    kind: &str,
-    sha256: &str,
-    content: &str,
-    by: Id,
-) -> Result<Id, sqlx::Error> {
-    let id = Id::new();
-    execute!(x, sqlx::query(
-        "INSERT INTO import_uploads (id, org_id, kind, sha256, content, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
-        .bind(id).bind(org).bind(kind).bind(sha256).bind(content).bind(by).bind(Ts::now()))?;
-    Ok(id)
-}
-
-pub async fn staged_upload(
-    x: &mut impl Executor,
-    id: Id,
-) -> Result<Option<(Id, String)>, sqlx::Error> {
-    sql!(x, c => sqlx::query_as::<_, (Id, String)>("SELECT org_id, content FROM import_uploads WHERE id = $1")
-        .bind(id).fetch_optional(&mut *c).await)
-}
-
-pub async fn delete_upload(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
-    execute!(
-        x,
-        sqlx::query("DELETE FROM import_uploads WHERE id = $1").bind(id)
-    )?;
-    Ok(())
-}
-
-/// Serialises imports of one workspace: touches the org row (a row lock on PostgreSQL; SQLite
-/// write transactions are serialised already), so two imports of the same file cannot both
-/// see "no duplicate" and both insert.
-pub async fn lock_org_for_import(x: &mut impl Executor, org: Id) -> Result<(), sqlx::Error> {
-    execute!(
-        x,
-        sqlx::query("UPDATE orgs SET updated_at = updated_at WHERE id = $1").bind(org)
-    )?;
     Ok(())
 }

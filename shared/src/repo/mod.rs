@@ -9,6 +9,7 @@ pub mod auth_tokens;
 pub mod coaches;
 pub mod housekeeping;
 pub mod impersonation;
+pub mod import_uploads;
 pub mod invites;
 pub mod messaging;
 pub mod notifications;

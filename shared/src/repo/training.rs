@@ -2,11 +2,9 @@
 //! training session gets when filming starts.
 
 use crate::db::{Executor, Id, Ts};
+use crate::domain::training::{ParticipantStatus, SessionSource};
 use crate::{execute, sql};
 use sqlx::FromRow;
-
-/// Roster statuses. `registered`, `attended` and `no_show` hold a place; `waitlisted` waits.
-pub const PARTICIPANT_STATUSES: &[&str] = &["registered", "waitlisted", "attended", "no_show"];
 
 #[derive(Debug, Clone, FromRow)]
 pub struct Session {
@@ -20,7 +18,7 @@ pub struct Session {
     pub coach_user_id: Option<Id>,
     pub capacity: Option<i64>,
     pub notes: Option<String>,
-    pub source: String,
+    pub source: SessionSource,
     pub created_by: Option<Id>,
     pub created_at: Ts,
     pub updated_at: Ts,
@@ -34,7 +32,7 @@ pub async fn insert(x: &mut impl Executor, s: &Session) -> Result<(), sqlx::Erro
             source, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)")
         .bind(s.id).bind(s.org_id).bind(&s.title).bind(s.starts_at).bind(s.ends_at).bind(&s.location).bind(&s.spot)
-        .bind(s.coach_user_id).bind(s.capacity).bind(&s.notes).bind(&s.source).bind(s.created_by)
+        .bind(s.coach_user_id).bind(s.capacity).bind(&s.notes).bind(s.source).bind(s.created_by)
         .bind(s.created_at).bind(s.updated_at))?;
     Ok(())
 }
@@ -152,7 +150,7 @@ pub struct Participant {
     pub athlete_id: Id,
     pub first_name: String,
     pub last_name: String,
-    pub status: String,
+    pub status: ParticipantStatus,
     pub position: i64,
     pub created_at: Ts,
     pub updated_at: Ts,
@@ -196,7 +194,7 @@ pub async fn add_participant(
     org: Id,
     session: Id,
     athlete: Id,
-    status: &str,
+    status: ParticipantStatus,
     by: Option<Id>,
 ) -> Result<(), sqlx::Error> {
     let now = Ts::now();
@@ -212,7 +210,7 @@ pub async fn set_participant_status(
     x: &mut impl Executor,
     session: Id,
     athlete: Id,
-    status: &str,
+    status: ParticipantStatus,
 ) -> Result<u64, sqlx::Error> {
     execute!(x, sqlx::query(
         "UPDATE training_participants SET status = $3, updated_at = $4 WHERE session_id = $1 AND athlete_id = $2")
@@ -252,10 +250,17 @@ pub async fn promote_waitlist(
              ORDER BY position, id LIMIT 1")
             .bind(session).fetch_optional(&mut *c).await)?;
         let Some(athlete) = next else { break };
-        set_participant_status(x, session, athlete, "registered").await?;
+        set_participant_status(x, session, athlete, ParticipantStatus::Registered).await?;
         promoted.push(athlete);
     }
     Ok(promoted)
+}
+
+/// The athletes on a session's roster, whatever their status (the CSV import's duplicates).
+pub async fn roster_athletes(x: &mut impl Executor, session: Id) -> Result<Vec<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, Id>(
+        "SELECT athlete_id FROM training_participants WHERE session_id = $1")
+        .bind(session).fetch_all(&mut *c).await)
 }
 
 /// Finds the org's session with this title and start (the CSV import's duplicate key).

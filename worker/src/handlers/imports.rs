@@ -3,94 +3,90 @@
 use super::Ctx;
 use jobs::JobError;
 use jobs::kinds::{AthleteImport, AthleteResync, TrainingImport};
-use serde_json::{Value, json};
-use shared::import::{self, Report};
-use shared::repo::{athletes, audit};
+use serde_json::Value;
+use shared::db::Id;
+use shared::domain::Actor;
+use shared::import::athletes::AthleteImporter;
+use shared::import::training::TrainingImporter;
+use shared::import::{self, ImportError, Importer, Options, Progress, Source};
+use shared::repo::athletes;
 
-async fn staged(ctx: &Ctx, upload: shared::db::Id) -> Result<String, JobError> {
-    let mut c = ctx.deps.db.acquire().await?;
-    athletes::staged_upload(&mut c, upload)
-        .await?
-        .map(|(_, content)| content)
-        .ok_or_else(|| JobError::Permanent("the staged file is gone (already imported?)".into()))
-}
+/// The job's progress row, as the import pipeline reports into it.
+struct JobProgress<'a>(&'a Ctx);
 
-fn message(r: &Report) -> String {
-    if r.error_count > 0 {
-        format!("rejected: {} errors, nothing imported", r.error_count)
-    } else if r.dry_run {
-        format!("dry run: {} new, {} duplicates", r.created, r.duplicates)
-    } else {
-        format!(
-            "imported {} new, {} duplicates skipped",
-            r.created, r.duplicates
-        )
+impl Progress for JobProgress<'_> {
+    async fn step(&self, percent: i64, message: &str) -> Result<(), sqlx::Error> {
+        let mut c = self.0.deps.db.acquire().await?;
+        jobs::progress::report(&mut c, self.0.job_id, Some(percent), Some(message)).await
     }
 }
 
-/// Parses, validates and imports a staged athlete CSV (all or nothing). The staged file is
-/// deleted in the transaction that imports it. The result is the import report; a file with
-/// errors succeeds as a job with `committed: false` and the per-row errors.
-pub async fn athletes_import(ctx: &Ctx, job: AthleteImport) -> Result<Value, JobError> {
-    let content = staged(ctx, job.upload_id).await?;
-    ctx.progress(Some(5), Some("validating")).await?;
-    let mut report = Report::new(job.dry_run, job.sha256.clone());
-    let parsed = import::athletes::parse(content.as_bytes(), &mut report);
-    drop(content);
-    ctx.progress(Some(40), Some("checking duplicates and writing"))
-        .await?;
-    let mut tx = ctx.deps.db.begin().await?;
-    import::athletes::commit(&mut tx, job.org_id, job.user_id, parsed, &mut report).await?;
-    if report.committed {
-        audit::record(
-            &mut tx,
-            audit::Entry {
-                org_id: Some(job.org_id),
-                actor: Some(job.user_id),
-                impersonator: None,
-                action: "athletes.imported",
-                target_type: "org",
-                target_id: Some(job.org_id.to_string()),
-                data: json!({ "created": report.created, "duplicates": report.duplicates, "rows": report.rows, "sha256": report.sha256, "jobId": ctx.job_id }),
-            },
-        )
-        .await?;
-    }
-    athletes::delete_upload(&mut tx, job.upload_id).await?;
-    tx.commit().await?;
-    ctx.progress(Some(100), Some(&message(&report))).await?;
+/// Runs a staged import through the pipeline (all or nothing). The staged file is deleted in
+/// the transaction that imports it. The result is the import report; a file with errors
+/// succeeds as a job with `committed: false` and the per-row errors.
+async fn staged<I: Importer>(
+    ctx: &Ctx,
+    importer: &I,
+    upload: Id,
+    org: Id,
+    user: Id,
+    options: Options,
+) -> Result<Value, JobError> {
+    let source = Source::Staged {
+        upload,
+        job: ctx.job_id,
+    };
+    let actor = Actor {
+        user_id: user,
+        impersonator: None,
+    };
+    let report = import::run(
+        &ctx.deps.db,
+        importer,
+        source,
+        options,
+        org,
+        actor,
+        &JobProgress(ctx),
+    )
+    .await
+    .map_err(|e| match e {
+        ImportError::StagedGone => JobError::Permanent(e.to_string()),
+        ImportError::Db(e) => e.into(),
+    })?;
     serde_json::to_value(&report).map_err(|e| JobError::Permanent(e.to_string()))
+}
+
+pub async fn athletes_import(ctx: &Ctx, job: AthleteImport) -> Result<Value, JobError> {
+    let options = Options {
+        dry_run: job.dry_run,
+        sha256: job.sha256,
+    };
+    staged(
+        ctx,
+        &AthleteImporter,
+        job.upload_id,
+        job.org_id,
+        job.user_id,
+        options,
+    )
+    .await
 }
 
 pub async fn training_import(ctx: &Ctx, job: TrainingImport) -> Result<Value, JobError> {
-    let content = staged(ctx, job.upload_id).await?;
-    ctx.progress(Some(5), Some("validating")).await?;
-    let mut report = Report::new(job.dry_run, job.sha256.clone());
-    let parsed = import::training::parse(content.as_bytes(), &mut report);
-    drop(content);
-    ctx.progress(Some(40), Some("matching athletes and writing"))
-        .await?;
-    let mut tx = ctx.deps.db.begin().await?;
-    import::training::commit(&mut tx, job.org_id, job.user_id, parsed, &mut report).await?;
-    if report.committed {
-        audit::record(
-            &mut tx,
-            audit::Entry {
-                org_id: Some(job.org_id),
-                actor: Some(job.user_id),
-                impersonator: None,
-                action: "training.imported",
-                target_type: "org",
-                target_id: Some(job.org_id.to_string()),
-                data: json!({ "rows": report.rows, "details": report.details, "sha256": report.sha256, "jobId": ctx.job_id }),
-            },
-        )
-        .await?;
-    }
-    athletes::delete_upload(&mut tx, job.upload_id).await?;
-    tx.commit().await?;
-    ctx.progress(Some(100), Some(&message(&report))).await?;
-    serde_json::to_value(&report).map_err(|e| JobError::Permanent(e.to_string()))
+    let options = Options {
+        dry_run: job.dry_run,
+        sha256: job.sha256,
+    };
+    staged(
+        ctx,
+        &TrainingImporter,
+        job.upload_id,
+        job.org_id,
+        job.user_id,
+        options,
+    )
+    .await
 }
 
 /// Provider adapters arrive with the competition area; until one is configured for the
