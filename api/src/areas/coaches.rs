@@ -11,6 +11,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
+use shared::domain::athletes::{AthleteStatus, CoachRole};
 use shared::domain::coaches as domain;
 use utoipa::ToSchema;
 
@@ -71,10 +72,10 @@ pub struct CoachAthleteView {
     pub athlete_id: Id,
     pub first_name: String,
     pub last_name: String,
-    pub status: String,
+    pub status: AthleteStatus,
     /// The assignment's id (the spec's scId) and role.
     pub assignment_id: Id,
-    pub assignment_role: String,
+    pub assignment_role: CoachRole,
     pub assigned_at: Ts,
 }
 

@@ -178,7 +178,11 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
     if let Some(token) = bearer(&parts.headers) {
         let t = auth_tokens::token_by_secret(&mut conn, token)
             .await?
-            .filter(|t| t.kind == "access" && t.revoked_at.is_none() && t.expires_at > Ts::now())
+            .filter(|t| {
+                t.kind == auth_tokens::TokenKind::Access
+                    && t.revoked_at.is_none()
+                    && t.expires_at > Ts::now()
+            })
             .ok_or_else(invalid)?;
         let user = users::by_id(&mut conn, t.user_id)
             .await?

@@ -323,7 +323,11 @@ pub async fn refresh_tokens(db: &Db, refresh_token: &str) -> Result<(TokenPair, 
     let mut tx = db.begin().await?;
     let t = auth_tokens::token_by_secret(&mut tx, refresh_token)
         .await?
-        .filter(|t| t.kind == "refresh" && t.revoked_at.is_none() && t.expires_at > Ts::now())
+        .filter(|t| {
+            t.kind == auth_tokens::TokenKind::Refresh
+                && t.revoked_at.is_none()
+                && t.expires_at > Ts::now()
+        })
         .ok_or_else(invalid)?;
     if !auth_tokens::mark_used(&mut tx, t.id).await? {
         auth_tokens::revoke_family(&mut tx, t.family_id).await?;

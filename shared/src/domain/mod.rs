@@ -18,6 +18,7 @@ pub mod athletes;
 pub mod coaches;
 pub mod invites;
 pub mod members;
+pub mod messaging;
 pub mod orgs;
 pub mod reviewvideo;
 pub mod roles;

@@ -7,6 +7,11 @@ use crate::{execute, sql};
 use chrono::Duration;
 use sqlx::FromRow;
 
+crate::text_enum! {
+    /// Which half of a sign-in's token pair a token is (`api_tokens.kind`).
+    pub enum TokenKind { Access = "access", Refresh = "refresh" }
+}
+
 pub const SESSION_TTL: Duration = Duration::days(30);
 pub const ACCESS_TTL: Duration = Duration::hours(1);
 pub const REFRESH_TTL: Duration = Duration::days(60);
@@ -82,7 +87,7 @@ pub async fn revoke_all_for_user(x: &mut impl Executor, user: Id) -> Result<(), 
 pub struct ApiToken {
     pub id: Id,
     pub user_id: Id,
-    pub kind: String,
+    pub kind: TokenKind,
     pub family_id: Id,
     pub expires_at: Ts,
     pub used_at: Option<Ts>,
@@ -111,8 +116,16 @@ pub async fn issue_pair(
         refresh_expires_at: now.plus(REFRESH_TTL),
     };
     for (kind, token, exp) in [
-        ("access", &pair.access_token, pair.access_expires_at),
-        ("refresh", &pair.refresh_token, pair.refresh_expires_at),
+        (
+            TokenKind::Access,
+            &pair.access_token,
+            pair.access_expires_at,
+        ),
+        (
+            TokenKind::Refresh,
+            &pair.refresh_token,
+            pair.refresh_expires_at,
+        ),
     ] {
         execute!(x, sqlx::query(
             "INSERT INTO api_tokens (id, user_id, kind, token_hash, family_id, client_name, created_at, expires_at)

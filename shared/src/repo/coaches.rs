@@ -2,6 +2,7 @@
 //! assigned to them (`athlete_coaches`).
 
 use crate::db::{Executor, Id, Ts};
+use crate::domain::athletes::{AthleteStatus, CoachRole};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
@@ -10,9 +11,9 @@ pub struct CoachAthlete {
     pub athlete_id: Id,
     pub first_name: String,
     pub last_name: String,
-    pub status: String,
+    pub status: AthleteStatus,
     pub assignment_id: Id,
-    pub assignment_role: String,
+    pub assignment_role: CoachRole,
     pub assigned_at: Ts,
 }
 
@@ -41,7 +42,7 @@ pub async fn reassign(
     athletes: Option<&[Id]>,
     by: Id,
 ) -> Result<u64, sqlx::Error> {
-    let rows: Vec<(Id, Id, String)> = sql!(x, c => sqlx::query_as(
+    let rows: Vec<(Id, Id, CoachRole)> = sql!(x, c => sqlx::query_as(
         "SELECT id, athlete_id, role FROM athlete_coaches WHERE org_id = $1 AND user_id = $2 ORDER BY created_at, id")
         .bind(org).bind(coach).fetch_all(&mut *c).await)?;
     let now = Ts::now();
@@ -57,7 +58,7 @@ pub async fn reassign(
         execute!(x, sqlx::query(
             "INSERT INTO athlete_coaches (id, org_id, athlete_id, user_id, role, created_by, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (athlete_id, user_id) DO NOTHING")
-            .bind(Id::new()).bind(org).bind(athlete).bind(to).bind(&role).bind(by).bind(now))?;
+            .bind(Id::new()).bind(org).bind(athlete).bind(to).bind(role).bind(by).bind(now))?;
         moved += 1;
     }
     Ok(moved)

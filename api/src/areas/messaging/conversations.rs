@@ -43,7 +43,7 @@ pub struct ConversationView {
     pub coach: CoachRef,
     pub athlete: AthleteRef,
     /// The caller's side: coach, athlete, or guardian (a guardian of the athlete, reading).
-    pub my_role: String,
+    pub my_role: Side,
     /// Messages from the other side since the caller last read the conversation (0 for a
     /// guardian).
     pub unread: i64,
@@ -73,7 +73,7 @@ pub fn view(r: ConversationRow, me: Id) -> ConversationView {
             last_name: r.athlete_last_name,
             user_id: r.athlete_user_id,
         },
-        my_role: side.as_str().into(),
+        my_role: side,
         // A guardian reads along; the conversation's read marks are the participants'.
         unread: if side == Side::Guardian { 0 } else { r.unread },
         created_at: r.conv.created_at,

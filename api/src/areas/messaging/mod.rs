@@ -26,24 +26,7 @@ use shared::repo::orgs::{self, Membership};
 
 pub const PERMISSION: Perm = Perm::MessagingUse;
 
-/// Which side of a conversation the caller is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Coach,
-    Athlete,
-    /// A guardian of the athlete: reads only.
-    Guardian,
-}
-
-impl Side {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Coach => "coach",
-            Side::Athlete => "athlete",
-            Side::Guardian => "guardian",
-        }
-    }
-}
+pub use shared::domain::messaging::Side;
 
 fn module_on(disabled: &[String]) -> Result<()> {
     if disabled.iter().any(|d| d == Module::Messaging.key()) {
