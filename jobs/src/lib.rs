@@ -9,6 +9,7 @@
 
 pub mod cron;
 pub mod kinds;
+pub mod notify;
 pub mod progress;
 pub mod queue;
 

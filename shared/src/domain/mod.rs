@@ -19,6 +19,7 @@ pub mod coaches;
 pub mod invites;
 pub mod members;
 pub mod messaging;
+pub mod notifications;
 pub mod orgs;
 pub mod reviewvideo;
 pub mod roles;

@@ -1,19 +1,20 @@
 //! `GET, POST /api/conversations` and `GET /api/conversations/recipients`.
 
-use super::{Scope, Side, check_coach, module_enabled, unsupported_kind};
+use super::Side;
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use shared::db::{Id, Ts};
-use shared::error::Validator;
-use shared::repo::messaging::{self, ConversationKind, ConversationRow, RecipientKind};
-use shared::repo::{athletes, audit, orgs};
+use shared::domain::messaging::conversations::{
+    self as domain, ListFilter, NewConversation, RawConversation, RecipientSearch, side_of,
+    unread_for,
+};
+use shared::repo::messaging::{ConversationKind, ConversationRow, RecipientKind};
 
 use utoipa::ToSchema;
 
@@ -52,13 +53,8 @@ pub struct ConversationView {
 }
 
 pub fn view(r: ConversationRow, me: Id) -> ConversationView {
-    let side = if r.conv.coach_user_id == me {
-        Side::Coach
-    } else if r.athlete_user_id == Some(me) {
-        Side::Athlete
-    } else {
-        Side::Guardian
-    };
+    let side = side_of(&r, me);
+    let unread = unread_for(&r, side);
     ConversationView {
         id: r.conv.id,
         org_id: r.conv.org_id,
@@ -74,22 +70,9 @@ pub fn view(r: ConversationRow, me: Id) -> ConversationView {
             user_id: r.athlete_user_id,
         },
         my_role: side,
-        // A guardian reads along; the conversation's read marks are the participants'.
-        unread: if side == Side::Guardian { 0 } else { r.unread },
+        unread,
         created_at: r.conv.created_at,
         last_message_at: r.conv.last_message_at,
-    }
-}
-
-/// The spec allows coach–athlete conversations only; a client asking for another kind
-/// (`group`, `direct`, …) is refused with 400, on listing and on creation alike.
-fn check_kind(kind: Option<&str>) -> Result<()> {
-    match kind {
-        None => Ok(()),
-        Some(k) if ConversationKind::parse(k) == Ok(ConversationKind::CoachAthlete) => Ok(()),
-        Some(k) => Err(unsupported_kind(&format!(
-            "conversations are between a coach and an athlete (kind coach_athlete); {k:?} is not supported"
-        )).into()),
     }
 }
 
@@ -107,15 +90,11 @@ pub async fn list(
     Query(q): Query<ListQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<ConversationView>>> {
-    check_kind(q.kind.as_deref())?;
-    let mut c = state.db.acquire().await?;
-    let scope = Scope::of(&mut c, &caller).await?.only(q.org_id)?;
-    let rows = messaging::list_mine(
-        &mut c,
-        caller.user.id,
-        &scope.coach_orgs,
-        &scope.athlete_orgs,
-        &scope.guardian_orgs,
+    let f = ListFilter::parse(q.kind.as_deref(), q.org_id)?;
+    let rows = domain::list(
+        &caller.actor(),
+        &state.db,
+        f,
         page.fetch_limit(),
         page.offset,
     )
@@ -145,87 +124,18 @@ pub async fn create(
     caller: Caller,
     Body(req): Body<CreateConversation>,
 ) -> Result<(StatusCode, axum::Json<ConversationView>)> {
-    check_kind(req.kind.as_deref())?;
-    let mut v = Validator::new();
-    v.check(
-        req.athlete_id.is_some(),
-        "athleteId",
-        "required",
-        "the athlete of the conversation",
-    );
-    v.finish()?;
-    let me = caller.user.id;
-    let athlete_id = req.athlete_id.unwrap_or_default();
-    let mut tx = state.db.begin().await?;
-    let athlete = athletes::by_id_any_org(&mut tx, athlete_id)
-        .await?
-        .ok_or_else(|| Error::not_found("athlete"))?;
-    let org = athlete.org_id;
-    let coach = if athlete.user_id == Some(me) {
-        // The athlete opens a conversation with one of their coaches.
-        module_enabled(&mut tx, org).await?;
-        let Some(coach) = req.coach_id else {
-            return Err(Error::field(
-                "coachId",
-                "required",
-                "an athlete names the coach to write to",
-            )
-            .into());
-        };
-        let not_theirs = || {
-            unsupported_kind("an athlete's conversations are with one of their assigned coaches")
-        };
-        if coach == me || !messaging::is_assigned_coach(&mut tx, athlete.id, coach).await? {
-            return Err(not_theirs().into());
-        }
-        let m = orgs::membership(&mut tx, coach, org)
-            .await?
-            .ok_or_else(not_theirs)?;
-        check_coach(&m).map_err(|_| not_theirs())?;
-        coach
-    } else {
-        // A coach opens a conversation with an athlete of their workspace.
-        let m = orgs::membership(&mut tx, me, org)
-            .await?
-            .ok_or_else(|| Error::not_found("athlete"))?;
-        check_coach(&m)?;
-        if req.coach_id.is_some_and(|c| c != me) {
-            return Err(unsupported_kind(
-                "a coach opens conversations between themself and an athlete",
-            )
-            .into());
-        }
-        me
-    };
-    if athlete.status == shared::domain::athletes::AthleteStatus::Archived {
-        return Err(
-            Error::conflict("athlete_archived", "archived athletes cannot be messaged").into(),
-        );
-    }
-    let (conv, created) = messaging::create_or_get(&mut tx, org, coach, athlete.id, me).await?;
-    if created {
-        audit::record(
-            &mut tx,
-            caller.audit(
-                Some(org),
-                "conversation.created",
-                "conversation",
-                Some(conv.id.to_string()),
-                json!({ "coachId": coach, "athleteId": athlete.id }),
-            ),
-        )
-        .await?;
-    }
-    let row = messaging::row(&mut tx, me, conv.id)
-        .await?
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("conversation vanished")))?;
-    tx.commit().await?;
-    let status = if created {
+    let new = NewConversation::parse(&RawConversation {
+        kind: req.kind.as_deref(),
+        athlete_id: req.athlete_id,
+        coach_id: req.coach_id,
+    })?;
+    let opened = domain::create(&caller.actor(), &state.db, new).await?;
+    let status = if opened.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, axum::Json(view(row, me))))
+    Ok((status, axum::Json(view(opened.row, caller.user.id))))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -256,23 +166,11 @@ pub async fn recipients(
     Query(q): Query<RecipientQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<RecipientView>>> {
-    let mut v = Validator::new();
-    let search = q.q.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    v.check(
-        search.is_none_or(|s| s.chars().count() <= 100),
-        "q",
-        "too_long",
-        "must be at most 100 characters",
-    );
-    v.finish()?;
-    let mut c = state.db.acquire().await?;
-    let scope = Scope::of(&mut c, &caller).await?.only(q.org_id)?;
-    let rows = messaging::recipients(
-        &mut c,
-        caller.user.id,
-        &scope.coach_orgs,
-        &scope.athlete_orgs,
-        search,
+    let search = RecipientSearch::parse(q.q.as_deref(), q.org_id)?;
+    let rows = domain::recipients(
+        &caller.actor(),
+        &state.db,
+        &search,
         page.fetch_limit(),
         page.offset,
     )

@@ -1,20 +1,17 @@
 //! Platform moderation of message reports (`/api/admin/message-reports`, mirrored for the
-//! phone). Admins see the reported message's text even after removal: that is what they judge.
+//! phone): the handlers; the rules are `shared::domain::messaging::moderation`. Admins see the
+//! reported message's text even after removal: that is what they judge.
 
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use shared::db::{Id, Ts};
-use shared::error::Validator;
-use shared::repo::audit;
-use shared::repo::messaging::{
-    self, RemovedReason, ReportOutcome, ReportReason, ReportRow, ReportStatus,
-};
+use shared::domain::messaging::moderation::{self as domain, Decision, ReportFilter};
+use shared::repo::messaging::{ReportReason, ReportRow, ReportStatus};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -107,15 +104,8 @@ pub async fn list(
     Query(q): Query<ReportQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<ReportView>>> {
-    let mut v = Validator::new();
-    let status = q
-        .status
-        .as_deref()
-        .and_then(|s| v.choice_of::<ReportStatus>("status", s));
-    v.finish()?;
-    let mut c = state.db.acquire().await?;
-    let rows =
-        messaging::list_reports(&mut c, status, q.org_id, page.fetch_limit(), page.offset).await?;
+    let f = ReportFilter::parse(q.status.as_deref(), q.org_id)?;
+    let rows = domain::list(&state.db, f, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows.into_iter().map(view).collect())))
 }
 
@@ -138,60 +128,7 @@ pub async fn decide(
     Path(id): Path<Id>,
     Body(req): Body<ReportDecision>,
 ) -> Result<axum::Json<ReportView>> {
-    let mut v = Validator::new();
-    let outcome = v.choice_of::<ReportOutcome>("status", &req.status);
-    let note = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty());
-    v.check(
-        note.is_none_or(|n| n.chars().count() <= 1000),
-        "note",
-        "too_long",
-        "must be at most 1000 characters",
-    );
-    v.check(
-        !(req.remove_message && outcome == Some(ReportOutcome::Dismissed)),
-        "removeMessage",
-        "invalid",
-        "a dismissed report removes nothing",
-    );
-    v.finish()?;
-    let outcome = outcome.expect("validated");
-    let mut tx = state.db.begin().await?;
-    let r = messaging::report(&mut tx, id)
-        .await?
-        .ok_or_else(|| Error::not_found("message report"))?;
-    let admin = caller.user.id;
-    if !messaging::close_report(&mut tx, id, outcome, admin, note, req.remove_message).await? {
-        return Err(Error::conflict(
-            "report_not_open",
-            format!("this report is already {}", r.status),
-        )
-        .into());
-    }
-    let mut others = 0;
-    if req.remove_message {
-        messaging::remove_message(&mut tx, r.message_id, admin, RemovedReason::Moderation).await?;
-        others = messaging::resolve_other_reports(&mut tx, r.message_id, admin).await?;
-    }
-    let action = if outcome == ReportOutcome::Resolved {
-        "admin.message_report_resolved"
-    } else {
-        "admin.message_report_dismissed"
-    };
-    audit::record(
-        &mut tx,
-        caller.audit(
-            Some(r.org_id),
-            action,
-            "message_report",
-            Some(id.to_string()),
-            json!({ "messageId": r.message_id, "messageRemoved": req.remove_message,
-                    "otherReportsResolved": others, "note": note }),
-        ),
-    )
-    .await?;
-    let row = messaging::report_row(&mut tx, id)
-        .await?
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("report vanished")))?;
-    tx.commit().await?;
+    let d = Decision::parse(&req.status, req.note.as_deref(), req.remove_message)?;
+    let row = domain::decide(&caller.actor(), &state.db, id, d).await?;
     Ok(axum::Json(view(row)))
 }

@@ -4,7 +4,6 @@
 //! verification and the inbound webhook with STOP/START).
 
 pub mod admin;
-pub mod fanout;
 pub mod push;
 pub mod send;
 pub mod sms;

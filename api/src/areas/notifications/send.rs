@@ -2,7 +2,6 @@
 //! notifications and enqueues their delivery; `POST /api/notifications/deliver` enqueues a
 //! drain of every due delivery.
 
-use super::fanout::{DEFAULT_CHANNELS, enqueue};
 use crate::areas::jobs::{JobAccepted, accepted};
 use crate::http::Result;
 use crate::http::extract::Body;
@@ -14,6 +13,7 @@ use jobs::{Job, Owner};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::db::Id;
+use shared::domain::notifications::{DEFAULT_CHANNELS, JobOwner, enqueue};
 use shared::error::Validator;
 use shared::repo::notifications::{self, Channel, NewNotification};
 use shared::repo::orgs;
@@ -156,8 +156,9 @@ pub async fn send(
     let duplicates = users.len() - created.len();
     let job = enqueue(
         &mut tx,
+        &jobs::notify::NotifyJobs,
         created.clone(),
-        Owner {
+        JobOwner {
             org_id: req.org_id,
             user_id: None,
         },

@@ -153,21 +153,7 @@ pub async fn create(
     let mut tx = db.begin().await?;
     let athlete = match req.athlete {
         InviteFor::Existing(id) => load(&mut tx, ws.org_id, id).await?,
-        InviteFor::New(f) => {
-            let n = f.into_new(AthleteStatus::Active, AthleteSource::Invite);
-            let a = athletes::insert(&mut tx, ws.org_id, &n, Some(ws.actor.user_id)).await?;
-            audit::record(
-                &mut tx,
-                ws.audit(
-                    "athlete.created",
-                    "athlete",
-                    a.id,
-                    json!({ "source": "invite" }),
-                ),
-            )
-            .await?;
-            a
-        }
+        InviteFor::New(f) => super::insert_audited(&mut tx, ws, f, AthleteSource::Invite).await?,
     };
     if athlete.user_id.is_some() {
         return Err(already_claimed());

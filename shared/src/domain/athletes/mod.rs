@@ -93,20 +93,32 @@ pub async fn get(ws: &InWorkspace, db: &Db, id: Id) -> Result<Athlete> {
 
 /// Adds an athlete by hand (active, source `manual`).
 pub async fn create(ws: &InWorkspace, db: &Db, fields: AthleteFields) -> Result<Athlete> {
-    let new = fields.into_new(AthleteStatus::Active, AthleteSource::Manual);
     let mut tx = db.begin().await?;
-    let a = athletes::insert(&mut tx, ws.org_id, &new, Some(ws.actor.user_id)).await?;
+    let a = insert_audited(&mut tx, ws, fields, AthleteSource::Manual).await?;
+    tx.commit().await?;
+    Ok(a)
+}
+
+/// Inserts an active athlete added by the member `ws` and audits `athlete.created` with its
+/// source, in the caller's transaction (a hand-made athlete, or one created by an invite).
+pub async fn insert_audited(
+    tx: &mut Tx,
+    ws: &InWorkspace,
+    fields: AthleteFields,
+    source: AthleteSource,
+) -> Result<Athlete> {
+    let new = fields.into_new(AthleteStatus::Active, source);
+    let a = athletes::insert(tx, ws.org_id, &new, Some(ws.actor.user_id)).await?;
     audit::record(
-        &mut tx,
+        tx,
         ws.audit(
             "athlete.created",
             "athlete",
             a.id,
-            json!({ "source": "manual" }),
+            json!({ "source": source }),
         ),
     )
     .await?;
-    tx.commit().await?;
     Ok(a)
 }
 
