@@ -75,6 +75,7 @@ impl Expo {
     pub fn is_expo_token(token: &str) -> bool {
         (token.starts_with("ExponentPushToken[") || token.starts_with("ExpoPushToken["))
             && token.ends_with(']')
+            && token.len() > "ExpoPushToken[]".len()
     }
 
     /// Sends one batch (at most [`BATCH`] messages) and returns its tickets, one per message.

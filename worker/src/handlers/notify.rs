@@ -18,10 +18,11 @@ use jobs::kinds::{Announcement, NotificationDrain, NotificationFanout};
 use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
+use shared::domain::notifications as domain;
 use shared::mail::Email;
 use shared::providers::expo::{Expo, PushMessage};
 use shared::repo::notifications::{
-    self, Channel, Delivery, DeliveryStatus, NewNotification, PushPlatform, category_of,
+    self, Channel, Delivery, DeliveryStatus, PushPlatform, category_of,
 };
 use shared::repo::users;
 
@@ -113,39 +114,15 @@ impl RunJob for Announcement {
 }
 
 async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
-    let key = format!("announcement:{}", p.announcement_id);
-    let users = {
-        let mut c = ctx.deps.db.acquire().await?;
-        notifications::audience(&mut c, p.org_id).await?
+    let a = domain::Announcement {
+        id: p.announcement_id,
+        org_id: p.org_id,
+        title: p.title,
+        body: p.body,
     };
-    let data = json!({ "announcementId": p.announcement_id });
-    for chunk in users.chunks(500) {
-        let mut tx = ctx.deps.db.begin().await?;
-        for user in chunk {
-            // The dedupe key makes a re-run skip users already notified.
-            notifications::insert(
-                &mut tx,
-                &NewNotification {
-                    user_id: *user,
-                    org_id: p.org_id,
-                    kind: "announcement",
-                    title: &p.title,
-                    body: &p.body,
-                    data: &data,
-                    dedupe_key: Some(&key),
-                },
-                &[Channel::Push, Channel::Email],
-            )
-            .await?;
-        }
-        tx.commit().await?;
-    }
+    let ids = domain::admin::create_announced(&ctx.deps.db, &a).await?;
     ctx.progress(Some(50), Some("notifications created"))
         .await?;
-    let ids = {
-        let mut c = ctx.deps.db.acquire().await?;
-        notifications::ids_with_dedupe_key(&mut c, &key).await?
-    };
     let mut tally = Tally::default();
     deliver_notifications(ctx, &ids, &mut tally).await?;
     let mut result = tally.result()?;
@@ -211,11 +188,8 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
         Channel::Email => {
             drop(c);
             let keys = Keys::new(&ctx.deps.cfg.secret_key);
-            let token = shared::unsubscribe::token(&keys, user.id, category);
-            let url = ctx
-                .deps
-                .cfg
-                .public_url(&format!("/api/notifications/unsubscribe?token={token}"));
+            let base = ctx.deps.cfg.public_base_url.as_str();
+            let url = domain::unsubscribe::link(&keys, base, user.id, category);
             let text = format!(
                 "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {url}\n",
                 n.title, n.body

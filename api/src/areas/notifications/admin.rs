@@ -1,23 +1,21 @@
 //! `/api/admin/notifications` (mirrored for the phone): every notification with the status of
-//! each channel's delivery.
+//! each channel's delivery, and announcements. The rules are
+//! `shared::domain::notifications::admin`.
 
 use crate::areas::jobs::{JobAccepted, accepted};
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::kinds::Announcement;
-use jobs::{Job, Owner};
+use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use shared::db::{Id, Ts};
-use shared::error::Validator;
-use shared::repo::notifications::{self, Channel, Delivery, DeliveryStatus, Filter};
-use shared::repo::{audit, orgs};
-
+use shared::domain::notifications::admin::{self as domain, NewAnnouncement, NotificationFilter};
+use shared::repo::notifications::{Channel, Delivery, DeliveryStatus};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -78,51 +76,27 @@ pub async fn list(
     Query(q): Query<ListQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<NotificationView>>> {
-    let mut v = Validator::new();
-    let status = q
-        .status
-        .as_deref()
-        .and_then(|s| v.choice_of::<DeliveryStatus>("status", s));
-    let channel = q
-        .channel
-        .as_deref()
-        .and_then(|ch| v.choice_of::<Channel>("channel", ch));
-    v.finish()?;
-    let mut c = state.db.acquire().await?;
-    let rows = notifications::search(
-        &mut c,
-        &Filter {
-            user_id: q.user_id,
-            org_id: q.org_id,
-            kind: q.kind.as_deref(),
-            status: status.map(DeliveryStatus::as_str),
-            channel: channel.map(Channel::as_str),
-        },
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
-    let ids: Vec<Id> = rows.iter().map(|n| n.id).collect();
-    let mut deliveries = notifications::deliveries_of(&mut c, &ids).await?;
+    let f = NotificationFilter::parse(
+        q.user_id,
+        q.org_id,
+        q.kind.as_deref(),
+        q.status.as_deref(),
+        q.channel.as_deref(),
+    )?;
+    let rows = domain::list(&state.db, &f, page.fetch_limit(), page.offset).await?;
     let items = rows
         .into_iter()
-        .map(|n| {
-            let mine: Vec<DeliveryView> = deliveries
-                .extract_if(.., |d| d.notification_id == n.id)
-                .map(delivery_view)
-                .collect();
-            NotificationView {
-                id: n.id,
-                user_id: n.user_id,
-                org_id: n.org_id,
-                kind: n.kind,
-                title: n.title,
-                body: n.body,
-                data: n.data.0,
-                created_at: n.created_at,
-                read_at: n.read_at,
-                deliveries: mine,
-            }
+        .map(|(n, deliveries)| NotificationView {
+            id: n.id,
+            user_id: n.user_id,
+            org_id: n.org_id,
+            kind: n.kind,
+            title: n.title,
+            body: n.body,
+            data: n.data.0,
+            created_at: n.created_at,
+            read_at: n.read_at,
+            deliveries: deliveries.into_iter().map(delivery_view).collect(),
         })
         .collect();
     Ok(axum::Json(page.wrap(items)))
@@ -144,42 +118,7 @@ pub async fn announce(
     caller: Caller,
     Body(req): Body<AnnouncementRequest>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let mut v = Validator::new();
-    let title = v.text("title", &req.title, 200);
-    let body = v.text("body", &req.body, 2000);
-    v.finish()?;
-    let mut tx = state.db.begin().await?;
-    if let Some(org) = req.org_id {
-        orgs::by_id(&mut tx, org)
-            .await?
-            .ok_or_else(|| Error::not_found("workspace"))?;
-    }
-    let job = Announcement {
-        announcement_id: Id::new(),
-        org_id: req.org_id,
-        title: title.clone(),
-        body,
-    };
-    let enq = jobs::enqueue(
-        &mut tx,
-        &job.spec(),
-        Owner {
-            org_id: req.org_id,
-            user_id: Some(caller.user.id),
-        },
-    )
-    .await?;
-    audit::record(
-        &mut tx,
-        caller.audit(
-            req.org_id,
-            "admin.announcement_sent",
-            "announcement",
-            Some(job.announcement_id.to_string()),
-            json!({ "title": title, "jobId": enq.id }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(accepted(enq))
+    let a = NewAnnouncement::parse(&req.title, &req.body, req.org_id)?;
+    let job = domain::announce(&caller.actor(), &state.db, &NotifyJobs, a).await?;
+    Ok(accepted(job.into()))
 }

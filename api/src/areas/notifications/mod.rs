@@ -1,7 +1,7 @@
-//! Notifications: created by an internal call (`send`), by a new message (`fanout`) or by a
-//! platform announcement (`admin`), then delivered per channel by `notify` jobs (the worker's
-//! `handlers::notify`). Also app push registration, one-click email unsubscribe, and SMS (phone
-//! verification and the inbound webhook with STOP/START).
+//! Notifications: the internal `send` route, platform announcements (`admin`), app push
+//! registration, one-click email unsubscribe, and SMS (phone verification and the inbound
+//! webhook with STOP/START). The handlers; the operations are
+//! `shared::domain::notifications`, delivery is the worker's `handlers::notify`.
 
 pub mod admin;
 pub mod push;

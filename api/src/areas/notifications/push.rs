@@ -1,17 +1,16 @@
-//! `POST, DELETE /api/push/register`: the phone app's push token. A token identifies a device
-//! install, so registering it from one account takes it from any other account (the previous
-//! user signed out on that phone must not get this user's notifications).
+//! `POST, DELETE /api/push/register`: the phone app's push token. The rules (one device, one
+//! account) are `shared::domain::notifications::push`.
 
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::Body;
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::db::Ts;
-use shared::error::Validator;
-use shared::repo::notifications::{self, PushPlatform};
+use shared::domain::notifications::push::{self as domain, NewPushToken, RawPush};
+use shared::repo::notifications::PushPlatform;
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
@@ -35,74 +34,30 @@ pub struct PushRegistration {
     pub updated_at: Ts,
 }
 
-fn looks_expo(t: &str) -> bool {
-    t.starts_with("ExponentPushToken") || t.starts_with("ExpoPushToken")
-}
-
-fn is_expo_token(t: &str) -> bool {
-    (t.starts_with("ExponentPushToken[") || t.starts_with("ExpoPushToken["))
-        && t.ends_with(']')
-        && t.len() > "ExpoPushToken[]".len()
-}
-
 pub async fn register(
     State(state): State<AppState>,
     caller: Caller,
     Body(req): Body<RegisterPush>,
 ) -> Result<(StatusCode, axum::Json<PushRegistration>)> {
-    let mut v = Validator::new();
-    let token = v.text("token", &req.token, 4096);
-    let platform = match req.platform.as_deref() {
-        Some(p) if !p.is_empty() => v.choice_of::<PushPlatform>("platform", p),
-        None if looks_expo(&token) => Some(PushPlatform::Expo),
-        _ => {
-            v.add("platform", "required", "expo or fcm");
-            None
-        }
-    };
-    if platform == Some(PushPlatform::Expo) && !token.is_empty() {
-        v.check(
-            is_expo_token(&token),
-            "token",
-            "invalid",
-            "an Expo push token looks like ExponentPushToken[…]",
-        );
-    }
-    let device = req
-        .device_name
-        .as_deref()
-        .map(str::trim)
-        .filter(|d| !d.is_empty());
-    v.check(
-        device.is_none_or(|d| d.chars().count() <= 100),
-        "deviceName",
-        "too_long",
-        "must be at most 100 characters",
-    );
-    v.finish()?;
-    let platform = platform.expect("validated");
-    let mut tx = state.db.begin().await?;
-    let before = notifications::push_tokens_of(&mut tx, caller.user.id)
-        .await?
-        .into_iter()
-        .any(|t| t.token == token);
-    let (row, previous) =
-        notifications::register_push_token(&mut tx, caller.user.id, &token, platform, device)
-            .await?;
-    tx.commit().await?;
-    let status = if before {
-        StatusCode::OK
-    } else {
+    let t = NewPushToken::parse(&RawPush {
+        token: &req.token,
+        platform: req.platform.as_deref(),
+        device_name: req.device_name.as_deref(),
+    })?;
+    let r = domain::register(&caller.actor(), &state.db, t).await?;
+    let status = if r.created {
         StatusCode::CREATED
+    } else {
+        StatusCode::OK
     };
     Ok((
         status,
         axum::Json(PushRegistration {
-            token: row.token,
-            platform: row.platform,
-            device_name: row.device_name,
-            moved_from_another_account: previous.is_some(),
-            updated_at: row.updated_at,
+            token: r.row.token,
+            platform: r.row.platform,
+            device_name: r.row.device_name,
+            moved_from_another_account: r.moved_from.is_some(),
+            updated_at: r.row.updated_at,
         }),
     ))
 }
@@ -119,9 +74,6 @@ pub async fn unregister(
     caller: Caller,
     Body(req): Body<UnregisterPush>,
 ) -> Result<StatusCode> {
-    let mut c = state.db.acquire().await?;
-    if !notifications::remove_push_token(&mut c, caller.user.id, req.token.trim()).await? {
-        return Err(Error::not_found("push registration").into());
-    }
+    domain::unregister(&caller.actor(), &state.db, &req.token).await?;
     Ok(StatusCode::NO_CONTENT)
 }

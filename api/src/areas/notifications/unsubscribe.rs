@@ -4,13 +4,12 @@
 //! the user is unsubscribed from that category of email with no further step. `GET` only
 //! describes the token (link scanners follow GETs; they must not unsubscribe anyone).
 
+use crate::http::Result;
 use crate::http::extract::Query;
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use shared::db::Id;
-use shared::repo::notifications::{self, Channel};
+use shared::domain::notifications::unsubscribe::{self as domain, Subscription};
 use utoipa::ToSchema;
 
 #[derive(Deserialize)]
@@ -28,26 +27,21 @@ pub struct UnsubscribeState {
     pub unsubscribed: bool,
 }
 
-fn verify(state: &AppState, q: &TokenQuery) -> Result<(Id, String)> {
-    Ok(q.token
-        .as_deref()
-        .and_then(|t| shared::unsubscribe::verify(&state.keys, t))
-        .ok_or_else(|| Error::unauthorized("invalid_token", "the unsubscribe link is not valid"))?)
+fn view(s: Subscription) -> axum::Json<UnsubscribeState> {
+    axum::Json(UnsubscribeState {
+        channel: "email".into(),
+        category: s.category,
+        unsubscribed: s.unsubscribed,
+    })
 }
 
 pub async fn show(
     State(state): State<AppState>,
     Query(q): Query<TokenQuery>,
 ) -> Result<axum::Json<UnsubscribeState>> {
-    let (user, category) = verify(&state, &q)?;
-    let mut c = state.db.acquire().await?;
-    let unsubscribed =
-        notifications::is_unsubscribed(&mut c, user, Channel::Email, &category).await?;
-    Ok(axum::Json(UnsubscribeState {
-        channel: "email".into(),
-        category,
-        unsubscribed,
-    }))
+    Ok(view(
+        domain::state(&state.db, &state.keys, q.token.as_deref()).await?,
+    ))
 }
 
 /// The one-click POST: the body (`List-Unsubscribe=One-Click`) is not needed; the token is
@@ -56,12 +50,7 @@ pub async fn unsubscribe(
     State(state): State<AppState>,
     Query(q): Query<TokenQuery>,
 ) -> Result<axum::Json<UnsubscribeState>> {
-    let (user, category) = verify(&state, &q)?;
-    let mut c = state.db.acquire().await?;
-    notifications::unsubscribe(&mut c, user, Channel::Email, &category, "one-click").await?;
-    Ok(axum::Json(UnsubscribeState {
-        channel: "email".into(),
-        category,
-        unsubscribed: true,
-    }))
+    Ok(view(
+        domain::unsubscribe(&state.db, &state.keys, q.token.as_deref()).await?,
+    ))
 }

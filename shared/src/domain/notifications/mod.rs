@@ -8,11 +8,11 @@
 //! live in the `jobs` crate, above `shared`, so operations take a [`NotifyQueue`] (implemented
 //! there by `jobs::kinds::NotifyJobs`).
 
-// TMP pub mod admin;
-// TMP pub mod push;
-// TMP pub mod send;
-// TMP pub mod sms;
-// TMP pub mod unsubscribe;
+pub mod admin;
+pub mod push;
+pub mod send;
+pub mod sms;
+pub mod unsubscribe;
 
 use super::Actor;
 use super::messaging::Access;
