@@ -1,5 +1,5 @@
 //! Coach–athlete conversations, their messages and message reports. Every row carries its
-//! workspace; callers check who may see a conversation (`api::areas::messaging::access`).
+//! workspace; callers check who may see a conversation (`shared::domain::messaging::open`).
 
 use crate::db::{Executor, Id, Ts};
 use crate::domain::athletes::AthleteStatus;
