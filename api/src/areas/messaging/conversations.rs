@@ -14,7 +14,8 @@ use shared::domain::messaging::conversations::{
     self as domain, ListFilter, NewConversation, RawConversation, RecipientSearch, side_of,
     unread_for,
 };
-use shared::repo::messaging::{ConversationKind, ConversationRow, RecipientKind};
+use shared::domain::messaging::{ConversationKind, RecipientKind};
+use shared::repo::messaging::ConversationRow;
 
 use utoipa::ToSchema;
 

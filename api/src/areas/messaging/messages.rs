@@ -13,7 +13,8 @@ use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::messaging::messages::{self as domain, Attachments, NewReport, RawMessage};
-use shared::repo::messaging::{Message, RemovedReason, ReportReason, ReportStatus};
+use shared::domain::messaging::{RemovedReason, ReportReason, ReportStatus};
+use shared::repo::messaging::Message;
 use utoipa::ToSchema;
 
 /// Where the state keeps attachments.

@@ -11,7 +11,8 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::messaging::moderation::{self as domain, Decision, ReportFilter};
-use shared::repo::messaging::{ReportReason, ReportRow, ReportStatus};
+use shared::domain::messaging::{ReportReason, ReportStatus};
+use shared::repo::messaging::ReportRow;
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
 use shared::domain::notifications::admin::{self as domain, NewAnnouncement, NotificationFilter};
-use shared::repo::notifications::{Channel, Delivery, DeliveryStatus};
+use shared::domain::notifications::{Channel, DeliveryStatus};
+use shared::repo::notifications::Delivery;
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]

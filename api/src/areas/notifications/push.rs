@@ -9,8 +9,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::db::Ts;
+use shared::domain::notifications::PushPlatform;
 use shared::domain::notifications::push::{self as domain, NewPushToken, RawPush};
-use shared::repo::notifications::PushPlatform;
 use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
