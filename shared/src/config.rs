@@ -427,7 +427,10 @@ mod tests {
         let c = cfg(&[
             ("ANALYSIS_BASE_URL", "http://127.0.0.1:9/"),
             ("ANALYSIS_API_KEY", "key-123"),
-            ("ANALYSIS_WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+            (
+                "ANALYSIS_WEBHOOK_SECRET",
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            ),
         ])
         .unwrap()
         .analysis
@@ -436,6 +439,9 @@ mod tests {
         assert!(c.webhook_secret.is_some());
         // Start-up logs the config: the credentials stay out of it.
         let shown = format!("{c:?}");
-        assert!(!shown.contains("key-123") && !shown.contains("MfKQ"), "{shown}");
+        assert!(
+            !shown.contains("key-123") && !shown.contains("MfKQ"),
+            "{shown}"
+        );
     }
 }

@@ -361,8 +361,7 @@ fn check(job: &AnalysisJob) -> Result<(), String> {
             if s.rides.iter().any(|w| w.start_ms >= w.end_ms) {
                 return Err("a ride ends before it starts".into());
             }
-            if s
-                .maneuvers
+            if s.maneuvers
                 .iter()
                 .any(|m| !(0.0..=1.0).contains(&m.confidence))
             {

@@ -135,7 +135,11 @@ pub async fn send(
 
 /// A `Retry-After` header: delay-seconds or an HTTP date (RFC 9110 §10.2.3), else `None`.
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+    let v = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
@@ -257,7 +261,10 @@ mod tests {
         assert_eq!(retry_after(&h), None);
         h.insert("retry-after", "7".parse().unwrap());
         assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
-        h.insert("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap());
+        h.insert(
+            "retry-after",
+            "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap(),
+        );
         assert_eq!(retry_after(&h), Some(Duration::ZERO), "a past date: now");
         h.insert("retry-after", "soon".parse().unwrap());
         assert_eq!(retry_after(&h), None);

@@ -100,7 +100,10 @@ impl WebhookError {
 /// The HMAC key of a `whsec_<base64>` secret. A secret pasted without its prefix is accepted too
 /// (several providers show it that way).
 pub fn decode_secret(secret: &str) -> Result<Vec<u8>, WebhookError> {
-    let b64 = secret.trim().strip_prefix("whsec_").unwrap_or(secret.trim());
+    let b64 = secret
+        .trim()
+        .strip_prefix("whsec_")
+        .unwrap_or(secret.trim());
     match B64.decode(b64) {
         Ok(key) if !key.is_empty() => Ok(key),
         _ => Err(WebhookError::BadSecret),
@@ -124,7 +127,10 @@ fn mac(key: &[u8], id: &str, timestamp: &str, body: &[u8]) -> [u8; 32] {
 /// If `secret` is not a valid `whsec_` secret (senders configure it; a bad one is a bug).
 pub fn sign_webhook(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> String {
     let key = decode_secret(secret).expect("sign_webhook: secret must be whsec_<base64>");
-    format!("v1,{}", B64.encode(mac(&key, id, &timestamp.to_string(), body)))
+    format!(
+        "v1,{}",
+        B64.encode(mac(&key, id, &timestamp.to_string(), body))
+    )
 }
 
 /// Verifies one delivery: secret, headers present, timestamp within [`TOLERANCE_SECS`] of
@@ -342,7 +348,14 @@ mod tests {
             missing(headers("", &ts, &sig)),
             WebhookError::MissingHeader("webhook-id")
         );
-        for bad_ts in ["", "abc", "-5", "+1700000000", "1.5", "1700000000000000000000"] {
+        for bad_ts in [
+            "",
+            "abc",
+            "-5",
+            "+1700000000",
+            "1.5",
+            "1700000000000000000000",
+        ] {
             assert_eq!(
                 missing(headers("msg_1", bad_ts, &sig)),
                 WebhookError::MalformedTimestamp,
