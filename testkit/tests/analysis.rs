@@ -226,6 +226,11 @@ async fn server_errors_are_unavailable_and_transient() {
     let e = s.analysis.get(&job.id).await.unwrap_err();
     assert!(matches!(e, ProviderError::Unavailable { .. }), "{e}");
     assert_eq!(s.fake.jobs().len(), 1);
+    // 409 `request_in_progress` is the one 4xx the protocol says to retry.
+    s.fake.fail_next_submits(409, 1);
+    let e = s.analysis.submit(&request(&s, "clip-4")).await.unwrap_err();
+    assert!(!e.is_permanent(), "{e}");
+    assert!(e.to_string().contains("request_in_progress"), "{e}");
 }
 
 #[tokio::test]

@@ -5,8 +5,9 @@
 //! Every call is safe to send again, so all go through [`send`] with [`Retry::Idempotent`]: a
 //! submit is deduplicated by its token at the backend, a read has no effect, and cancelling
 //! twice is the same as once. Mapping of answers: 2xx → the job; 429 →
-//! [`ProviderError::RateLimited`] with its `Retry-After`; other 4xx → [`ProviderError::Rejected`]
-//! (permanent); 5xx or a body that breaks the protocol → [`ProviderError::Unavailable`]; no
+//! [`ProviderError::RateLimited`] with its `Retry-After`; 409 (a submit with the same token in
+//! progress), 5xx or a body that breaks the protocol → [`ProviderError::Unavailable`]; other 4xx
+//! → [`ProviderError::Rejected`] (permanent); no
 //! answer within the per-request timeout → [`ProviderError::Timeout`].
 //!
 //! The result types serialize exactly as the backend sends them (snake_case): they are also
@@ -300,6 +301,13 @@ impl Analysis {
             Err(ProviderError::RateLimited {
                 provider: PROVIDER,
                 retry_after: wait,
+            })
+        } else if status.as_u16() == 409 {
+            // `request_in_progress`: the same token's first submit is still being handled;
+            // the protocol says to retry shortly, so this one 4xx is transient.
+            Err(ProviderError::Unavailable {
+                provider: PROVIDER,
+                message: format!("status {status}: {message}"),
             })
         } else if status.is_client_error() {
             Err(ProviderError::Rejected {
