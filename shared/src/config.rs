@@ -30,6 +30,9 @@ pub struct Config {
     pub expo: Option<ExpoConfig>,
     /// Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials).
     pub twilio: Option<TwilioConfig>,
+    /// The AI analysis backend (`ANALYSIS_BASE_URL`, `ANALYSIS_API_KEY`, optional
+    /// `ANALYSIS_WEBHOOK_SECRET`); unset: analysis fails "not configured".
+    pub analysis: Option<AnalysisConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -77,6 +80,32 @@ pub struct ExpoConfig {
     pub base_url: Url,
     /// Expo's enhanced push security access token, sent as a bearer token when set.
     pub access_token: Option<String>,
+}
+
+/// The analysis backend (`docs/providers/analysis-backend.md`).
+#[derive(Clone)]
+pub struct AnalysisConfig {
+    /// The backend's base URL; the adapter appends `/v1/analyses…`.
+    pub base_url: Url,
+    /// Sent as `Authorization: Bearer`.
+    pub api_key: String,
+    /// `whsec_<base64>`: verifies completion webhooks. `None`: webhooks are refused and the
+    /// app relies on polling.
+    pub webhook_secret: Option<String>,
+}
+
+impl std::fmt::Debug for AnalysisConfig {
+    // Config is logged at start-up: never the credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnalysisConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("api_key", &"<redacted>")
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -188,6 +217,27 @@ impl Config {
                 })
             }
         };
+        let analysis = match get("ANALYSIS_BASE_URL") {
+            None => None,
+            Some(base) => {
+                let webhook_secret = get("ANALYSIS_WEBHOOK_SECRET");
+                if let Some(s) = &webhook_secret {
+                    crate::providers::webhooks::decode_secret(s).map_err(|_| {
+                        err(
+                            "ANALYSIS_WEBHOOK_SECRET",
+                            "must be whsec_ followed by the base64 of the secret",
+                        )
+                    })?;
+                }
+                Some(AnalysisConfig {
+                    base_url: parse_url("ANALYSIS_BASE_URL", &base)?,
+                    api_key: get("ANALYSIS_API_KEY").ok_or_else(|| {
+                        err("ANALYSIS_API_KEY", "required when ANALYSIS_BASE_URL is set")
+                    })?,
+                    webhook_secret,
+                })
+            }
+        };
         let embedded_default = database_url.starts_with("sqlite:");
         let storage = crate::storage::StorageConfig::from_lookup(&get, &data_dir)?;
         Ok(Config {
@@ -222,6 +272,7 @@ impl Config {
             reviewvideo,
             expo,
             twilio,
+            analysis,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),
@@ -356,5 +407,41 @@ mod tests {
         assert_eq!(e.var, "TWILIO_VERIFY_SERVICE_SID");
         let e = cfg(&[("EXPO_PUSH_URL", "not a url")]).unwrap_err();
         assert_eq!(e.var, "EXPO_PUSH_URL");
+    }
+
+    #[test]
+    fn the_analysis_backend_needs_a_key_with_its_url() {
+        assert!(cfg(&[]).unwrap().analysis.is_none());
+        let e = cfg(&[("ANALYSIS_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
+        assert_eq!(e.var, "ANALYSIS_API_KEY");
+        assert!(e.to_string().contains("ANALYSIS_BASE_URL"), "{e}");
+        let e = cfg(&[("ANALYSIS_BASE_URL", "nope"), ("ANALYSIS_API_KEY", "k")]).unwrap_err();
+        assert_eq!(e.var, "ANALYSIS_BASE_URL");
+        let e = cfg(&[
+            ("ANALYSIS_BASE_URL", "http://127.0.0.1:9"),
+            ("ANALYSIS_API_KEY", "k"),
+            ("ANALYSIS_WEBHOOK_SECRET", "whsec_not base64!"),
+        ])
+        .unwrap_err();
+        assert_eq!(e.var, "ANALYSIS_WEBHOOK_SECRET");
+        let c = cfg(&[
+            ("ANALYSIS_BASE_URL", "http://127.0.0.1:9/"),
+            ("ANALYSIS_API_KEY", "key-123"),
+            (
+                "ANALYSIS_WEBHOOK_SECRET",
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            ),
+        ])
+        .unwrap()
+        .analysis
+        .unwrap();
+        assert_eq!(c.api_key, "key-123");
+        assert!(c.webhook_secret.is_some());
+        // Start-up logs the config: the credentials stay out of it.
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("key-123") && !shown.contains("MfKQ"),
+            "{shown}"
+        );
     }
 }

@@ -12,7 +12,11 @@
 //!   failures).
 //! - [`twilio::FakeTwilio`]: Twilio Verify (send and check codes, its error codes) and a
 //!   webhook signer.
+//! - [`analysis::FakeAnalysis`]: the AI analysis backend of `docs/providers/analysis-backend.md`
+//!   (jobs that fetch their source and advance over time, result files, signed completion
+//!   webhooks, injected failures), and [`analysis::FakeSource`], a source video server.
 
+pub mod analysis;
 pub mod db;
 pub mod expo;
 pub mod reviewvideo;

@@ -22,6 +22,17 @@ pub enum ProviderError {
     },
     #[error("{0} timed out")]
     Timeout(&'static str),
+    /// The provider asked us to slow down (429): transient; `retry_after` is its `Retry-After`.
+    #[error("{provider} is rate limiting requests{}", retry_hint(.retry_after))]
+    RateLimited {
+        provider: &'static str,
+        retry_after: Option<Duration>,
+    },
+}
+
+fn retry_hint(d: &Option<Duration>) -> String {
+    d.map(|d| format!(" (retry after {} s)", d.as_secs()))
+        .unwrap_or_default()
 }
 
 impl ProviderError {
@@ -31,6 +42,14 @@ impl ProviderError {
             self,
             ProviderError::NotConfigured(_) | ProviderError::Rejected { .. }
         )
+    }
+
+    /// How long the provider asked us to wait, when it said (429 with `Retry-After`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
     }
 
     pub fn from_reqwest(provider: &'static str, e: reqwest::Error) -> Self {
@@ -112,6 +131,21 @@ pub async fn send(
         }
         return result.map_err(|e| ProviderError::from_reqwest(provider, e));
     }
+}
+
+/// A `Retry-After` header: delay-seconds or an HTTP date (RFC 9110 §10.2.3), else `None`.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+    let secs = (at.timestamp() - chrono::Utc::now().timestamp()).max(0);
+    Some(Duration::from_secs(secs as u64))
 }
 
 /// Reads a response: the body as JSON on 2xx, a typed error otherwise.
@@ -219,6 +253,28 @@ mod tests {
             .unwrap();
         assert_eq!(r.status(), 503);
         assert_eq!(hits.load(Ordering::SeqCst), 4);
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        let mut h = reqwest::header::HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", "7".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+        h.insert(
+            "retry-after",
+            "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::ZERO), "a past date: now");
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
+        let e = ProviderError::RateLimited {
+            provider: "fake",
+            retry_after: Some(Duration::from_secs(7)),
+        };
+        assert!(!e.is_permanent());
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
+        assert!(e.to_string().contains("retry after 7 s"), "{e}");
     }
 
     #[tokio::test]

@@ -1,9 +1,11 @@
 //! Outbound provider adapters. Each speaks its provider's real protocol at a configurable base
 //! URL; tests point them at fakes on loopback (crate `testkit`).
 
+pub mod analysis;
 pub mod expo;
 pub mod http;
 pub mod reviewvideo;
 pub mod twilio;
+pub mod webhooks;
 
 pub use http::ProviderError;
