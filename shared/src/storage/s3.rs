@@ -320,11 +320,19 @@ impl S3Store {
         let bucket = self.bucket(store);
         let mut req = self.client.get_object().bucket(bucket).key(key);
         if let Some(r) = range {
-            req = req.range(match r.end {
-                // S3 would ignore a backwards range and send everything.
-                Some(end) if end < r.start => return Err(self.unsatisfiable(store, key).await),
-                Some(end) => format!("bytes={}-{end}", r.start),
-                None => format!("bytes={}-", r.start),
+            req = req.range(match r {
+                // S3 would ignore a backwards range or an empty suffix and send everything.
+                ByteRange::From {
+                    start,
+                    end: Some(end),
+                } if end < start => return Err(self.unsatisfiable(store, key).await),
+                ByteRange::Suffix { len: 0 } => return Err(self.unsatisfiable(store, key).await),
+                ByteRange::From {
+                    start,
+                    end: Some(end),
+                } => format!("bytes={start}-{end}"),
+                ByteRange::From { start, end: None } => format!("bytes={start}-"),
+                ByteRange::Suffix { len } => format!("bytes=-{len}"),
             });
         }
         let out = match req.send().await {
