@@ -319,14 +319,25 @@ impl S3Store {
     ) -> Result<Object, StorageError> {
         let bucket = self.bucket(store);
         let mut req = self.client.get_object().bucket(bucket).key(key);
+        // A suffix becomes an explicit range against the current size: S3-compatible servers
+        // differ on suffixes longer than the object (s3s-fs answers 500), S3 serves it all.
+        let range = match range {
+            Some(ByteRange::Suffix { len }) => match self.head(store, key).await? {
+                None => return Err(StorageError::NotFound),
+                Some(meta) => {
+                    let (first, last) = ByteRange::suffix(len).resolve(meta.size)?;
+                    Some(ByteRange::new(first, last))
+                }
+            },
+            other => other,
+        };
         if let Some(r) = range {
             req = req.range(match r {
-                // S3 would ignore a backwards range or an empty suffix and send everything.
+                // S3 would ignore a backwards range and send everything.
                 ByteRange::From {
                     start,
                     end: Some(end),
                 } if end < start => return Err(self.unsatisfiable(store, key).await),
-                ByteRange::Suffix { len: 0 } => return Err(self.unsatisfiable(store, key).await),
                 ByteRange::From {
                     start,
                     end: Some(end),
