@@ -29,7 +29,7 @@ fn fail(e: Error) -> Response {
     ApiError(e).into_response()
 }
 
-fn header_str<'h>(headers: &'h HeaderMap, name: HeaderName) -> Option<&'h str> {
+fn header_str(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

@@ -343,15 +343,13 @@ impl OriginPolicy {
             return Err(unreachable(format!("{key} has no address")));
         }
         for a in &addrs {
-            if let Some(class) = classify(a.ip()) {
-                if class.always_refused() || !private_ok {
-                    return Err(refused(
-                        "video_address_refused",
-                        format!(
-                            "{key} resolves to a {class} address; only public origins are fetched"
-                        ),
-                    ));
-                }
+            if let Some(class) = classify(a.ip())
+                && (class.always_refused() || !private_ok)
+            {
+                return Err(refused(
+                    "video_address_refused",
+                    format!("{key} resolves to a {class} address; only public origins are fetched"),
+                ));
             }
         }
         Ok(Checked { url, domain, addrs })
