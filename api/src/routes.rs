@@ -4,7 +4,7 @@
 
 use crate::areas::{
     accounts, activity, admin, athletes, coaches, cron, invites, jobs, members, messaging,
-    notifications, orgs, reviewvideo, roles, storage, system, training, tv,
+    notifications, orgs, reviewvideo, roles, storage, system, training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -602,6 +602,15 @@ pub fn registry() -> Registry {
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Upload an object through a signed URL (streamed)")
             .empty(201, "stored"),
+        // ---- video (issue 10): the token-gated range proxy; GET also answers HEAD ----
+        route(GET, "/api/video/stream", video::stream)
+            .auth(Auth::Token("the signed stream token in the query (HMAC, 1 hour, bound to the clip and the caller), issued by the access-checked /api/video/sign"))
+            .area("footage").summary("Stream a video through its signed token (token; Range, If-Range, HEAD; stored or allow-listed external source)")
+            .empty(200, "the video's bytes (206 for a range, 416 when unsatisfiable)"),
+        route(GET, "/api/video/check", video::check)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")
+            .ok::<shared::video::origin::Reachability>(200),
     ];
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
     for &task in ::jobs::cron::CronTask::ALL {

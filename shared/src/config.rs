@@ -36,6 +36,12 @@ pub struct Config {
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
+    /// External video hosts the stream proxy may fetch (`VIDEO_ALLOWED_HOSTS`: `host` or
+    /// `host:port`, normalised; see `video::ssrf`).
+    pub video_allowed_hosts: Vec<String>,
+    /// Hosts allowed to resolve to private addresses (`VIDEO_ALLOWED_PRIVATE_HOSTS`); they are
+    /// allowed hosts too.
+    pub video_allowed_private_hosts: Vec<String>,
 }
 
 crate::text_enum! {
@@ -238,6 +244,13 @@ impl Config {
                 })
             }
         };
+        let hosts = |var: &'static str| -> Result<Vec<String>, ConfigError> {
+            let rules = crate::video::ssrf::parse_host_list(&get(var).unwrap_or_default())
+                .map_err(|m| err(var, m))?;
+            Ok(rules.iter().map(|r| r.to_entry()).collect())
+        };
+        let video_allowed_hosts = hosts("VIDEO_ALLOWED_HOSTS")?;
+        let video_allowed_private_hosts = hosts("VIDEO_ALLOWED_PRIVATE_HOSTS")?;
         let embedded_default = database_url.starts_with("sqlite:");
         let storage = crate::storage::StorageConfig::from_lookup(&get, &data_dir)?;
         Ok(Config {
@@ -280,6 +293,8 @@ impl Config {
             )?,
             database_url,
             data_dir,
+            video_allowed_hosts,
+            video_allowed_private_hosts,
         })
     }
 
@@ -407,6 +422,24 @@ mod tests {
         assert_eq!(e.var, "TWILIO_VERIFY_SERVICE_SID");
         let e = cfg(&[("EXPO_PUSH_URL", "not a url")]).unwrap_err();
         assert_eq!(e.var, "EXPO_PUSH_URL");
+        let e = cfg(&[("VIDEO_ALLOWED_HOSTS", "cdn.example, http://x/")]).unwrap_err();
+        assert_eq!(e.var, "VIDEO_ALLOWED_HOSTS");
+    }
+
+    #[test]
+    fn video_hosts_are_normalised_and_empty_by_default() {
+        let c = cfg(&[]).unwrap();
+        assert!(c.video_allowed_hosts.is_empty() && c.video_allowed_private_hosts.is_empty());
+        let c = cfg(&[
+            ("VIDEO_ALLOWED_HOSTS", "CDN.example.com, media.example:8443"),
+            ("VIDEO_ALLOWED_PRIVATE_HOSTS", "127.0.0.1:9000"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.video_allowed_hosts,
+            ["cdn.example.com", "media.example:8443"]
+        );
+        assert_eq!(c.video_allowed_private_hosts, ["127.0.0.1:9000"]);
     }
 
     #[test]

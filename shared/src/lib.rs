@@ -14,5 +14,6 @@ pub mod providers;
 pub mod repo;
 pub mod storage;
 pub mod unsubscribe;
+pub mod video;
 
 pub use error::{Error, ErrorKind, Result};

@@ -327,11 +327,20 @@ mod suite {
         let obj = get(ByteRange::new(0, 0)).await.unwrap();
         assert_eq!(read_all(obj).await, bytes_at(0..1));
 
+        // Suffix ranges: the last n bytes; longer than the object is the whole object.
+        let obj = get(ByteRange::suffix(10)).await.unwrap();
+        assert_eq!(obj.range, Some((990, 999)));
+        assert_eq!(read_all(obj).await, bytes_at(990..1000));
+        let obj = get(ByteRange::suffix(5000)).await.unwrap();
+        assert_eq!(obj.range, Some((0, 999)));
+        assert_eq!(read_all(obj).await, bytes_at(0..1000));
+
         for r in [
             ByteRange::starting_at(1000),
             ByteRange::new(1000, 2000),
             ByteRange::new(5000, 6000),
             ByteRange::new(20, 10),
+            ByteRange::suffix(0),
         ] {
             match get(r).await {
                 Err(StorageError::RangeNotSatisfiable { size: 1000 }) => {}

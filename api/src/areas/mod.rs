@@ -21,3 +21,4 @@ pub mod storage;
 pub mod system;
 pub mod training;
 pub mod tv;
+pub mod video;

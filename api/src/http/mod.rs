@@ -4,6 +4,7 @@ pub mod cookies;
 pub mod error;
 pub mod extract;
 pub mod pagination;
+pub mod ranged;
 
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;

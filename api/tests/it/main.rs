@@ -19,4 +19,5 @@ mod storage;
 mod support;
 mod training;
 mod tv;
+mod video;
 mod workspaces;

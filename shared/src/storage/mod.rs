@@ -78,18 +78,19 @@ impl fmt::Display for Store {
     }
 }
 
-/// An inclusive byte range as in HTTP `Range: bytes=start-end`; `end: None` is open-ended
-/// (`bytes=start-`). An `end` past the object is clamped to its last byte, as in HTTP.
+/// A byte range as in HTTP `Range`: `bytes=start-end` (inclusive), `bytes=start-` (`end: None`)
+/// or the suffix `bytes=-len` (the last `len` bytes). An `end` past the object is clamped to its
+/// last byte, and a suffix longer than the object is the whole object, as in HTTP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteRange {
-    pub start: u64,
-    pub end: Option<u64>,
+pub enum ByteRange {
+    From { start: u64, end: Option<u64> },
+    Suffix { len: u64 },
 }
 
 impl ByteRange {
     /// `bytes=start-end` (both inclusive).
     pub fn new(start: u64, end: u64) -> Self {
-        ByteRange {
+        ByteRange::From {
             start,
             end: Some(end),
         }
@@ -97,16 +98,27 @@ impl ByteRange {
 
     /// `bytes=start-`.
     pub fn starting_at(start: u64) -> Self {
-        ByteRange { start, end: None }
+        ByteRange::From { start, end: None }
     }
 
-    /// Parses an HTTP `Range` header value of the forms `bytes=a-b` and `bytes=a-`. Anything
-    /// else (suffix ranges `bytes=-n`, several ranges, other units, `b < a`, garbage) gives
-    /// `None`: RFC 9110 lets a server ignore such a header and answer 200 with the whole body.
+    /// `bytes=-len`: the last `len` bytes.
+    pub fn suffix(len: u64) -> Self {
+        ByteRange::Suffix { len }
+    }
+
+    /// Parses an HTTP `Range` header value of the forms `bytes=a-b`, `bytes=a-` and `bytes=-n`.
+    /// Anything else (several ranges, other units, `b < a`, garbage) gives `None`: RFC 9110 lets
+    /// a server ignore such a header and answer 200 with the whole body.
     pub fn parse_header(value: &str) -> Option<ByteRange> {
         let spec = value.trim().strip_prefix("bytes=")?.trim();
         let (start, end) = spec.split_once('-')?;
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if start.is_empty() {
+            if !digits(end) {
+                return None;
+            }
+            return end.parse().ok().map(ByteRange::suffix);
+        }
         if !digits(start) {
             return None;
         }
@@ -123,18 +135,28 @@ impl ByteRange {
 
     /// The inclusive `(first, last)` byte positions served from an object of `size` bytes, or
     /// `RangeNotSatisfiable` when the range starts at or past the end (always so for an empty
-    /// object) or ends before it starts.
+    /// object), ends before it starts, or is an empty suffix (`bytes=-0`).
     pub fn resolve(self, size: u64) -> Result<(u64, u64), StorageError> {
         let unsatisfiable = StorageError::RangeNotSatisfiable { size };
-        if self.start >= size {
-            return Err(unsatisfiable);
+        match self {
+            ByteRange::Suffix { len } => {
+                if len == 0 || size == 0 {
+                    return Err(unsatisfiable);
+                }
+                Ok((size - len.min(size), size - 1))
+            }
+            ByteRange::From { start, end } => {
+                if start >= size {
+                    return Err(unsatisfiable);
+                }
+                let last = match end {
+                    Some(end) if end < start => return Err(unsatisfiable),
+                    Some(end) => end.min(size - 1),
+                    None => size - 1,
+                };
+                Ok((start, last))
+            }
         }
-        let last = match self.end {
-            Some(end) if end < self.start => return Err(unsatisfiable),
-            Some(end) => end.min(size - 1),
-            None => size - 1,
-        };
-        Ok((self.start, last))
     }
 }
 
@@ -417,9 +439,14 @@ mod tests {
             ByteRange::parse_header("bytes=100-"),
             Some(ByteRange::starting_at(100))
         );
+        assert_eq!(
+            ByteRange::parse_header("bytes=-100"),
+            Some(ByteRange::suffix(100))
+        );
         for ignored in [
-            "bytes=-100",
             "bytes=0-1,5-6",
+            "bytes=-",
+            "bytes=-1-2",
             "items=0-1",
             "bytes=5-3",
             "bytes=a-b",
@@ -435,10 +462,14 @@ mod tests {
         assert_eq!(ByteRange::new(0, 9).resolve(100).unwrap(), (0, 9));
         assert_eq!(ByteRange::new(90, 500).resolve(100).unwrap(), (90, 99));
         assert_eq!(ByteRange::starting_at(99).resolve(100).unwrap(), (99, 99));
+        assert_eq!(ByteRange::suffix(10).resolve(100).unwrap(), (90, 99));
+        assert_eq!(ByteRange::suffix(500).resolve(100).unwrap(), (0, 99));
         for (r, size) in [
             (ByteRange::starting_at(100), 100),
             (ByteRange::new(0, 0), 0),
             (ByteRange::new(5, 3), 100),
+            (ByteRange::suffix(0), 100),
+            (ByteRange::suffix(5), 0),
         ] {
             assert!(matches!(
                 r.resolve(size),

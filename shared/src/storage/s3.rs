@@ -319,12 +319,31 @@ impl S3Store {
     ) -> Result<Object, StorageError> {
         let bucket = self.bucket(store);
         let mut req = self.client.get_object().bucket(bucket).key(key);
+        // A suffix becomes an explicit range against the current size: S3-compatible servers
+        // differ on suffixes longer than the object (s3s-fs answers 500), S3 serves it all.
+        let range = match range {
+            Some(ByteRange::Suffix { len }) => match self.head(store, key).await? {
+                None => return Err(StorageError::NotFound),
+                Some(meta) => {
+                    let (first, last) = ByteRange::suffix(len).resolve(meta.size)?;
+                    Some(ByteRange::new(first, last))
+                }
+            },
+            other => other,
+        };
         if let Some(r) = range {
-            req = req.range(match r.end {
+            req = req.range(match r {
                 // S3 would ignore a backwards range and send everything.
-                Some(end) if end < r.start => return Err(self.unsatisfiable(store, key).await),
-                Some(end) => format!("bytes={}-{end}", r.start),
-                None => format!("bytes={}-", r.start),
+                ByteRange::From {
+                    start,
+                    end: Some(end),
+                } if end < start => return Err(self.unsatisfiable(store, key).await),
+                ByteRange::From {
+                    start,
+                    end: Some(end),
+                } => format!("bytes={start}-{end}"),
+                ByteRange::From { start, end: None } => format!("bytes={start}-"),
+                ByteRange::Suffix { len } => format!("bytes=-{len}"),
             });
         }
         let out = match req.send().await {

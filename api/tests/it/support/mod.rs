@@ -1,7 +1,8 @@
 //! What every area's tests share, taken with `use crate::support::*;`: the harness (`app`:
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
 //! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
-//! `messaging`, `notifications`, `queue`, `training`). A test file takes its set-up from here, never
+//! `messaging`, `notifications`, `queue`, `training`, `video`: stream tokens, stored videos, a
+//! loopback video origin). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
 
 mod accounts;
@@ -11,6 +12,7 @@ mod messaging;
 mod notifications;
 mod queue;
 mod training;
+mod video;
 
 pub use accounts::*;
 pub use app::*;
@@ -19,3 +21,4 @@ pub use messaging::*;
 pub use notifications::*;
 pub use queue::*;
 pub use training::*;
+pub use video::*;

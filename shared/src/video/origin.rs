@@ -1,0 +1,229 @@
+//! Reading an external video origin under the rules of [`super::ssrf`]: one request (HEAD or
+//! GET, optionally ranged and conditional) whose answer is handed back with the headers a
+//! range proxy passes on and the body as a stream, and a reachability check.
+
+use std::io;
+
+use bytes::Bytes;
+use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+use reqwest::header::{self, HeaderMap};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::ssrf::{Checked, OriginPolicy, unreachable};
+use crate::error::{Error, ErrorKind};
+
+/// What to ask the origin for.
+#[derive(Clone, Debug, Default)]
+pub struct OriginRequest {
+    /// HEAD instead of GET.
+    pub head: bool,
+    /// A `Range` header value to send (one range; the proxy does not forward several).
+    pub range: Option<String>,
+    /// An `If-Range` header value to send with the range.
+    pub if_range: Option<String>,
+}
+
+/// The origin's answer: its status, the headers a range proxy passes on, and the body.
+pub struct OriginResponse {
+    pub status: u16,
+    pub content_length: Option<u64>,
+    pub content_range: Option<String>,
+    pub content_type: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub accept_ranges: Option<String>,
+    /// Streamed as the origin sends it (empty for HEAD).
+    pub body: BoxStream<'static, io::Result<Bytes>>,
+}
+
+impl std::fmt::Debug for OriginResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OriginResponse")
+            .field("status", &self.status)
+            .field("content_length", &self.content_length)
+            .field("content_range", &self.content_range)
+            .field("content_type", &self.content_type)
+            .field("etag", &self.etag)
+            .finish_non_exhaustive()
+    }
+}
+
+fn text(h: &HeaderMap, name: header::HeaderName) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+fn redirect_refused(status: u16) -> Error {
+    Error::new(
+        ErrorKind::ProviderFailed,
+        "video_redirect_refused",
+        format!("the video origin answered a redirect ({status}); redirects are not followed"),
+    )
+}
+
+fn transport(e: reqwest::Error) -> Error {
+    let what = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "refused the connection"
+    } else {
+        "failed"
+    };
+    unreachable(format!("the video origin {what}"))
+}
+
+async fn send(
+    client: &reqwest::Client,
+    checked: &Checked,
+    req: &OriginRequest,
+) -> Result<OriginResponse, Error> {
+    let method = if req.head {
+        reqwest::Method::HEAD
+    } else {
+        reqwest::Method::GET
+    };
+    let mut rb = client.request(method, checked.url.clone());
+    if let Some(r) = &req.range {
+        rb = rb.header(header::RANGE, r);
+        if let Some(ir) = &req.if_range {
+            rb = rb.header(header::IF_RANGE, ir);
+        }
+    }
+    let resp = rb.send().await.map_err(transport)?;
+    let status = resp.status().as_u16();
+    if (300..400).contains(&status) && status != 304 {
+        return Err(redirect_refused(status));
+    }
+    let h = resp.headers();
+    let out = OriginResponse {
+        status,
+        content_length: text(h, header::CONTENT_LENGTH).and_then(|v| v.parse().ok()),
+        content_range: text(h, header::CONTENT_RANGE),
+        content_type: text(h, header::CONTENT_TYPE),
+        etag: text(h, header::ETAG),
+        last_modified: text(h, header::LAST_MODIFIED),
+        accept_ranges: text(h, header::ACCEPT_RANGES),
+        body: if req.head {
+            futures::stream::empty().boxed()
+        } else {
+            resp.bytes_stream().map_err(io::Error::other).boxed()
+        },
+    };
+    Ok(out)
+}
+
+/// Fetches `url` if the policy allows it (see [`OriginPolicy::check`] for the refusals). A
+/// redirect answer is refused (502 `video_redirect_refused`); a connection that fails is 502
+/// `video_unreachable`; any other status is handed back for the caller to relay.
+pub async fn fetch(
+    policy: &OriginPolicy,
+    url: &str,
+    req: &OriginRequest,
+) -> Result<OriginResponse, Error> {
+    let checked = policy.check(url).await?;
+    let client = checked.client(policy)?;
+    send(&client, &checked, req).await
+}
+
+/// What [`check`] found out about a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reachability {
+    /// The origin answered 2xx.
+    pub reachable: bool,
+    /// The origin's status (of the HEAD, or of the ranged GET it fell back to); null when no
+    /// answer came.
+    pub status: Option<u16>,
+    pub content_type: Option<String>,
+    /// The full size of the video when the origin says it.
+    pub content_length: Option<u64>,
+    /// The origin honours byte ranges (seeking works).
+    pub accepts_ranges: bool,
+    /// Why it is not reachable (`video_unreachable`), when no answer came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// The total size in `bytes a-b/size`.
+fn range_total(content_range: Option<&str>) -> Option<u64> {
+    content_range?
+        .trim()
+        .strip_prefix("bytes ")?
+        .split_once('/')?
+        .1
+        .parse()
+        .ok()
+}
+
+/// Whether `url` is a usable video source: the same refusals as [`fetch`] (as errors), then a
+/// HEAD, falling back to a one-byte ranged GET when HEAD is not answered with 2xx (origins and
+/// presigned URLs that only allow GET). Both go to the addresses of the one check. An origin
+/// that cannot be reached is `reachable: false` with the code `video_unreachable`.
+pub async fn check(policy: &OriginPolicy, url: &str) -> Result<Reachability, Error> {
+    let checked = policy.check(url).await?;
+    let client = checked.client(policy)?;
+    let head = OriginRequest {
+        head: true,
+        ..Default::default()
+    };
+    let got = match send(&client, &checked, &head).await {
+        Ok(r) if (200..300).contains(&r.status) => Ok(r),
+        Ok(_) => {
+            let ranged = OriginRequest {
+                head: false,
+                range: Some("bytes=0-0".into()),
+                if_range: None,
+            };
+            send(&client, &checked, &ranged).await
+        }
+        Err(e) => Err(e),
+    };
+    match got {
+        Ok(r) => {
+            let partial = r.status == 206;
+            let size = if partial {
+                range_total(r.content_range.as_deref())
+            } else {
+                r.content_length
+            };
+            let accepts = partial
+                || r.accept_ranges
+                    .as_deref()
+                    .is_some_and(|v| v.split(',').any(|u| u.trim().eq_ignore_ascii_case("bytes")));
+            // The body of the fallback GET (one byte, or the origin ignored the range) is
+            // dropped unread; the connection closes.
+            Ok(Reachability {
+                reachable: (200..300).contains(&r.status),
+                status: Some(r.status),
+                content_type: r.content_type,
+                content_length: size,
+                accepts_ranges: accepts,
+                code: None,
+            })
+        }
+        Err(e) if e.code == "video_unreachable" => Ok(Reachability {
+            reachable: false,
+            status: None,
+            content_type: None,
+            content_length: None,
+            accepts_ranges: false,
+            code: Some(e.code.to_string()),
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_totals() {
+        assert_eq!(range_total(Some("bytes 0-0/1234")), Some(1234));
+        assert_eq!(range_total(Some("bytes */1234")), Some(1234));
+        assert_eq!(range_total(Some("bytes 0-0/*")), None);
+        assert_eq!(range_total(None), None);
+    }
+}
