@@ -361,7 +361,8 @@ async fn the_completion_webhook_is_signed_retried_and_verifies() {
     let (done, _) = until_terminal(&s.analysis, &job.id).await;
 
     let deadline = Instant::now() + Duration::from_secs(5);
-    while got.lock().unwrap().len() < 2 {
+    // The receiver sees the retry before the fake records its answer: wait for both.
+    while got.lock().unwrap().len() < 2 || s.fake.webhooks_sent().len() < 2 {
         assert!(Instant::now() < deadline, "webhook not retried");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
