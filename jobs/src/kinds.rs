@@ -3,6 +3,9 @@
 //! there checks that every kind listed here has exactly one runner).
 
 use super::{Job, Queue};
+pub use shared::domain::footage::work::{
+    CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
+};
 use serde::{Deserialize, Serialize};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
@@ -59,6 +62,13 @@ pub const ALL: &[KindInfo] = &[
     info::<NotificationFanout>(),
     info::<NotificationDrain>(),
     info::<Announcement>(),
+    info::<ProbeClip>(),
+    info::<SubmitClip>(),
+    info::<PollClip>(),
+    info::<CancelAnalysis>(),
+    info::<StoreClip>(),
+    info::<StoreSession>(),
+    info::<DeleteObjects>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

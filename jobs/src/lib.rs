@@ -8,6 +8,7 @@
 //! the worker as new queue tasks with a future `run_at`, so a backoff survives restarts.
 
 pub mod cron;
+pub mod footage;
 pub mod kinds;
 pub mod notify;
 pub mod progress;

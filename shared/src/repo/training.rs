@@ -284,7 +284,7 @@ pub struct FootageSession {
     pub org_id: Id,
     pub training_session_id: Option<Id>,
     pub title: String,
-    pub status: String,
+    pub status: crate::domain::footage::SessionStatus,
     pub created_by: Option<Id>,
     pub created_at: Ts,
 }

@@ -1,0 +1,247 @@
+//! Clip operations a member asks for: read, list, status of many, analyze, cancel, probe,
+//! store and delete. The work itself runs in jobs (`work`); these validate, move the clip's
+//! status, enqueue in the same transaction and audit.
+
+use super::status::{ClipEvent, ClipStatus, next};
+use super::work::{
+    CancelAnalysis, DeleteObjects, JobQueue, ProbeClip, Queued, StoreClip, StoredObject,
+    SubmitClip, Work,
+};
+use crate::db::{Db, Id, Tx};
+use crate::domain::InWorkspace;
+use crate::repo::audit;
+use crate::repo::footage::{self, Change, Clip};
+use crate::storage::Store;
+use crate::{Error, Result};
+use serde_json::json;
+
+const TARGET: &str = "clip";
+
+/// The most clips one status read may name.
+pub const MAX_STATUS_IDS: usize = 100;
+
+pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
+    let mut c = db.acquire().await?;
+    footage::get_clip(&mut c, ws.org_id, id)
+        .await?
+        .ok_or_else(|| Error::not_found("clip"))
+}
+
+/// What a clip list may be narrowed to.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Filter {
+    pub session: Option<Id>,
+    pub status: Option<ClipStatus>,
+}
+
+pub async fn list(
+    db: &Db,
+    ws: &InWorkspace,
+    f: Filter,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Clip>> {
+    let mut c = db.acquire().await?;
+    if let Some(s) = f.session {
+        footage::get_session(&mut c, ws.org_id, s)
+            .await?
+            .ok_or_else(|| Error::not_found("footage session"))?;
+    }
+    Ok(footage::list_clips(&mut c, ws.org_id, f.session, f.status, limit, offset).await?)
+}
+
+/// The stored status of up to [`MAX_STATUS_IDS`] clips, in the order asked; ids of clips that
+/// do not exist in this workspace are left out. Never calls the backend.
+pub async fn statuses(db: &Db, ws: &InWorkspace, ids: &[Id]) -> Result<Vec<Clip>> {
+    if ids.is_empty() || ids.len() > MAX_STATUS_IDS {
+        return Err(Error::field(
+            "ids",
+            "out_of_range",
+            format!("name between 1 and {MAX_STATUS_IDS} clips"),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let ids: Vec<Id> = ids.iter().copied().filter(|i| seen.insert(*i)).collect();
+    let mut c = db.acquire().await?;
+    Ok(footage::clips_by_ids(&mut c, ws.org_id, &ids).await?)
+}
+
+async fn load(tx: &mut Tx, ws: &InWorkspace, id: Id) -> Result<Clip> {
+    footage::get_clip(tx, ws.org_id, id)
+        .await?
+        .ok_or_else(|| Error::not_found("clip"))
+}
+
+/// Another writer moved the clip between our read and our write (a job finishing): the
+/// client may simply ask again.
+fn raced() -> Error {
+    Error::conflict(
+        "clip_state_changed",
+        "the clip changed while this request ran; read it and try again",
+    )
+}
+
+/// Submits the clip to the analysis backend (a new generation of its analysis). A clip already
+/// in flight returns its live job.
+pub async fn analyze(
+    db: &Db,
+    q: &dyn JobQueue,
+    ws: &InWorkspace,
+    id: Id,
+) -> Result<(Clip, Queued)> {
+    let mut tx = db.begin().await?;
+    let clip = load(&mut tx, ws, id).await?;
+    if clip.status.in_flight()
+        && let Some(job_id) = clip.job_id
+    {
+        return Ok((
+            clip,
+            Queued {
+                job_id,
+                existing: true,
+            },
+        ));
+    }
+    if clip.raw_key.is_none() && clip.source_url.is_none() {
+        return Err(Error::conflict(
+            "clip_not_uploaded",
+            "the clip's file has not been uploaded yet",
+        ));
+    }
+    let to = next(clip.status, ClipEvent::Submitted)?;
+    let generation = clip.analysis_generation + 1;
+    let work = Work::Submit(SubmitClip {
+        org_id: ws.org_id,
+        clip_id: id,
+        generation,
+    });
+    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    let change = Change {
+        progress: Some(0),
+        reason: Some(None),
+        analysis_generation: Some(generation),
+        analysis_id: Some(None),
+        job_id: Some(queued.job_id),
+        ..Change::default()
+    };
+    if !footage::set_status(&mut tx, id, clip.status, to, change).await? {
+        return Err(raced());
+    }
+    let data = json!({ "generation": generation, "jobId": queued.job_id });
+    audit::record(&mut tx, ws.audit("clip.analyze", TARGET, id, data)).await?;
+    let clip = load(&mut tx, ws, id).await?;
+    tx.commit().await?;
+    Ok((clip, queued))
+}
+
+/// Cancels the clip at once here; the backend job, if any, is cancelled by a job, best effort.
+pub async fn cancel(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Clip> {
+    let mut tx = db.begin().await?;
+    let clip = load(&mut tx, ws, id).await?;
+    let to = next(clip.status, ClipEvent::Cancelled)?;
+    let change = Change {
+        reason: Some(Some((
+            "cancelled".into(),
+            "cancelled by a member of the workspace".into(),
+        ))),
+        ..Change::default()
+    };
+    if !footage::set_status(&mut tx, id, clip.status, to, change).await? {
+        return Err(raced());
+    }
+    if let (true, Some(aid)) = (clip.status.in_flight(), clip.analysis_id.clone()) {
+        let work = Work::Cancel(CancelAnalysis {
+            org_id: ws.org_id,
+            clip_id: id,
+            analysis_id: aid,
+        });
+        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    }
+    let data = json!({ "from": clip.status });
+    audit::record(&mut tx, ws.audit("clip.cancel", TARGET, id, data)).await?;
+    let clip = load(&mut tx, ws, id).await?;
+    tx.commit().await?;
+    Ok(clip)
+}
+
+/// Reads the clip's rotation, duration, codec, resolution and frame rate with ffprobe (a job).
+pub async fn probe(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Queued> {
+    let mut tx = db.begin().await?;
+    let clip = load(&mut tx, ws, id).await?;
+    if clip.raw_key.is_none() {
+        return Err(Error::conflict(
+            "clip_not_uploaded",
+            "only an uploaded clip can be probed",
+        ));
+    }
+    next(clip.status, ClipEvent::Probed)?;
+    let work = Work::Probe(ProbeClip {
+        org_id: ws.org_id,
+        clip_id: id,
+    });
+    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    footage::set_job(&mut tx, id, queued.job_id).await?;
+    tx.commit().await?;
+    Ok(queued)
+}
+
+/// Copies the processed video and overlay into our stores (a job; a stored clip's re-run
+/// changes nothing).
+pub async fn store(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Queued> {
+    let mut tx = db.begin().await?;
+    let clip = load(&mut tx, ws, id).await?;
+    next(clip.status, ClipEvent::Stored)?;
+    let work = Work::Store(StoreClip {
+        org_id: ws.org_id,
+        clip_id: id,
+    });
+    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    footage::set_job(&mut tx, id, queued.job_id).await?;
+    tx.commit().await?;
+    Ok(queued)
+}
+
+/// The storage objects a clip owns.
+pub fn objects(clip: &Clip) -> Vec<StoredObject> {
+    let mut out = Vec::new();
+    if let Some(k) = &clip.raw_key {
+        out.push(StoredObject::new(Store::RawUploads, k));
+    }
+    if let Some(k) = &clip.video_key {
+        out.push(StoredObject::new(Store::SessionVideos, k));
+    }
+    if let Some(k) = &clip.overlay_key {
+        out.push(StoredObject::new(Store::Sidecars, k));
+    }
+    out
+}
+
+/// Deletes the clip's rows in one transaction; its objects go through a job that retries
+/// until they are gone, and an analysis in flight is cancelled at the backend.
+pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let clip = load(&mut tx, ws, id).await?;
+    footage::delete_clip(&mut tx, ws.org_id, id).await?;
+    let objects = objects(&clip);
+    if !objects.is_empty() {
+        let work = Work::DeleteObjects(DeleteObjects {
+            org_id: ws.org_id,
+            owner: format!("clip:{id}"),
+            objects: objects.clone(),
+            prefixes: Vec::new(),
+        });
+        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    }
+    if let (true, Some(aid)) = (clip.status.in_flight(), clip.analysis_id.clone()) {
+        let work = Work::Cancel(CancelAnalysis {
+            org_id: ws.org_id,
+            clip_id: id,
+            analysis_id: aid,
+        });
+        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    }
+    let data = json!({ "sessionId": clip.session_id, "fileName": clip.file_name, "objects": objects.len() });
+    audit::record(&mut tx, ws.audit("clip.delete", TARGET, id, data)).await?;
+    tx.commit().await?;
+    Ok(())
+}

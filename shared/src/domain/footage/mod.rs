@@ -1,0 +1,68 @@
+//! Footage: footage sessions and their clips, the clip state machine ([`status`]), the
+//! analysis backend's jobs ([`analysis`]), copying results into our stores, coach-corrected
+//! maneuver labels ([`labels`]) and the background work they need ([`work`]).
+//!
+//! Every clip and session is read through its workspace (`org_id` in each query), so another
+//! workspace's clip is a 404. Status changes go through [`status::next`] and are written
+//! compare-and-set, so a webhook and a poll that race apply once.
+
+pub mod analysis;
+pub mod clips;
+pub mod labels;
+pub mod sessions;
+pub mod status;
+pub mod work;
+
+pub use status::{ClipEvent, ClipStatus};
+pub use work::{JobQueue, Queued, Work};
+
+use crate::db::Id;
+
+crate::text_enum! {
+    /// A footage session is `recording` while clips come in; `stored` once a session-level
+    /// store has copied every processed clip into our stores.
+    pub enum SessionStatus { Recording = "recording", Stored = "stored" }
+}
+
+crate::text_enum! {
+    /// A coach's verdict on a maneuver: a prediction confirmed, corrected (another type or
+    /// window) or rejected (not a maneuver), or a maneuver the model missed (added).
+    pub enum Verdict {
+        Confirmed = "confirmed",
+        Corrected = "corrected",
+        Rejected = "rejected",
+        Added = "added",
+    }
+}
+
+/// Where a clip's objects live. Keys are fixed per clip, so a re-run of an upload or a store
+/// overwrites the one copy instead of making a second.
+pub mod keys {
+    use crate::db::Id;
+
+    /// The uploaded original in raw-uploads.
+    pub fn original(org: Id, session: Id, clip: Id) -> String {
+        format!("orgs/{org}/sessions/{session}/clips/{clip}/original")
+    }
+
+    /// The processed video in session-videos.
+    pub fn video(org: Id, clip: Id) -> String {
+        format!("orgs/{org}/clips/{clip}/video.mp4")
+    }
+
+    /// The overlay sidecar in sidecars.
+    pub fn overlay(org: Id, clip: Id) -> String {
+        format!("orgs/{org}/clips/{clip}/overlay.json")
+    }
+
+    /// The parts of a resumable upload in raw-uploads (joined into `original` when complete).
+    pub fn upload_parts(org: Id, upload: Id) -> String {
+        format!("orgs/{org}/uploads/{upload}/")
+    }
+}
+
+/// The client request token of a clip's analysis generation: the same token makes the backend
+/// return the same job, so a retried submit never starts a second analysis.
+pub fn request_token(clip: Id, generation: i64) -> String {
+    format!("{clip}:{generation}")
+}
