@@ -56,12 +56,7 @@ pub async fn migrate(db: &Db) -> anyhow::Result<()> {
 pub async fn start_embedded_worker(cfg: &Config, db: &Db) -> anyhow::Result<worker::Running> {
     let wcfg = worker::config::WorkerConfig::from_env(db.dialect() == shared::db::Dialect::Sqlite)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let deps = std::sync::Arc::new(worker::Deps {
-        db: db.clone(),
-        cfg: cfg.clone(),
-        worker: wcfg,
-        mailer: shared::mail::Mailer::from_config(cfg)?,
-    });
+    let deps = std::sync::Arc::new(worker::Deps::new(db.clone(), cfg.clone(), wcfg).await?);
     tracing::info!("running the job worker in this process (EMBEDDED_WORKER)");
     worker::start(deps).await
 }

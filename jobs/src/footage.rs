@@ -36,7 +36,10 @@ impl Job for PollClip {
     const MAX_ATTEMPTS: u32 = 8;
 
     fn idempotency_key(&self) -> Option<String> {
-        Some(format!("{}:{}:{}", self.clip_id, self.generation, self.round))
+        Some(format!(
+            "{}:{}:{}",
+            self.clip_id, self.generation, self.round
+        ))
     }
 }
 

@@ -3,10 +3,10 @@
 //! there checks that every kind listed here has exactly one runner).
 
 use super::{Job, Queue};
+use serde::{Deserialize, Serialize};
 pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
 };
-use serde::{Deserialize, Serialize};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the

@@ -21,6 +21,23 @@ pub struct Deps {
     pub cfg: Config,
     pub worker: config::WorkerConfig,
     pub mailer: Mailer,
+    pub storage: shared::storage::Storage,
+    pub keys: shared::crypto::Keys,
+}
+
+impl Deps {
+    /// Everything a worker needs, from its configuration (one way for the binary, the embedded
+    /// worker and tests).
+    pub async fn new(db: Db, cfg: Config, worker: config::WorkerConfig) -> anyhow::Result<Deps> {
+        Ok(Deps {
+            mailer: Mailer::from_config(&cfg)?,
+            storage: shared::storage::Storage::new(&cfg.storage).await?,
+            keys: shared::crypto::Keys::new(&cfg.secret_key),
+            db,
+            cfg,
+            worker,
+        })
+    }
 }
 
 /// A started worker: its queue runtime and (when enabled) its scheduler.

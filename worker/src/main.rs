@@ -49,13 +49,7 @@ async fn main() -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     db.migrate().await?;
     jobs::queue::setup(&db).await?;
-    let mailer = shared::mail::Mailer::from_config(&cfg)?;
-    let deps = Arc::new(Deps {
-        db: db.clone(),
-        cfg,
-        worker: wcfg,
-        mailer,
-    });
+    let deps = Arc::new(Deps::new(db.clone(), cfg, wcfg).await?);
     let running = worker::start(deps).await?;
     tracing::info!(pid = std::process::id(), "worker running");
     shutdown_signal().await;

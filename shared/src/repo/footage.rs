@@ -24,8 +24,7 @@ pub struct Session {
     pub updated_at: Ts,
 }
 
-const SESSION_COLUMNS: &str =
-    "id, org_id, training_session_id, athlete_id, title, status, created_by, created_at, updated_at";
+const SESSION_COLUMNS: &str = "id, org_id, training_session_id, athlete_id, title, status, created_by, created_at, updated_at";
 
 pub async fn get_session(
     x: &mut impl Executor,
@@ -198,7 +197,8 @@ pub async fn list_clips(
 }
 
 pub async fn session_clips(x: &mut impl Executor, session: Id) -> Result<Vec<Clip>, sqlx::Error> {
-    let q = format!("SELECT {CLIP_COLUMNS} FROM clips WHERE session_id = $1 ORDER BY created_at, id");
+    let q =
+        format!("SELECT {CLIP_COLUMNS} FROM clips WHERE session_id = $1 ORDER BY created_at, id");
     sql!(x, c => sqlx::query_as::<_, Clip>(sqlx::AssertSqlSafe(q)).bind(session).fetch_all(&mut *c).await)
 }
 
@@ -244,8 +244,10 @@ pub async fn set_status(
         Some((k, s, t)) => (Some(k), Some(s), Some(t)),
         None => (None, None, None),
     };
-    let n = execute!(x, sqlx::query(
-        "UPDATE clips SET status = $3, updated_at = $4,
+    let n = execute!(
+        x,
+        sqlx::query(
+            "UPDATE clips SET status = $3, updated_at = $4,
             status_changed_at = CASE WHEN status = $3 THEN status_changed_at ELSE $4 END,
             progress = COALESCE($5, progress),
             status_code = CASE WHEN $6 THEN $7 ELSE status_code END,
@@ -259,14 +261,31 @@ pub async fn set_status(
             overlay_key = COALESCE($17, overlay_key), overlay_size = COALESCE($18, overlay_size),
             raw_key = COALESCE($19, raw_key), size_bytes = COALESCE($20, size_bytes),
             content_type = COALESCE($21, content_type), job_id = COALESCE($22, job_id)
-         WHERE id = $1 AND status = $2")
-        .bind(clip).bind(from).bind(to).bind(now).bind(ch.progress)
-        .bind(set_reason).bind(code).bind(message)
-        .bind(ch.probe.map(Json)).bind(ch.analysis_generation)
-        .bind(set_aid).bind(aid)
-        .bind(ch.analysis_result.map(Json)).bind(ch.stats.map(Json))
-        .bind(video_key).bind(video_size).bind(overlay_key).bind(overlay_size)
-        .bind(raw_key).bind(raw_size).bind(raw_type).bind(ch.job_id))?;
+         WHERE id = $1 AND status = $2"
+        )
+        .bind(clip)
+        .bind(from)
+        .bind(to)
+        .bind(now)
+        .bind(ch.progress)
+        .bind(set_reason)
+        .bind(code)
+        .bind(message)
+        .bind(ch.probe.map(Json))
+        .bind(ch.analysis_generation)
+        .bind(set_aid)
+        .bind(aid)
+        .bind(ch.analysis_result.map(Json))
+        .bind(ch.stats.map(Json))
+        .bind(video_key)
+        .bind(video_size)
+        .bind(overlay_key)
+        .bind(overlay_size)
+        .bind(raw_key)
+        .bind(raw_size)
+        .bind(raw_type)
+        .bind(ch.job_id)
+    )?;
     Ok(n == 1)
 }
 
@@ -300,11 +319,13 @@ pub struct Label {
     pub updated_at: Ts,
 }
 
-const LABEL_COLUMNS: &str = "id, org_id, clip_id, prediction_index, predicted_type, predicted_confidence, verdict,
+const LABEL_COLUMNS: &str =
+    "id, org_id, clip_id, prediction_index, predicted_type, predicted_confidence, verdict,
     corrected_type, start_ms, end_ms, note, labelled_by, created_at, updated_at";
 
 pub async fn labels(x: &mut impl Executor, clip: Id) -> Result<Vec<Label>, sqlx::Error> {
-    let q = format!("SELECT {LABEL_COLUMNS} FROM clip_labels WHERE clip_id = $1 ORDER BY start_ms, id");
+    let q =
+        format!("SELECT {LABEL_COLUMNS} FROM clip_labels WHERE clip_id = $1 ORDER BY start_ms, id");
     sql!(x, c => sqlx::query_as::<_, Label>(sqlx::AssertSqlSafe(q)).bind(clip).fetch_all(&mut *c).await)
 }
 

@@ -7,6 +7,7 @@
 //! [`RunJob`] for it here or in its area's handler module, and register it in
 //! [`Runners::new`].
 
+mod footage;
 mod imports;
 mod mail;
 mod maintenance;
@@ -82,6 +83,13 @@ impl Runners {
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
+        t.job::<jobs::kinds::ProbeClip>();
+        t.job::<jobs::kinds::SubmitClip>();
+        t.job::<jobs::kinds::PollClip>();
+        t.job::<jobs::kinds::CancelAnalysis>();
+        t.job::<jobs::kinds::StoreClip>();
+        t.job::<jobs::kinds::StoreSession>();
+        t.job::<jobs::kinds::DeleteObjects>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

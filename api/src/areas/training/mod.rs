@@ -374,7 +374,7 @@ pub struct FootageSessionView {
     pub id: Id,
     pub training_session_id: Option<Id>,
     pub title: String,
-    pub status: String,
+    pub status: shared::domain::footage::SessionStatus,
     pub created_at: Ts,
     /// False when the training session already had one (which is returned).
     pub created: bool,

@@ -134,12 +134,11 @@ impl TestApp {
         let sqlite = !self.tdb.is_postgres();
         let wcfg =
             worker::config::WorkerConfig::from_lookup(|k| vars.get(k).cloned(), sqlite).unwrap();
-        let deps = std::sync::Arc::new(worker::Deps {
-            db: self.state.db.clone(),
-            cfg: self.state.cfg.clone(),
-            worker: wcfg,
-            mailer: self.state.mailer.clone(),
-        });
+        let deps = std::sync::Arc::new(
+            worker::Deps::new(self.state.db.clone(), self.state.cfg.clone(), wcfg)
+                .await
+                .expect("worker deps"),
+        );
         worker::start(deps).await.expect("worker starts")
     }
 

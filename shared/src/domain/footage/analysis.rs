@@ -15,10 +15,18 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub enum Report {
     Queued,
-    Running { progress: u8 },
+    Running {
+        progress: u8,
+    },
     /// `result` is the backend's result document (file URLs, sizes, checksums), `stats` its stats.
-    Succeeded { result: Value, stats: Value },
-    Failed { code: String, message: String },
+    Succeeded {
+        result: Value,
+        stats: Value,
+    },
+    Failed {
+        code: String,
+        message: String,
+    },
     Canceled,
 }
 
@@ -93,7 +101,10 @@ pub async fn apply(
             false,
         ),
         Report::Succeeded { result, stats } => {
-            let work = Work::Store(StoreClip { org_id: org, clip_id: clip });
+            let work = Work::Store(StoreClip {
+                org_id: org,
+                clip_id: clip,
+            });
             let queued = q.enqueue(&mut tx, work, None).await?;
             (
                 ClipEvent::Succeeded,
@@ -132,17 +143,16 @@ pub async fn apply(
         return Ok(Applied::Stale);
     }
     tx.commit().await?;
-    Ok(if finished { Applied::Finished } else { Applied::Continue })
+    Ok(if finished {
+        Applied::Finished
+    } else {
+        Applied::Continue
+    })
 }
 
 /// Enqueues the next poll of the clip's analysis, `delay_ms` from now, and records it as the
 /// clip's live job.
-pub async fn poll_again(
-    db: &Db,
-    q: &dyn JobQueue,
-    poll: PollClip,
-    delay_ms: u64,
-) -> Result<()> {
+pub async fn poll_again(db: &Db, q: &dyn JobQueue, poll: PollClip, delay_ms: u64) -> Result<()> {
     let mut tx = db.begin().await?;
     let clip = poll.clip_id;
     let queued = q.enqueue(&mut tx, Work::Poll(poll, delay_ms), None).await?;
@@ -186,7 +196,10 @@ pub async fn probed(db: &Db, org: Id, clip: Id, probe: Value) -> Result<Applied>
         ..Change::default()
     };
     if !footage::set_status(&mut tx, clip, k.status, to, change).await? {
-        return Err(Error::conflict("clip_state_changed", "the clip changed while it was probed"));
+        return Err(Error::conflict(
+            "clip_state_changed",
+            "the clip changed while it was probed",
+        ));
     }
     tx.commit().await?;
     Ok(Applied::Continue)

@@ -41,7 +41,11 @@ pub fn predictions(clip: &Clip) -> Vec<Prediction> {
         .enumerate()
         .map(|(i, m)| Prediction {
             index: i as i64,
-            kind: m.get("type").and_then(Value::as_str).unwrap_or("unknown").to_string(),
+            kind: m
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string(),
             at_ms: m.get("at_ms").and_then(Value::as_i64).unwrap_or(0),
             confidence: m.get("confidence").and_then(Value::as_f64),
         })
@@ -72,17 +76,38 @@ pub struct RawPatch<'a> {
 fn maneuver_type(v: &mut Validator, field: &str, t: &str) -> String {
     let t = t.trim().to_lowercase();
     let ok = (1..=40).contains(&t.len())
-        && t.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit());
-    v.check(ok, field, "invalid_format", "must be 1 to 40 letters, digits or underscores");
+        && t.bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit());
+    v.check(
+        ok,
+        field,
+        "invalid_format",
+        "must be 1 to 40 letters, digits or underscores",
+    );
     t
 }
 
 /// Checks the fields that every label must satisfy, whatever made it.
 fn check(v: &mut Validator, l: &Label, duration_ms: Option<i64>) {
-    v.check(l.start_ms >= 0, "startMs", "out_of_range", "must not be negative");
-    v.check(l.end_ms > l.start_ms, "endMs", "out_of_range", "must be after startMs");
+    v.check(
+        l.start_ms >= 0,
+        "startMs",
+        "out_of_range",
+        "must not be negative",
+    );
+    v.check(
+        l.end_ms > l.start_ms,
+        "endMs",
+        "out_of_range",
+        "must be after startMs",
+    );
     if let Some(d) = duration_ms {
-        v.check(l.end_ms <= d + DEFAULT_HALF_WINDOW_MS, "endMs", "out_of_range", "must be within the clip");
+        v.check(
+            l.end_ms <= d + DEFAULT_HALF_WINDOW_MS,
+            "endMs",
+            "out_of_range",
+            "must be within the clip",
+        );
     }
     match l.verdict {
         Verdict::Corrected | Verdict::Added => v.check(
@@ -113,19 +138,34 @@ fn check(v: &mut Validator, l: &Label, duration_ms: Option<i64>) {
         ),
     }
     if let Some(n) = &l.note {
-        v.check(n.chars().count() <= 2000, "note", "too_long", "must be at most 2000 characters");
+        v.check(
+            n.chars().count() <= 2000,
+            "note",
+            "too_long",
+            "must be at most 2000 characters",
+        );
     }
 }
 
 fn duration_ms(clip: &Clip) -> Option<i64> {
-    let from_stats = clip.stats.as_ref().and_then(|s| s.0.get("duration_ms")).and_then(Value::as_i64);
-    let from_probe = clip.probe.as_ref().and_then(|p| p.0.get("durationMs")).and_then(Value::as_i64);
+    let from_stats = clip
+        .stats
+        .as_ref()
+        .and_then(|s| s.0.get("duration_ms"))
+        .and_then(Value::as_i64);
+    let from_probe = clip
+        .probe
+        .as_ref()
+        .and_then(|p| p.0.get("durationMs"))
+        .and_then(Value::as_i64);
     from_stats.or(from_probe)
 }
 
 async fn clip(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
     let mut c = db.acquire().await?;
-    footage::get_clip(&mut c, ws.org_id, id).await?.ok_or_else(|| Error::not_found("clip"))
+    footage::get_clip(&mut c, ws.org_id, id)
+        .await?
+        .ok_or_else(|| Error::not_found("clip"))
 }
 
 /// The clip's predictions and its labels.
@@ -142,11 +182,18 @@ pub async fn create(db: &Db, ws: &InWorkspace, clip_id: Id, raw: &RawLabel<'_>) 
     let preds = predictions(&k);
     let mut v = Validator::new();
     let verdict = v.choice_of::<Verdict>("verdict", raw.verdict);
-    let corrected_type = raw.corrected_type.map(|t| maneuver_type(&mut v, "correctedType", t));
+    let corrected_type = raw
+        .corrected_type
+        .map(|t| maneuver_type(&mut v, "correctedType", t));
     let pred = match raw.prediction_index {
         Some(i) => {
             let p = preds.iter().find(|p| p.index == i);
-            v.check(p.is_some(), "predictionIndex", "out_of_range", "the clip has no such predicted maneuver");
+            v.check(
+                p.is_some(),
+                "predictionIndex",
+                "out_of_range",
+                "the clip has no such predicted maneuver",
+            );
             p
         }
         None => None,
@@ -158,8 +205,18 @@ pub async fn create(db: &Db, ws: &InWorkspace, clip_id: Id, raw: &RawLabel<'_>) 
             e.unwrap_or(p.at_ms + DEFAULT_HALF_WINDOW_MS),
         ),
         (s, e, None) => {
-            v.check(s.is_some(), "startMs", "required", "an added maneuver needs its window");
-            v.check(e.is_some(), "endMs", "required", "an added maneuver needs its window");
+            v.check(
+                s.is_some(),
+                "startMs",
+                "required",
+                "an added maneuver needs its window",
+            );
+            v.check(
+                e.is_some(),
+                "endMs",
+                "required",
+                "an added maneuver needs its window",
+            );
             (s.unwrap_or(0), e.unwrap_or(0))
         }
     };
@@ -179,7 +236,10 @@ pub async fn create(db: &Db, ws: &InWorkspace, clip_id: Id, raw: &RawLabel<'_>) 
         corrected_type,
         start_ms: start,
         end_ms: end,
-        note: raw.note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
+        note: raw
+            .note
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty()),
         labelled_by: Some(ws.actor.user_id),
         created_at: now,
         updated_at: now,
@@ -193,7 +253,8 @@ pub async fn create(db: &Db, ws: &InWorkspace, clip_id: Id, raw: &RawLabel<'_>) 
             "this prediction already has a label; change it with PATCH",
         ));
     }
-    let data = json!({ "clipId": clip_id, "verdict": l.verdict, "predictionIndex": l.prediction_index });
+    let data =
+        json!({ "clipId": clip_id, "verdict": l.verdict, "predictionIndex": l.prediction_index });
     audit::record(&mut tx, ws.audit("clip.label", TARGET, l.id, data)).await?;
     tx.commit().await?;
     Ok(l)
@@ -313,12 +374,22 @@ pub async fn export(db: &Db, ws: &InWorkspace, format: ExportFormat) -> Result<S
             }
             if rows.is_empty() {
                 w.write_record([
-                    "clip_id", "label_id", "start_ms", "end_ms", "predicted_type",
-                    "predicted_confidence", "verdict", "label_type", "labelled_by", "labelled_at",
+                    "clip_id",
+                    "label_id",
+                    "start_ms",
+                    "end_ms",
+                    "predicted_type",
+                    "predicted_confidence",
+                    "verdict",
+                    "label_type",
+                    "labelled_by",
+                    "labelled_at",
                 ])
                 .map_err(Error::internal)?;
             }
-            let bytes = w.into_inner().map_err(|e| Error::internal(anyhow::anyhow!("{e}")))?;
+            let bytes = w
+                .into_inner()
+                .map_err(|e| Error::internal(anyhow::anyhow!("{e}")))?;
             String::from_utf8(bytes).map_err(Error::internal)
         }
     }

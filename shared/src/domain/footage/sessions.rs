@@ -83,7 +83,11 @@ pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resu
         }
     }
     let data = json!({ "title": s.title, "clips": clips.len(), "objects": objects.len() });
-    audit::record(&mut tx, ws.audit("footage_session.delete", TARGET, id, data)).await?;
+    audit::record(
+        &mut tx,
+        ws.audit("footage_session.delete", TARGET, id, data),
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }

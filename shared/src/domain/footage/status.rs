@@ -93,13 +93,18 @@ pub fn next(from: ClipStatus, event: ClipEvent) -> Result<ClipStatus> {
         (S::Submitted | S::Processing, E::Succeeded) => S::Processed,
         (S::Processed | S::Stored, E::Stored) => S::Stored,
         (
-            S::AwaitingUpload | S::Uploaded | S::Probed | S::Submitted | S::Processing
+            S::AwaitingUpload
+            | S::Uploaded
+            | S::Probed
+            | S::Submitted
+            | S::Processing
             | S::Processed,
             E::Failed,
         ) => S::Failed,
-        (S::AwaitingUpload | S::Uploaded | S::Probed | S::Submitted | S::Processing, E::Cancelled) => {
-            S::Cancelled
-        }
+        (
+            S::AwaitingUpload | S::Uploaded | S::Probed | S::Submitted | S::Processing,
+            E::Cancelled,
+        ) => S::Cancelled,
         _ => {
             return Err(Error::conflict(
                 "clip_state_conflict",

@@ -1,0 +1,236 @@
+//! Footage jobs: probe with ffprobe, submit to and poll the analysis backend, best-effort
+//! cancel, copy results into our stores, and delete objects whose rows are gone. Each records
+//! its outcome through `shared::domain::footage::analysis`, so the clip state machine decides.
+
+use super::{Ctx, RunJob};
+use jobs::JobError;
+use jobs::footage::ENQUEUER;
+use serde_json::{Value, json};
+use shared::domain::footage::analysis::{self as record, Applied, Report};
+use shared::domain::footage::request_token;
+use shared::domain::footage::work::{
+    CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
+};
+use shared::providers::analysis::{Analysis, AnalysisJob, AnalysisState, SubmitRequest};
+use shared::storage::Store;
+use std::time::Duration;
+
+/// How long the backend may read a signed source URL.
+const SOURCE_URL_TTL: Duration = Duration::from_secs(6 * 3600);
+/// The first poll's delay and the cap of the doubling delays after it.
+const POLL_FIRST_MS: u64 = 1000;
+const POLL_MAX_MS: u64 = 60_000;
+
+fn analysis(ctx: &Ctx) -> Result<Analysis, JobError> {
+    Ok(Analysis::from_config(
+        ctx.deps.cfg.analysis.as_ref(),
+        shared::providers::http::shared_client().clone(),
+    )?)
+}
+
+/// The backend's job as the domain's report.
+fn report(job: &AnalysisJob) -> Report {
+    match job.state {
+        AnalysisState::Queued => Report::Queued,
+        AnalysisState::Running => Report::Running {
+            progress: job.progress,
+        },
+        AnalysisState::Succeeded => match &job.result {
+            Some(r) => Report::Succeeded {
+                result: json!({ "video": r.video, "overlay": r.overlay }),
+                stats: serde_json::to_value(&r.stats).unwrap_or(Value::Null),
+            },
+            None => Report::Failed {
+                code: "no_result".into(),
+                message: "the backend reported success without a result".into(),
+            },
+        },
+        AnalysisState::Failed => {
+            let e = job.error.clone();
+            Report::Failed {
+                code: e.as_ref().map_or("failed".into(), |e| e.code.clone()),
+                message: e.map_or("the analysis failed".into(), |e| e.message),
+            }
+        }
+        AnalysisState::Canceled => Report::Canceled,
+    }
+}
+
+/// Delay before poll round `round` (0-based): 1 s, 2 s, 4 s, … capped at a minute.
+pub fn poll_delay_ms(round: u32) -> u64 {
+    (POLL_FIRST_MS << round.min(16)).min(POLL_MAX_MS)
+}
+
+impl RunJob for SubmitClip {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let db = &ctx.deps.db;
+        let Some(clip) = record::load(db, self.org_id, self.clip_id).await? else {
+            return Ok(json!({ "skipped": "clip deleted" }));
+        };
+        if clip.analysis_generation != self.generation || !clip.status.in_flight() {
+            return Ok(json!({ "skipped": "superseded" }));
+        }
+        let source_url = match (&clip.raw_key, &clip.source_url) {
+            (Some(k), _) => ctx
+                .deps
+                .storage
+                .presign_get(
+                    Store::RawUploads,
+                    k,
+                    SOURCE_URL_TTL,
+                    &ctx.deps.keys,
+                    ctx.deps.cfg.public_base_url.as_str().trim_end_matches('/'),
+                )
+                .await
+                .map_err(|e| JobError::Transient(e.to_string()))?,
+            (None, Some(u)) => u.clone(),
+            (None, None) => {
+                record::fail(
+                    db,
+                    self.org_id,
+                    self.clip_id,
+                    "clip_not_uploaded",
+                    "no source",
+                )
+                .await?;
+                return Err(JobError::Permanent("the clip has no source".into()));
+            }
+        };
+        let webhook_url = ctx
+            .deps
+            .cfg
+            .analysis
+            .as_ref()
+            .and_then(|a| a.webhook_secret.as_ref())
+            .map(|_| {
+                format!(
+                    "{}/api/webhooks/analysis",
+                    ctx.deps.cfg.public_base_url.as_str().trim_end_matches('/')
+                )
+            });
+        let req = SubmitRequest {
+            source_url,
+            client_request_token: request_token(self.clip_id, self.generation),
+            webhook_url,
+        };
+        let job = match analysis(ctx)?.submit(&req).await {
+            Ok(j) => j,
+            Err(e) if e.is_permanent() => {
+                record::fail(
+                    db,
+                    self.org_id,
+                    self.clip_id,
+                    "analysis_refused",
+                    &e.to_string(),
+                )
+                .await?;
+                return Err(e.into());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        record::submitted(db, self.org_id, self.clip_id, self.generation, &job.id).await?;
+        let applied = record::apply(
+            db,
+            &ENQUEUER,
+            self.org_id,
+            self.clip_id,
+            self.generation,
+            report(&job),
+        )
+        .await?;
+        if applied == Applied::Continue {
+            let poll = PollClip {
+                org_id: self.org_id,
+                clip_id: self.clip_id,
+                generation: self.generation,
+                round: 0,
+            };
+            record::poll_again(db, &ENQUEUER, poll, poll_delay_ms(0)).await?;
+        }
+        Ok(json!({ "analysisId": job.id, "state": job.state }))
+    }
+}
+
+impl RunJob for PollClip {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let db = &ctx.deps.db;
+        let Some(clip) = record::load(db, self.org_id, self.clip_id).await? else {
+            return Ok(json!({ "skipped": "clip deleted" }));
+        };
+        // A webhook may have ended the analysis already: polling stops without a call.
+        let (true, Some(aid)) = (
+            clip.analysis_generation == self.generation && clip.status.in_flight(),
+            clip.analysis_id.clone(),
+        ) else {
+            return Ok(json!({ "skipped": clip.status }));
+        };
+        let job = analysis(ctx)?.get(&aid).await?;
+        let applied = record::apply(
+            db,
+            &ENQUEUER,
+            self.org_id,
+            self.clip_id,
+            self.generation,
+            report(&job),
+        )
+        .await?;
+        if applied == Applied::Continue {
+            let round = self.round + 1;
+            let next = PollClip { round, ..self };
+            record::poll_again(db, &ENQUEUER, next, poll_delay_ms(round)).await?;
+        }
+        Ok(json!({ "state": job.state, "progress": job.progress }))
+    }
+}
+
+impl RunJob for CancelAnalysis {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let job = analysis(ctx)?.cancel(&self.analysis_id).await?;
+        Ok(json!({ "state": job.state }))
+    }
+}
+
+impl RunJob for ProbeClip {
+    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
+        // Built with the probe step (ffprobe through ffmpeg-sidecar): see issue 10.
+        Err(JobError::Permanent("probing is not built yet".into()))
+    }
+}
+
+impl RunJob for StoreClip {
+    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
+        Err(JobError::Permanent("storing is not built yet".into()))
+    }
+}
+
+impl RunJob for StoreSession {
+    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
+        Err(JobError::Permanent("storing is not built yet".into()))
+    }
+}
+
+impl RunJob for DeleteObjects {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let st = &ctx.deps.storage;
+        let mut deleted = 0u64;
+        for o in &self.objects {
+            let store = o
+                .store()
+                .ok_or_else(|| JobError::Permanent(format!("no store {}", o.store)))?;
+            st.delete(store, &o.key)
+                .await
+                .map_err(|e| JobError::Transient(e.to_string()))?;
+            deleted += 1;
+        }
+        for p in &self.prefixes {
+            let store = p
+                .store()
+                .ok_or_else(|| JobError::Permanent(format!("no store {}", p.store)))?;
+            deleted += st
+                .delete_prefix(store, &p.key)
+                .await
+                .map_err(|e| JobError::Transient(e.to_string()))?;
+        }
+        Ok(json!({ "deleted": deleted }))
+    }
+}
