@@ -7,11 +7,13 @@ use jobs::JobError;
 use jobs::footage::ENQUEUER;
 use serde_json::{Value, json};
 use shared::domain::footage::analysis::{self as record, Applied, Report};
-use shared::domain::footage::request_token;
+use shared::domain::footage::{ClipStatus, keys, request_token};
 use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
 };
-use shared::providers::analysis::{Analysis, AnalysisJob, AnalysisState, SubmitRequest};
+use shared::providers::analysis::{
+    Analysis, AnalysisJob, AnalysisState, ResultFile, SubmitRequest,
+};
 use shared::storage::Store;
 use std::time::Duration;
 
@@ -198,15 +200,153 @@ impl RunJob for ProbeClip {
 }
 
 impl RunJob for StoreClip {
-    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
-        Err(JobError::Permanent("storing is not built yet".into()))
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        store_clip(ctx, self.org_id, self.clip_id).await
     }
 }
 
 impl RunJob for StoreSession {
-    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
-        Err(JobError::Permanent("storing is not built yet".into()))
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let clips = {
+            let mut c = ctx.deps.db.acquire().await?;
+            shared::repo::footage::session_clips(&mut c, self.session_id).await?
+        };
+        let todo: Vec<_> = clips
+            .iter()
+            .filter(|k| k.org_id == self.org_id && k.status == ClipStatus::Processed)
+            .collect();
+        for (i, k) in todo.iter().enumerate() {
+            let pct = (i * 100 / todo.len().max(1)) as i64;
+            ctx.progress(Some(pct), Some(&format!("clip {} of {}", i + 1, todo.len())))
+                .await?;
+            store_clip(ctx, self.org_id, k.id).await?;
+        }
+        Ok(json!({ "stored": todo.len() }))
     }
+}
+
+/// A client for result downloads: no overall timeout (videos are large), but a connect and a
+/// read timeout so a stalled transfer fails and is retried.
+fn download_client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(60))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("reqwest client with static settings")
+    })
+}
+
+/// Streams one result file into `store` at `key`, checking its size and (when given) its
+/// SHA-256 as the bytes pass: a mismatch ends the upload with an error, so the store keeps no
+/// bad copy (the local store renames only a complete file; S3 aborts the multipart upload).
+async fn copy_result(
+    ctx: &Ctx,
+    file: &ResultFile,
+    store: Store,
+    key: &str,
+) -> Result<i64, JobError> {
+    use futures::StreamExt;
+    use sha2::Digest;
+    let resp = download_client()
+        .get(&file.url)
+        .send()
+        .await
+        .map_err(|e| JobError::Transient(format!("download: {}", e.without_url())))?;
+    let status = resp.status();
+    if !status.is_success() {
+        let msg = format!("download of a result file answered {status}");
+        return Err(if status.is_server_error() {
+            JobError::Transient(msg)
+        } else {
+            JobError::Permanent(msg)
+        });
+    }
+    let expect_size = file.size;
+    let expect_sha = file.sha256.clone();
+    let mut hasher = Some(sha2::Sha256::new());
+    let mut seen = 0u64;
+    let body = resp.bytes_stream().map(Some).chain(futures::stream::once(async { None }));
+    let checked = body.filter_map(move |item| {
+        let out = match item {
+            Some(Ok(b)) => {
+                seen += b.len() as u64;
+                if let Some(h) = hasher.as_mut() {
+                    h.update(&b);
+                }
+                Some(Ok(b))
+            }
+            Some(Err(e)) => Some(Err(std::io::Error::other(e.without_url()))),
+            None => {
+                let digest = hex::encode(hasher.take().expect("end comes once").finalize());
+                if seen != expect_size {
+                    Some(Err(std::io::Error::other(format!(
+                        "size mismatch: expected {expect_size} bytes, got {seen}"
+                    ))))
+                } else if expect_sha.as_ref().is_some_and(|s| !s.eq_ignore_ascii_case(&digest)) {
+                    Some(Err(std::io::Error::other("checksum mismatch")))
+                } else {
+                    None
+                }
+            }
+        };
+        async move { out }
+    });
+    let n = ctx
+        .deps
+        .storage
+        .put(store, key, checked, &file.content_type)
+        .await
+        .map_err(|e| JobError::Transient(format!("store {store}: {e}")))?;
+    Ok(n as i64)
+}
+
+/// Copies a processed clip's video and overlay into session-videos and sidecars at fixed keys
+/// (a re-run overwrites the one copy) and marks it stored.
+async fn store_clip(ctx: &Ctx, org: shared::db::Id, clip: shared::db::Id) -> Result<Value, JobError> {
+    let db = &ctx.deps.db;
+    let Some(k) = record::load(db, org, clip).await? else {
+        return Ok(json!({ "skipped": "clip deleted" }));
+    };
+    match k.status {
+        ClipStatus::Stored => return Ok(json!({ "skipped": "already stored" })),
+        ClipStatus::Processed => {}
+        other => return Err(JobError::Permanent(format!("a clip that is {other} cannot be stored"))),
+    }
+    let result = k
+        .analysis_result
+        .as_ref()
+        .map(|r| serde_json::from_value::<StoredResult>(r.0.clone()))
+        .transpose()
+        .map_err(|e| JobError::Permanent(format!("stored result unreadable: {e}")))?
+        .ok_or_else(|| JobError::Permanent("the clip has no analysis result".into()))?;
+    let video_key = keys::video(org, clip);
+    let overlay_key = keys::overlay(org, clip);
+    let outcome = async {
+        let v = copy_result(ctx, &result.video, Store::SessionVideos, &video_key).await?;
+        let o = copy_result(ctx, &result.overlay, Store::Sidecars, &overlay_key).await?;
+        Ok::<_, JobError>((v, o))
+    }
+    .await;
+    let (v, o) = match outcome {
+        Ok(x) => x,
+        Err(JobError::Permanent(m)) => {
+            record::fail(db, org, clip, "store_failed", &m).await?;
+            return Err(JobError::Permanent(m));
+        }
+        Err(e) => return Err(e),
+    };
+    record::stored(db, org, clip, (video_key, v), (overlay_key, o)).await?;
+    Ok(json!({ "videoBytes": v, "overlayBytes": o }))
+}
+
+/// The part of the backend's result a clip keeps (`analysis_result`).
+#[derive(serde::Deserialize)]
+struct StoredResult {
+    video: ResultFile,
+    overlay: ResultFile,
 }
 
 impl RunJob for DeleteObjects {
