@@ -7,10 +7,10 @@ use jobs::JobError;
 use jobs::footage::ENQUEUER;
 use serde_json::{Value, json};
 use shared::domain::footage::analysis::{self as record, Applied, Report};
-use shared::domain::footage::{ClipStatus, keys, request_token};
 use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
 };
+use shared::domain::footage::{ClipStatus, keys, request_token};
 use shared::providers::analysis::{
     Analysis, AnalysisJob, AnalysisState, ResultFile, SubmitRequest,
 };
@@ -193,10 +193,152 @@ impl RunJob for CancelAnalysis {
 }
 
 impl RunJob for ProbeClip {
-    async fn run(self, _ctx: &Ctx) -> Result<Value, JobError> {
-        // Built with the probe step (ffprobe through ffmpeg-sidecar): see issue 10.
-        Err(JobError::Permanent("probing is not built yet".into()))
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let db = &ctx.deps.db;
+        let Some(k) = record::load(db, self.org_id, self.clip_id).await? else {
+            return Ok(json!({ "skipped": "clip deleted" }));
+        };
+        let Some(key) = k.raw_key else {
+            return Err(JobError::Permanent("the clip has no uploaded file".into()));
+        };
+        // ffprobe needs a seekable file (an MP4's index may sit at its end): copy the
+        // original to a temporary file chunk by chunk.
+        let path = std::env::temp_dir().join(format!("probe-{}-{}", self.clip_id, ctx.job_id));
+        let copied = spool(ctx, &key, &path).await;
+        let out = match copied {
+            Ok(()) => {
+                let p = path.clone();
+                tokio::task::spawn_blocking(move || run_ffprobe(&p))
+                    .await
+                    .map_err(|e| JobError::Transient(format!("ffprobe task: {e}")))?
+            }
+            Err(e) => Err(e),
+        };
+        let _ = tokio::fs::remove_file(&path).await;
+        match out? {
+            Ok(probe) => {
+                record::probed(db, self.org_id, self.clip_id, probe.clone()).await?;
+                Ok(probe)
+            }
+            Err(reason) => {
+                record::fail(db, self.org_id, self.clip_id, "not_video", &reason).await?;
+                Err(JobError::Permanent(reason))
+            }
+        }
     }
+}
+
+async fn spool(ctx: &Ctx, key: &str, path: &std::path::Path) -> Result<(), JobError> {
+    use futures::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    let transient = |e: &dyn std::fmt::Display| JobError::Transient(format!("spool: {e}"));
+    let mut obj = ctx
+        .deps
+        .storage
+        .get(Store::RawUploads, key, None)
+        .await
+        .map_err(|e| transient(&e))?;
+    let mut f = tokio::fs::File::create(path)
+        .await
+        .map_err(|e| transient(&e))?;
+    while let Some(chunk) = obj.body.next().await {
+        f.write_all(&chunk.map_err(|e| transient(&e))?)
+            .await
+            .map_err(|e| transient(&e))?;
+    }
+    f.flush().await.map_err(|e| transient(&e))?;
+    Ok(())
+}
+
+/// Runs the system ffprobe (found by ffmpeg-sidecar) on `path`. Outer error: ffprobe could not
+/// run (retried); inner error: the file is not a video (the clip fails with the reason).
+fn run_ffprobe(path: &std::path::Path) -> Result<Result<Value, String>, JobError> {
+    let out = std::process::Command::new(ffmpeg_sidecar::ffprobe::ffprobe_path())
+        .args([
+            "-v",
+            "error",
+            "-print_format",
+            "json",
+            "-show_format",
+            "-show_streams",
+        ])
+        .arg(path)
+        .output()
+        .map_err(|e| {
+            JobError::Transient(format!("ffprobe could not run (is ffmpeg installed?): {e}"))
+        })?;
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr);
+        let msg = msg
+            .lines()
+            .last()
+            .unwrap_or("unreadable")
+            .trim()
+            .to_string();
+        return Ok(Err(format!("not a readable video: {msg}")));
+    }
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| JobError::Transient(format!("ffprobe output: {e}")))?;
+    Ok(parse_probe(&doc))
+}
+
+/// The probe the api shows, from ffprobe's JSON: rotation (display matrix side data, then the
+/// legacy `rotate` tag; normalised to 0, 90, 180 or 270 clockwise), duration, codec,
+/// resolution and frame rate of the first video stream.
+pub fn parse_probe(doc: &Value) -> Result<Value, String> {
+    let streams = doc
+        .get("streams")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(v) = streams
+        .iter()
+        .find(|s| s.get("codec_type").and_then(Value::as_str) == Some("video"))
+    else {
+        return Err("the file has no video stream".into());
+    };
+    let side = v
+        .get("side_data_list")
+        .and_then(Value::as_array)
+        .and_then(|l| {
+            l.iter()
+                .find_map(|d| d.get("rotation").and_then(Value::as_f64))
+        });
+    let tag = v
+        .get("tags")
+        .and_then(|t| t.get("rotate"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.parse::<f64>().ok());
+    // Debian's ffprobe (5.1) reports a clip tagged rotate=90 as display-matrix rotation 90 and
+    // rotate=270 as -90: both read the same way, normalised to 0..360.
+    let rotation = match (side, tag) {
+        (Some(r), _) => r.rem_euclid(360.0),
+        (None, Some(t)) => t.rem_euclid(360.0),
+        (None, None) => 0.0,
+    };
+    let fps = v
+        .get("avg_frame_rate")
+        .or_else(|| v.get("r_frame_rate"))
+        .and_then(Value::as_str)
+        .and_then(|r| {
+            let (n, d) = r.split_once('/')?;
+            let (n, d): (f64, f64) = (n.parse().ok()?, d.parse().ok()?);
+            (d > 0.0).then(|| (n / d * 100.0).round() / 100.0)
+        });
+    let seconds = doc
+        .get("format")
+        .and_then(|f| f.get("duration"))
+        .or_else(|| v.get("duration"))
+        .and_then(Value::as_str)
+        .and_then(|d| d.parse::<f64>().ok());
+    Ok(json!({
+        "rotation": rotation.round() as i64,
+        "durationMs": seconds.map(|s| (s * 1000.0).round() as i64),
+        "codec": v.get("codec_name"),
+        "width": v.get("width"),
+        "height": v.get("height"),
+        "fps": fps,
+    }))
 }
 
 impl RunJob for StoreClip {
@@ -217,8 +359,11 @@ impl RunJob for StoreSession {
             .collect();
         for (i, k) in todo.iter().enumerate() {
             let pct = (i * 100 / todo.len().max(1)) as i64;
-            ctx.progress(Some(pct), Some(&format!("clip {} of {}", i + 1, todo.len())))
-                .await?;
+            ctx.progress(
+                Some(pct),
+                Some(&format!("clip {} of {}", i + 1, todo.len())),
+            )
+            .await?;
             store_clip(ctx, self.org_id, k.id).await?;
         }
         Ok(json!({ "stored": todo.len() }))
@@ -268,7 +413,10 @@ async fn copy_result(
     let expect_sha = file.sha256.clone();
     let mut hasher = Some(sha2::Sha256::new());
     let mut seen = 0u64;
-    let body = resp.bytes_stream().map(Some).chain(futures::stream::once(async { None }));
+    let body = resp
+        .bytes_stream()
+        .map(Some)
+        .chain(futures::stream::once(async { None }));
     let checked = body.filter_map(move |item| {
         let out = match item {
             Some(Ok(b)) => {
@@ -285,7 +433,10 @@ async fn copy_result(
                     Some(Err(std::io::Error::other(format!(
                         "size mismatch: expected {expect_size} bytes, got {seen}"
                     ))))
-                } else if expect_sha.as_ref().is_some_and(|s| !s.eq_ignore_ascii_case(&digest)) {
+                } else if expect_sha
+                    .as_ref()
+                    .is_some_and(|s| !s.eq_ignore_ascii_case(&digest))
+                {
                     Some(Err(std::io::Error::other("checksum mismatch")))
                 } else {
                     None
@@ -305,7 +456,11 @@ async fn copy_result(
 
 /// Copies a processed clip's video and overlay into session-videos and sidecars at fixed keys
 /// (a re-run overwrites the one copy) and marks it stored.
-async fn store_clip(ctx: &Ctx, org: shared::db::Id, clip: shared::db::Id) -> Result<Value, JobError> {
+async fn store_clip(
+    ctx: &Ctx,
+    org: shared::db::Id,
+    clip: shared::db::Id,
+) -> Result<Value, JobError> {
     let db = &ctx.deps.db;
     let Some(k) = record::load(db, org, clip).await? else {
         return Ok(json!({ "skipped": "clip deleted" }));
@@ -313,7 +468,11 @@ async fn store_clip(ctx: &Ctx, org: shared::db::Id, clip: shared::db::Id) -> Res
     match k.status {
         ClipStatus::Stored => return Ok(json!({ "skipped": "already stored" })),
         ClipStatus::Processed => {}
-        other => return Err(JobError::Permanent(format!("a clip that is {other} cannot be stored"))),
+        other => {
+            return Err(JobError::Permanent(format!(
+                "a clip that is {other} cannot be stored"
+            )));
+        }
     }
     let result = k
         .analysis_result
@@ -372,5 +531,43 @@ impl RunJob for DeleteObjects {
                 .map_err(|e| JobError::Transient(e.to_string()))?;
         }
         Ok(json!({ "deleted": deleted }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_probe, poll_delay_ms};
+    use serde_json::json;
+
+    #[test]
+    fn probe_reads_rotation_from_side_data_then_the_tag() {
+        let side = json!({
+            "streams": [{"codec_type": "video", "codec_name": "h264", "width": 1920, "height": 1080,
+                "avg_frame_rate": "30000/1001", "side_data_list": [{"rotation": -90}]}],
+            "format": {"duration": "12.345"}
+        });
+        let p = parse_probe(&side).unwrap();
+        assert_eq!(p["rotation"], 270);
+        assert_eq!(p["durationMs"], 12345);
+        assert_eq!(p["fps"], 29.97);
+        assert_eq!(p["codec"], "h264");
+        let tag =
+            json!({"streams": [{"codec_type": "video", "tags": {"rotate": "270"}}], "format": {}});
+        assert_eq!(parse_probe(&tag).unwrap()["rotation"], 270);
+        let plain = json!({"streams": [{"codec_type": "video"}], "format": {}});
+        assert_eq!(parse_probe(&plain).unwrap()["rotation"], 0);
+    }
+
+    #[test]
+    fn a_file_without_video_is_refused_with_a_reason() {
+        let audio = json!({"streams": [{"codec_type": "audio"}], "format": {}});
+        assert!(parse_probe(&audio).unwrap_err().contains("no video"));
+    }
+
+    #[test]
+    fn polls_back_off_to_a_minute() {
+        assert_eq!(poll_delay_ms(0), 1000);
+        assert_eq!(poll_delay_ms(3), 8000);
+        assert_eq!(poll_delay_ms(30), 60_000);
     }
 }
