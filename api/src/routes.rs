@@ -3,7 +3,7 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, coaches, cron, invites, jobs, members, messaging,
+    accounts, activity, admin, athletes, coaches, cron, footage, invites, jobs, members, messaging,
     notifications, orgs, reviewvideo, roles, storage, system, training, tv, video,
 };
 use crate::auth::Auth;
@@ -607,6 +607,54 @@ pub fn registry() -> Registry {
             .auth(Auth::Token("the signed stream token in the query (HMAC, 1 hour, bound to the clip and the caller), issued by the access-checked /api/video/sign"))
             .area("footage").summary("Stream a video through its signed token (token; Range, If-Range, HEAD; stored or allow-listed external source)")
             .empty(200, "the video's bytes (206 for a range, 416 when unsatisfiable)"),
+        route(GET, "/api/clips", footage::list)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("List clips (sessionId, status; paginated) with status, progress, probe and stats")
+            .empty(200, "a page of clips ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/clips/status", footage::status)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("Stored processing status of one clip or up to 100 (ids, comma-separated); never calls the backend")
+            .ok::<footage::ClipStatuses>(200),
+        route(GET, "/api/clips/{clipId}", footage::get)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("Read a clip with its status, stats and probe")
+            .ok::<footage::ClipView>(200),
+        route(POST, "/api/clips/analyze", footage::analyze)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Sign the clip's source and submit it to the analysis backend (job; a clip in flight returns its live job)")
+            .body::<footage::ClipRef>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/clips/cancel", footage::cancel)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Cancel a clip's processing here at once and at the backend best-effort")
+            .body::<footage::ClipRef>().ok::<footage::ClipView>(200),
+        route(POST, "/api/clips/probe", footage::probe)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Probe the uploaded original (rotation, duration, codec, resolution, frame rate) with ffprobe (job)")
+            .body::<footage::ClipRef>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/clips/store", footage::store)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Copy the processed video and overlay into our stores and save stats (job)")
+            .body::<footage::ClipRef>().ok::<jobs::JobAccepted>(202),
+        route(DELETE, "/api/clips/{clipId}", footage::delete)
+            .auth(Auth::member(Perm::FootageDelete).in_module(Module::Footage))
+            .area("footage").summary("Delete a clip; its storage objects are removed by a job that retries until done")
+            .empty(204, "deleted"),
+        route(GET, "/api/sessions", footage::list_sessions)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("List footage sessions (athleteId; paginated) with clip counts")
+            .empty(200, "a page of footage sessions with clip counts ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/sessions/{id}", footage::get_session)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("Read a footage session with its clips")
+            .ok::<footage::SessionDetail>(200),
+        route(POST, "/api/sessions/store", footage::store_session)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Store every processed clip of a footage session (job with progress per clip)")
+            .body::<footage::SessionRef>().ok::<jobs::JobAccepted>(202),
+        route(DELETE, "/api/sessions/{id}", footage::delete_session)
+            .auth(Auth::member(Perm::FootageDelete).in_module(Module::Footage))
+            .area("footage").summary("Hard-delete a footage session, its clips and labels; objects in all three stores go through a job")
+            .empty(204, "deleted"),
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")

@@ -8,6 +8,7 @@ pub mod admin;
 pub mod athletes;
 pub mod coaches;
 pub mod cron;
+pub mod footage;
 pub mod imports;
 pub mod invites;
 pub mod jobs;
