@@ -7,6 +7,7 @@ mod admin;
 mod athletes;
 mod coaches;
 mod embedded;
+mod footage;
 mod health;
 mod jobs;
 mod messaging;

@@ -8,6 +8,7 @@
 mod accounts;
 mod app;
 mod athletes;
+mod footage;
 mod messaging;
 mod notifications;
 mod queue;
@@ -17,6 +18,7 @@ mod video;
 pub use accounts::*;
 pub use app::*;
 pub use athletes::*;
+pub use footage::*;
 pub use messaging::*;
 pub use notifications::*;
 pub use queue::*;

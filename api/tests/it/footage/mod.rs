@@ -1,0 +1,3 @@
+//! Footage: clips through the analysis backend (the fake), status, tenancy.
+
+mod analysis;
