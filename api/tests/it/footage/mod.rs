@@ -1,3 +1,4 @@
 //! Footage: clips through the analysis backend (the fake), status, tenancy.
 
+mod access;
 mod analysis;

@@ -4,7 +4,7 @@
 //! re-run after a crash, apply once; a report for an older analysis generation, or for a clip
 //! cancelled or deleted meanwhile, is ignored.
 
-use super::status::{ClipEvent, ClipStatus, next};
+use super::status::{ClipEvent, next};
 use super::work::{JobQueue, PollClip, StoreClip, Work};
 use crate::db::{Db, Id};
 use crate::repo::footage::{self, Change, Clip};
@@ -231,9 +231,4 @@ pub async fn stored(
     }
     tx.commit().await?;
     Ok(Applied::Finished)
-}
-
-/// The clip's status now (for jobs deciding whether to go on).
-pub async fn status(db: &Db, org: Id, clip: Id) -> Result<Option<ClipStatus>> {
-    Ok(load(db, org, clip).await?.map(|k| k.status))
 }
