@@ -5,7 +5,7 @@ use crate::http::{ApiError, Error};
 use crate::routes;
 use crate::state::AppState;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::HeaderName;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -67,8 +67,24 @@ async fn method_not_allowed() -> ApiError {
     ))
 }
 
+/// Routes whose handler reads a large body as it streams in (a phone on a slow network may
+/// take many minutes for one chunk). They are exempt from the request timeout and bound the
+/// time between two chunks of the body instead ([`crate::http::BODY_IDLE`]).
+const STREAMED_BODIES: &[(&str, &str)] = &[
+    ("PATCH", "/api/clips/native-ingest/{uploadId}"),
+    ("PUT", "/api/storage/{store}/{*key}"),
+];
+
 /// Bounds every request's handling time; answers JSON 503 `timeout` past it.
 async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let streamed = req.extensions().get::<MatchedPath>().is_some_and(|p| {
+        STREAMED_BODIES
+            .iter()
+            .any(|(m, path)| req.method().as_str() == *m && p.as_str() == *path)
+    });
+    if streamed {
+        return next.run(req).await;
+    }
     match tokio::time::timeout(state.cfg.request_timeout, next.run(req)).await {
         Ok(r) => r,
         Err(_) => ApiError(Error::unavailable(

@@ -3,8 +3,8 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, coaches, cron, footage, invites, jobs, members, messaging,
-    notifications, orgs, reviewvideo, roles, storage, system, training, tv, video,
+    accounts, activity, admin, athletes, coaches, cron, footage, ingest, invites, jobs, members,
+    messaging, notifications, orgs, reviewvideo, roles, storage, system, training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -655,6 +655,47 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::FootageDelete).in_module(Module::Footage))
             .area("footage").summary("Hard-delete a footage session, its clips and labels; objects in all three stores go through a job")
             .empty(204, "deleted"),
+        // ---- phone capture uploads over tus 1.0 (issue 10); GET also answers HEAD ----
+        route(POST, "/api/clips/native-ingest", ingest::create)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Start a resumable (tus 1.0) clip upload: Upload-Length, Upload-Metadata (sessionId, filename, athleteId, clientUploadId, recordedAt)")
+            .ok::<ingest::UploadView>(201),
+        route(GET, "/api/clips/native-ingest/{uploadId}", ingest::status)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Where a resumable upload stands (HEAD: Upload-Offset to resume from; GET: also JSON with its clip once joined)")
+            .ok::<ingest::UploadView>(200),
+        route(PATCH, "/api/clips/native-ingest/{uploadId}", ingest::append)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Append bytes at Upload-Offset (application/offset+octet-stream; Upload-Checksum sha1|sha256); the last PATCH starts the join job")
+            .empty(204, "stored; Upload-Offset is the new offset"),
+        route(DELETE, "/api/clips/native-ingest/{uploadId}", ingest::terminate)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Terminate an unfinished upload (tus termination); its parts are removed by a job")
+            .empty(204, "terminated"),
+        route(GET, "/api/video/sign", footage::sign)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")
+            .ok::<footage::SignedVideo>(200),
+        route(GET, "/api/clips/sidecar", footage::sidecar)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("The stored overlay sidecar of a clip (clipId; Range supported)")
+            .empty(200, "the overlay JSON (206 for a range)"),
+        route(GET, "/api/clips/{clipId}/maneuvers", footage::maneuvers)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("A clip's predicted maneuvers and the coaches' labels beside them")
+            .ok::<footage::Maneuvers>(200),
+        route(POST, "/api/clips/{clipId}/maneuvers", footage::add_maneuver)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Label a predicted maneuver (confirmed, corrected, rejected) or add one the model missed")
+            .body::<footage::NewLabel>().ok::<footage::LabelView>(201),
+        route(PATCH, "/api/clips/{clipId}/maneuvers", footage::correct_maneuver)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Change a label (labelId); who and when are recorded, the prediction stays")
+            .body::<footage::LabelPatch>().ok::<footage::LabelView>(200),
+        route(GET, "/api/maneuver-labels/export", footage::export_labels)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("The workspace's corrected maneuver labels as a training set (format jsonl|csv)")
+            .empty(200, "JSONL or CSV: clip, window, predicted and corrected type"),
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")

@@ -28,6 +28,7 @@ shared::text_enum! {
         DbMaintenance = "db-maintenance",
         WaitlistDigest = "waitlist-digest",
         VerificationReminders = "verification-reminders",
+        UploadsExpire = "uploads-expire",
     }
 }
 
@@ -117,6 +118,11 @@ impl CronTask {
                 Queue::Notify,
                 "Remind accounts unverified after two days, once",
             ),
+            UploadsExpire => (
+                "0 25 * * * *",
+                Queue::Media,
+                "Expire resumable clip uploads idle past UPLOAD_EXPIRY_HOURS and remove their parts",
+            ),
         };
         TaskInfo {
             default_schedule,
@@ -199,8 +205,8 @@ mod tests {
     use super::CronTask;
 
     #[test]
-    fn fourteen_tasks_with_kinds_that_map_back() {
-        assert_eq!(CronTask::ALL.len(), 14);
+    fn fifteen_tasks_with_kinds_that_map_back() {
+        assert_eq!(CronTask::ALL.len(), 15);
         for &t in CronTask::ALL {
             assert_eq!(CronTask::from_kind(&t.kind()), Some(t));
         }

@@ -6,8 +6,8 @@ use crate::{Enqueued, Job, Owner, Queue, enqueue_at};
 use futures::future::BoxFuture;
 use shared::db::{Id, Ts, Tx};
 use shared::domain::footage::work::{
-    CancelAnalysis, DeleteObjects, JobQueue, PollClip, ProbeClip, Queued, StoreClip, StoreSession,
-    SubmitClip, Work,
+    CancelAnalysis, DeleteObjects, JobQueue, JoinUpload, PollClip, ProbeClip, Queued, StoreClip,
+    StoreSession, SubmitClip, Work,
 };
 
 impl Job for ProbeClip {
@@ -85,6 +85,16 @@ impl Job for DeleteObjects {
     }
 }
 
+impl Job for JoinUpload {
+    const KIND: &'static str = "footage.join_upload";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.upload_id.to_string())
+    }
+}
+
 /// Enqueues the domain's work as jobs (in the domain operation's transaction).
 pub struct Enqueuer;
 
@@ -107,6 +117,7 @@ impl JobQueue for Enqueuer {
                 Work::Store(j) => (j.spec(), j.org_id, 0),
                 Work::StoreSession(j) => (j.spec(), j.org_id, 0),
                 Work::DeleteObjects(j) => (j.spec(), j.org_id, 0),
+                Work::JoinUpload(j) => (j.spec(), j.org_id, 0),
             };
             let owner = Owner {
                 org_id: Some(org),

@@ -5,7 +5,8 @@
 use super::{Job, Queue};
 use serde::{Deserialize, Serialize};
 pub use shared::domain::footage::work::{
-    CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
+    CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
+    SubmitClip,
 };
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
@@ -69,6 +70,7 @@ pub const ALL: &[KindInfo] = &[
     info::<StoreClip>(),
     info::<StoreSession>(),
     info::<DeleteObjects>(),
+    info::<JoinUpload>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

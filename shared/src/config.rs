@@ -42,6 +42,11 @@ pub struct Config {
     /// Hosts allowed to resolve to private addresses (`VIDEO_ALLOWED_PRIVATE_HOSTS`); they are
     /// allowed hosts too.
     pub video_allowed_private_hosts: Vec<String>,
+    /// The largest resumable clip upload (`UPLOAD_MAX_BYTES`, default 4 GiB).
+    pub upload_max_bytes: u64,
+    /// How long an unfinished upload waits for its next bytes before it expires
+    /// (`UPLOAD_EXPIRY_HOURS`, default 24; each accepted PATCH restarts the clock).
+    pub upload_expiry: Duration,
 }
 
 crate::text_enum! {
@@ -295,6 +300,10 @@ impl Config {
             data_dir,
             video_allowed_hosts,
             video_allowed_private_hosts,
+            upload_max_bytes: parse_num("UPLOAD_MAX_BYTES", get("UPLOAD_MAX_BYTES"), 4 << 30)?,
+            upload_expiry: Duration::from_secs(
+                3600 * parse_num("UPLOAD_EXPIRY_HOURS", get("UPLOAD_EXPIRY_HOURS"), 24)?.max(1),
+            ),
         })
     }
 

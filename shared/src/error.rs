@@ -26,8 +26,13 @@ pub enum ErrorKind {
     Conflict,
     /// It existed and is no longer usable: expired, revoked, used (410).
     Gone,
+    /// A precondition header does not hold, e.g. an unsupported tus protocol version (412).
+    PreconditionFailed,
     PayloadTooLarge,
     UnsupportedMediaType,
+    /// The body does not match the checksum the client sent with it (the tus checksum
+    /// extension's 460).
+    ChecksumMismatch,
     RangeNotSatisfiable,
     /// Too many attempts; `retry_after_secs` says when to come back (429).
     RateLimited,

@@ -229,7 +229,7 @@ async fn schedules_command_prints_the_effective_schedule() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 15, "{text}");
+    assert_eq!(text.lines().count(), 16, "{text}");
     assert!(
         text.lines()
             .any(|l| l.starts_with("jobs-prune") && l.contains(" off ")),

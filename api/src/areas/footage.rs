@@ -4,18 +4,22 @@
 
 use super::jobs::{JobAccepted, accepted};
 use crate::auth::{Caller, Ws};
-use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::{Result, ranged};
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use jobs::footage::ENQUEUER;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
-use shared::domain::footage::{self as domain, ClipStatus, SessionStatus, clips, sessions};
-use shared::repo::footage::{Clip, Session, SessionSummary};
+use shared::domain::footage::{
+    self as domain, ClipStatus, SessionStatus, Verdict, clips, labels, sessions,
+};
+use shared::repo::footage::{Clip, Label, Session, SessionSummary};
+use shared::video::token;
 use utoipa::ToSchema;
 
 /// A clip as clients see it: status, progress, why it failed, probe and stats.
@@ -344,4 +348,225 @@ pub async fn delete_session(
     let ws = ws.acting(&caller);
     sessions::delete(&state.db, &ENQUEUER, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- video links ----
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignQuery {
+    pub clip_id: Id,
+    /// `processed` or `original`; without it the processed video once stored, else the original.
+    pub variant: Option<clips::VideoVariant>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedVideo {
+    /// `/api/video/stream?token=…` on this service; plays with Range requests, no cookie.
+    pub url: String,
+    pub variant: clips::VideoVariant,
+    pub expires_at: Ts,
+}
+
+/// An HMAC-signed stream URL for a clip the caller may see, valid one hour.
+pub async fn sign(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Query(q): Query<SignQuery>,
+) -> Result<axum::Json<SignedVideo>> {
+    let ws = ws.acting(&caller);
+    let (variant, source) = clips::video_source(&state.db, &ws, q.clip_id, q.variant).await?;
+    let now = Ts::now();
+    let grant = token::StreamGrant::new(q.clip_id, caller.user.id, source, now.0.timestamp());
+    // The token is URL-safe as it stands (base64url and a dot).
+    let url = state.cfg.public_url(&format!(
+        "/api/video/stream?token={}",
+        token::sign(&state.keys, &grant)
+    ));
+    Ok(axum::Json(SignedVideo {
+        url,
+        variant,
+        expires_at: now.plus(chrono::Duration::seconds(token::LIFETIME_SECS)),
+    }))
+}
+
+/// The stored overlay sidecar of a clip the caller may see (Range supported).
+pub async fn sidecar(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Query(r): Query<ClipRef>,
+    method: Method,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let ws = ws.acting(&caller);
+    let (store, key) = clips::overlay(&state.db, &ws, r.clip_id).await?;
+    Ok(ranged::serve_stored(&state.storage, store, &key, &headers, &method).await)
+}
+
+// ---- maneuver labels ----
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelView {
+    pub id: Id,
+    pub clip_id: Id,
+    /// The predicted maneuver this judges (index into `predictions`); null for an added one.
+    pub prediction_index: Option<i64>,
+    pub predicted_type: Option<String>,
+    pub predicted_confidence: Option<f64>,
+    pub verdict: Verdict,
+    pub corrected_type: Option<String>,
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub note: Option<String>,
+    pub labelled_by: Option<Id>,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+impl From<Label> for LabelView {
+    fn from(l: Label) -> Self {
+        LabelView {
+            id: l.id,
+            clip_id: l.clip_id,
+            prediction_index: l.prediction_index,
+            predicted_type: l.predicted_type,
+            predicted_confidence: l.predicted_confidence,
+            verdict: l.verdict,
+            corrected_type: l.corrected_type,
+            start_ms: l.start_ms,
+            end_ms: l.end_ms,
+            note: l.note,
+            labelled_by: l.labelled_by,
+            created_at: l.created_at,
+            updated_at: l.updated_at,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Maneuvers {
+    /// What the analysis backend predicted, as it gave it.
+    pub predictions: Vec<labels::Prediction>,
+    /// The coaches' verdicts and added maneuvers.
+    pub labels: Vec<LabelView>,
+}
+
+pub async fn maneuvers(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<axum::Json<Maneuvers>> {
+    let ws = ws.acting(&caller);
+    let (predictions, rows) = labels::list(&state.db, &ws, id).await?;
+    Ok(axum::Json(Maneuvers {
+        predictions,
+        labels: rows.into_iter().map(LabelView::from).collect(),
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewLabel {
+    /// The predicted maneuver judged; omit for a maneuver the model missed (`added`).
+    pub prediction_index: Option<i64>,
+    /// `confirmed`, `corrected`, `rejected` or `added`.
+    pub verdict: String,
+    pub corrected_type: Option<String>,
+    /// Defaults to a second either side of the prediction.
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    pub note: Option<String>,
+}
+
+pub async fn add_maneuver(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<NewLabel>,
+) -> Result<(StatusCode, axum::Json<LabelView>)> {
+    let ws = ws.acting(&caller);
+    let raw = labels::RawLabel {
+        prediction_index: b.prediction_index,
+        verdict: &b.verdict,
+        corrected_type: b.corrected_type.as_deref(),
+        start_ms: b.start_ms,
+        end_ms: b.end_ms,
+        note: b.note.as_deref(),
+    };
+    let l = labels::create(&state.db, &ws, id, &raw).await?;
+    Ok((StatusCode::CREATED, axum::Json(l.into())))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelPatch {
+    /// The label to change.
+    pub label_id: Id,
+    pub verdict: Option<String>,
+    /// null clears it.
+    pub corrected_type: Option<Option<String>>,
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    /// null clears it.
+    pub note: Option<Option<String>>,
+}
+
+pub async fn correct_maneuver(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<LabelPatch>,
+) -> Result<axum::Json<LabelView>> {
+    let ws = ws.acting(&caller);
+    let raw = labels::RawPatch {
+        verdict: b.verdict.as_deref(),
+        corrected_type: b.corrected_type.as_ref().map(Option::as_deref),
+        start_ms: b.start_ms,
+        end_ms: b.end_ms,
+        note: b.note.as_ref().map(Option::as_deref),
+    };
+    let l = labels::update(&state.db, &ws, id, b.label_id, &raw).await?;
+    Ok(axum::Json(l.into()))
+}
+
+#[derive(Deserialize)]
+pub struct ExportQuery {
+    /// `jsonl` (default) or `csv`.
+    pub format: Option<labels::ExportFormat>,
+}
+
+/// The workspace's maneuver labels as a training set (JSONL or CSV download).
+pub async fn export_labels(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Query(q): Query<ExportQuery>,
+) -> Result<Response> {
+    let ws = ws.acting(&caller);
+    let format = q.format.unwrap_or(labels::ExportFormat::Jsonl);
+    let body = labels::export(&state.db, &ws, format).await?;
+    let (ct, name) = match format {
+        labels::ExportFormat::Jsonl => ("application/x-ndjson", "maneuver-labels.jsonl"),
+        labels::ExportFormat::Csv => ("text/csv; charset=utf-8", "maneuver-labels.csv"),
+    };
+    Ok((
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, ct.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response())
 }

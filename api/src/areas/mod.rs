@@ -10,6 +10,7 @@ pub mod coaches;
 pub mod cron;
 pub mod footage;
 pub mod imports;
+pub mod ingest;
 pub mod invites;
 pub mod jobs;
 pub mod members;

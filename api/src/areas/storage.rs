@@ -9,7 +9,6 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures::TryStreamExt;
 use serde::Deserialize;
 use shared::storage::{ByteRange, SignedUrlQuery, StorageError, Store, UrlOp, verify_local_url};
 
@@ -108,10 +107,7 @@ pub async fn upload(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/octet-stream")
         .to_string();
-    let body = req
-        .into_body()
-        .into_data_stream()
-        .map_err(std::io::Error::other);
+    let body = crate::http::streamed_body(req.into_body());
     let size = state
         .storage
         .put(store, &p.key, body, &content_type)

@@ -27,7 +27,11 @@ pub fn status(kind: ErrorKind) -> StatusCode {
         ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorKind::Conflict => StatusCode::CONFLICT,
         ErrorKind::Gone => StatusCode::GONE,
+        ErrorKind::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
         ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorKind::ChecksumMismatch => {
+            StatusCode::from_u16(460).expect("460 is a valid status code")
+        }
         ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorKind::RangeNotSatisfiable => StatusCode::RANGE_NOT_SATISFIABLE,
         ErrorKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -5,6 +5,7 @@ pub mod error;
 pub mod extract;
 pub mod pagination;
 pub mod ranged;
+pub mod tus;
 
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
@@ -20,4 +21,30 @@ pub fn client_ip(parts: &Parts) -> String {
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip().to_string())
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The longest wait for the next chunk of a streamed request body (the routes of
+/// `app::STREAMED_BODIES`, which the request timeout does not bound).
+pub const BODY_IDLE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A request body as a stream of chunks that ends in an error when no chunk arrives for
+/// [`BODY_IDLE`], so a stalled client cannot hold an upload open forever.
+pub fn streamed_body(
+    body: axum::body::Body,
+) -> impl futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send {
+    use futures::StreamExt;
+    futures::stream::unfold(Some(body.into_data_stream()), |s| async move {
+        let mut s = s?;
+        match tokio::time::timeout(BODY_IDLE, s.next()).await {
+            Ok(Some(item)) => Some((item.map_err(std::io::Error::other), Some(s))),
+            Ok(None) => None,
+            Err(_) => Some((
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no bytes for {} s", BODY_IDLE.as_secs()),
+                )),
+                None,
+            )),
+        }
+    })
 }

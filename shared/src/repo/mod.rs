@@ -25,5 +25,6 @@ pub mod sms;
 pub mod subscriptions;
 pub mod training;
 pub mod tv;
+pub mod uploads;
 pub mod users;
 pub mod waitlist;

@@ -12,6 +12,7 @@ mod imports;
 mod mail;
 mod maintenance;
 mod notify;
+mod uploads;
 
 use crate::Deps;
 use futures::future::BoxFuture;
@@ -90,6 +91,7 @@ impl Runners {
         t.job::<jobs::kinds::StoreClip>();
         t.job::<jobs::kinds::StoreSession>();
         t.job::<jobs::kinds::DeleteObjects>();
+        t.job::<jobs::kinds::JoinUpload>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }
@@ -160,6 +162,7 @@ fn scheduled(task: CronTask) -> Runner {
         DbMaintenance => task_runner!(maintenance::db_maintenance),
         WaitlistDigest => task_runner!(mail::waitlist_digest),
         VerificationReminders => task_runner!(mail::verification_reminders),
+        UploadsExpire => task_runner!(uploads::expire),
         // Provider syncs: their adapters arrive with the competition, footage and forecast
         // areas. Until a provider is configured the job fails permanently and says so.
         TourindexSync | TourindexAthletesSync | TourindexAvatars => {

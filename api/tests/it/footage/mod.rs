@@ -1,4 +1,5 @@
-//! Footage: clips through the analysis backend (the fake), status, tenancy.
+//! Footage: clips through the analysis backend (the fake), status, tenancy, phone uploads.
 
 mod access;
 mod analysis;
+mod ingest;

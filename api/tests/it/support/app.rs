@@ -175,6 +175,7 @@ impl TestApp {
             path: path.to_string(),
             headers: HeaderMap::new(),
             body: None,
+            stream: None,
         }
     }
 
@@ -223,6 +224,7 @@ pub struct Req<'a> {
     path: String,
     headers: HeaderMap,
     body: Option<Vec<u8>>,
+    stream: Option<Body>,
 }
 
 impl Req<'_> {
@@ -240,6 +242,15 @@ impl Req<'_> {
             HeaderValue::from_str(content_type).unwrap(),
         );
         self.body = Some(body.to_vec());
+        self
+    }
+    /// A streamed body (say, one that fails halfway, as a dropped connection does).
+    pub fn stream(mut self, content_type: &str, body: Body) -> Self {
+        self.headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(content_type).unwrap(),
+        );
+        self.stream = Some(body);
         self
     }
     pub fn header(mut self, k: &'static str, v: &str) -> Self {
@@ -262,7 +273,10 @@ impl Req<'_> {
         let mut req = Request::builder()
             .method(self.method)
             .uri(&self.path)
-            .body(Body::from(self.body.unwrap_or_default()))
+            .body(
+                self.stream
+                    .unwrap_or_else(|| Body::from(self.body.unwrap_or_default())),
+            )
             .unwrap();
         *req.headers_mut() = self.headers;
         req.extensions_mut()

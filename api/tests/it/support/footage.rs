@@ -1,7 +1,8 @@
-//! Footage fixtures: an uploaded clip (its original put straight into raw-uploads, until the
-//! upload routes exist) and an app wired to the fake analysis backend.
+//! Footage fixtures: a footage session, an uploaded clip (its original put straight into
+//! raw-uploads, for tests about what follows an upload), bytes that look like an MP4, and the
+//! tus requests of a phone upload.
 
-use super::app::{Session, TestApp};
+use super::app::{Resp, Session, TestApp};
 use super::athletes::id;
 use super::training::new_training_session;
 use bytes::Bytes;
@@ -11,8 +12,8 @@ use shared::domain::footage::{ClipStatus, keys};
 use shared::repo::footage::{self, Clip};
 use shared::storage::Store;
 
-/// A footage session (provisioned through the training route) holding one uploaded clip.
-pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id, Id) {
+/// A footage session, provisioned through the training route as the phone does.
+pub async fn footage_session(app: &TestApp, coach: &Session) -> Id {
     let t = new_training_session(
         app,
         coach,
@@ -25,7 +26,12 @@ pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id,
         .json(json!({ "trainingSessionId": id(&t) }))
         .send()
         .await;
-    let session: Id = id(&r.json).parse().unwrap();
+    id(&r.json).parse().unwrap()
+}
+
+/// A footage session (provisioned through the training route) holding one uploaded clip.
+pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id, Id) {
+    let session = footage_session(app, coach).await;
     let clip = Id::new();
     let key = keys::original(coach.org_id, session, clip);
     app.state
@@ -74,4 +80,89 @@ pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id,
     let mut c = app.state.db.acquire().await.unwrap();
     footage::insert_clip(&mut c, &k).await.unwrap();
     (session, clip)
+}
+
+/// `len` bytes that start like an MP4 file (an `ftyp` box), then [`video_bytes`].
+pub fn mp4_bytes(len: usize) -> Vec<u8> {
+    let mut v = b"\0\0\0\x18ftypisom\0\0\x02\0isommp41".to_vec();
+    v.extend(super::video::video_bytes(len.saturating_sub(v.len())));
+    v.truncate(len);
+    v
+}
+
+/// The `Upload-Metadata` header of `pairs`.
+pub fn tus_metadata(pairs: &[(&str, &str)]) -> String {
+    use base64::Engine;
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{k} {}",
+                base64::engine::general_purpose::STANDARD.encode(v)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `POST /api/clips/native-ingest` for a file of `len` bytes in `session`.
+pub async fn tus_create(
+    app: &TestApp,
+    s: &Session,
+    session: Id,
+    len: usize,
+    client_upload_id: Option<&str>,
+) -> Resp {
+    let sid = session.to_string();
+    let mut meta = vec![("sessionId", sid.as_str()), ("filename", "wave.mp4")];
+    if let Some(c) = client_upload_id {
+        meta.push(("clientUploadId", c));
+    }
+    app.post("/api/clips/native-ingest")
+        .session(s)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-length", &len.to_string())
+        .header("upload-metadata", &tus_metadata(&meta))
+        .send()
+        .await
+}
+
+/// The path of an upload from its creation response's `Location`.
+pub fn tus_path(created: &Resp) -> String {
+    let loc = created.location();
+    let at = loc.find("/api/").expect("an api URL");
+    loc[at..].to_string()
+}
+
+/// `PATCH` of `bytes` at `offset`.
+pub async fn tus_patch(
+    app: &TestApp,
+    s: &Session,
+    path: &str,
+    offset: usize,
+    bytes: &[u8],
+) -> Resp {
+    app.req(axum::http::Method::PATCH, path)
+        .session(s)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", &offset.to_string())
+        .raw("application/offset+octet-stream", bytes)
+        .send()
+        .await
+}
+
+/// The offset a `HEAD` reports.
+pub async fn tus_offset(app: &TestApp, s: &Session, path: &str) -> u64 {
+    let r = app
+        .req(axum::http::Method::HEAD, path)
+        .session(s)
+        .header("tus-resumable", "1.0.0")
+        .send()
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::OK, "{r:?}");
+    r.headers["upload-offset"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
 }

@@ -12,6 +12,7 @@ use crate::domain::InWorkspace;
 use crate::repo::audit;
 use crate::repo::footage::{self, Change, Clip};
 use crate::storage::Store;
+use crate::video::token::VideoSource;
 use crate::{Error, Result};
 use serde_json::json;
 
@@ -244,4 +245,65 @@ pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resu
     audit::record(&mut tx, ws.audit("clip.delete", TARGET, id, data)).await?;
     tx.commit().await?;
     Ok(())
+}
+
+crate::text_enum! {
+    /// Which video of a clip a signed stream URL plays: the processed video (stored in
+    /// session-videos) or the original (the upload in raw-uploads, or its external URL).
+    pub enum VideoVariant { Processed = "processed", Original = "original" }
+}
+
+/// The source a stream URL for the clip reads. Without a variant: the processed video once
+/// stored, the original before that. 409 `clip_video_unavailable` when there is none yet.
+pub async fn video_source(
+    db: &Db,
+    ws: &InWorkspace,
+    id: Id,
+    variant: Option<VideoVariant>,
+) -> Result<(VideoVariant, VideoSource)> {
+    let clip = get(db, ws, id).await?;
+    let processed = clip.video_key.clone().map(|key| VideoSource::Stored {
+        store: Store::SessionVideos,
+        key,
+    });
+    let original = match (&clip.raw_key, &clip.source_url) {
+        (Some(key), _) => Some(VideoSource::Stored {
+            store: Store::RawUploads,
+            key: key.clone(),
+        }),
+        (None, Some(url)) => Some(VideoSource::External { url: url.clone() }),
+        (None, None) => None,
+    };
+    let found = match variant {
+        Some(VideoVariant::Processed) => processed.map(|s| (VideoVariant::Processed, s)),
+        Some(VideoVariant::Original) => original.map(|s| (VideoVariant::Original, s)),
+        None => processed
+            .map(|s| (VideoVariant::Processed, s))
+            .or(original.map(|s| (VideoVariant::Original, s))),
+    };
+    found.ok_or_else(|| {
+        Error::conflict(
+            "clip_video_unavailable",
+            match variant {
+                Some(VideoVariant::Processed) => {
+                    "the processed video is kept once the clip is stored; store it first"
+                }
+                _ => "the clip has no video yet",
+            },
+        )
+    })
+}
+
+/// The stored overlay sidecar of a clip: (store, key). 409 `clip_overlay_unavailable` until
+/// the clip is stored (the backend's own URLs expire, so only our copy is served).
+pub async fn overlay(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Store, String)> {
+    let clip = get(db, ws, id).await?;
+    clip.overlay_key
+        .map(|k| (Store::Sidecars, k))
+        .ok_or_else(|| {
+            Error::conflict(
+                "clip_overlay_unavailable",
+                "the overlay is kept once the clip is stored; store it first",
+            )
+        })
 }

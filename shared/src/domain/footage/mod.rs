@@ -1,6 +1,7 @@
 //! Footage: footage sessions and their clips, the clip state machine ([`status`]), the
 //! analysis backend's jobs ([`analysis`]), copying results into our stores, coach-corrected
-//! maneuver labels ([`labels`]) and the background work they need ([`work`]).
+//! maneuver labels ([`labels`]), resumable phone uploads ([`uploads`]) and the background work
+//! they need ([`work`]).
 //!
 //! Every clip and session is read through its workspace (`org_id` in each query), so another
 //! workspace's clip is a 404. Status changes go through [`status::next`] and are written
@@ -11,6 +12,7 @@ pub mod clips;
 pub mod labels;
 pub mod sessions;
 pub mod status;
+pub mod uploads;
 pub mod work;
 
 pub use status::{ClipEvent, ClipStatus};

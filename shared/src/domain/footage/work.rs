@@ -62,6 +62,15 @@ pub struct StoreSession {
     pub session_id: Id,
 }
 
+/// Join a complete resumable upload's parts into the clip's original and make the clip
+/// (media queue).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JoinUpload {
+    pub org_id: Id,
+    pub upload_id: Id,
+}
+
 /// Storage objects whose rows are gone: deleted until none is left (retried until done).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -106,6 +115,7 @@ pub enum Work {
     Store(StoreClip),
     StoreSession(StoreSession),
     DeleteObjects(DeleteObjects),
+    JoinUpload(JoinUpload),
 }
 
 /// A job enqueued for some work: its id, and whether a live job for the same work was reused.

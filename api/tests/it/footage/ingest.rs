@@ -1,0 +1,355 @@
+//! Phone uploads over tus 1.0: resume after a dropped connection, checksums, the same client
+//! upload id, the type and size checks, termination, tenancy and expiry.
+
+use crate::support::*;
+use axum::body::Body;
+use axum::http::{Method, StatusCode};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use shared::db::Id;
+use shared::storage::Store;
+
+fn sha1_header(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    format!("sha1 {}", STANDARD.encode(sha1::Sha1::digest(bytes)))
+}
+
+async fn part_keys(app: &TestApp, upload: Id) -> Vec<String> {
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::repo::uploads::parts(&mut c, upload)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.object_key)
+        .collect()
+}
+
+async fn object_gone(app: &TestApp, key: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if app
+            .state
+            .storage
+            .head(Store::RawUploads, key)
+            .await
+            .unwrap()
+            .is_none()
+        {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_upload_resumes_at_the_stored_offset_and_makes_one_clip() {
+    resume_and_join(TestApp::new().await).await;
+}
+
+#[tokio::test]
+async fn on_s3_a_dropped_upload_resumes_and_makes_one_clip() {
+    let Some(env) = s3_env() else {
+        eprintln!("skipped: TEST_S3_ENDPOINT is not set");
+        return;
+    };
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    resume_and_join(TestApp::with_env(&vars).await).await;
+}
+
+async fn resume_and_join(app: TestApp) {
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let session = footage_session(&app, &coach).await;
+    let file = mp4_bytes(300_000);
+
+    let created = tus_create(&app, &coach, session, file.len(), Some("phone-42")).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.headers["tus-resumable"], "1.0.0");
+    assert_eq!(created.headers["upload-offset"], "0");
+    let path = tus_path(&created);
+    let upload: Id = created.json["id"].as_str().unwrap().parse().unwrap();
+
+    // The first 100 kB arrive.
+    let r = tus_patch(&app, &coach, &path, 0, &file[..100_000]).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(r.headers["upload-offset"], "100000");
+
+    // The connection drops halfway through the next PATCH: nothing of it is kept.
+    let half = Bytes::copy_from_slice(&file[100_000..150_000]);
+    let broken = futures::stream::iter(vec![
+        Ok::<_, std::io::Error>(half),
+        Err(std::io::Error::other("connection reset")),
+    ]);
+    let r = app
+        .req(Method::PATCH, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", "100000")
+        .stream("application/offset+octet-stream", Body::from_stream(broken))
+        .send()
+        .await;
+    assert_eq!(r.code(), "upload_interrupted", "{}", r.body);
+    assert_eq!(tus_offset(&app, &coach, &path).await, 100_000);
+
+    // A PATCH at a stale offset is refused; so is one whose checksum does not match.
+    tus_patch(&app, &coach, &path, 0, &file[..10])
+        .await
+        .assert_error(StatusCode::CONFLICT, "upload_offset_mismatch");
+    let r = app
+        .req(Method::PATCH, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", "100000")
+        .header("upload-checksum", &sha1_header(b"something else"))
+        .raw("application/offset+octet-stream", &file[100_000..])
+        .send()
+        .await;
+    assert_eq!(r.status.as_u16(), 460, "{}", r.body);
+    assert_eq!(r.code(), "checksum_mismatch");
+    assert_eq!(tus_offset(&app, &coach, &path).await, 100_000);
+    assert_eq!(part_keys(&app, upload).await.len(), 1, "one part kept");
+
+    // The phone asks the offset and sends the rest, with its checksum.
+    let r = app
+        .req(Method::PATCH, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", "100000")
+        .header("upload-checksum", &sha1_header(&file[100_000..]))
+        .raw("application/offset+octet-stream", &file[100_000..])
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(r.headers["upload-offset"], "300000");
+    let parts = part_keys(&app, upload).await;
+    assert_eq!(parts.len(), 2);
+
+    // The join job makes the clip; its original holds exactly the file.
+    let job: Id = {
+        let r = app.get(&path).session(&coach).send().await;
+        r.json["jobId"].as_str().unwrap().parse().unwrap()
+    };
+    let p = app
+        .wait_job(job, |p| p.status != "queued" && p.status != "running")
+        .await;
+    assert_eq!(p.status, "succeeded", "{p:?}");
+    let r = app.get(&path).session(&coach).send().await;
+    assert_eq!(r.json["status"], "complete", "{}", r.body);
+    let clip = r.json["clipId"].as_str().unwrap().to_string();
+    let k = app
+        .get(&format!("/api/clips/{clip}"))
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(k.json["sizeBytes"], 300_000);
+    assert_eq!(k.json["fileName"], "wave.mp4");
+    assert!(k.json["jobId"].is_string(), "a probe follows the upload");
+    let key = shared::domain::footage::keys::original(coach.org_id, session, clip.parse().unwrap());
+    let obj = app
+        .state
+        .storage
+        .get(Store::RawUploads, &key, None)
+        .await
+        .unwrap();
+    let chunks: Vec<Bytes> = futures::TryStreamExt::try_collect(obj.body).await.unwrap();
+    let stored = chunks.concat();
+    assert!(stored == file, "the original is the file, byte for byte");
+    for p in &parts {
+        assert!(
+            object_gone(&app, p).await,
+            "part {p} removed after the join"
+        );
+    }
+
+    // The same client upload id never makes a second upload or clip.
+    let again = tus_create(&app, &coach, session, file.len(), Some("phone-42")).await;
+    assert_eq!(again.status, StatusCode::CREATED);
+    assert_eq!(again.json["id"], upload.to_string());
+    assert_eq!(again.json["clipId"], clip);
+    assert_eq!(app.count("clip_uploads").await, 1);
+    assert_eq!(app.count("clips").await, 1);
+    tus_patch(&app, &coach, &path, 300_000, b"more")
+        .await
+        .assert_error(StatusCode::CONFLICT, "upload_finished");
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn what_is_not_a_video_too_large_or_off_protocol_is_refused() {
+    let app = TestApp::with_env(&[("UPLOAD_MAX_BYTES", "1000000")]).await;
+    let coach = app.signup("coach@example.com").await;
+    let session = footage_session(&app, &coach).await;
+
+    let r = tus_create(&app, &coach, session, 1_000_001, None).await;
+    r.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "upload_too_large");
+    assert_eq!(r.headers["tus-max-size"], "1000000");
+    let r = app
+        .post("/api/clips/native-ingest")
+        .session(&coach)
+        .header("upload-length", "10")
+        .send()
+        .await;
+    r.assert_error(StatusCode::PRECONDITION_FAILED, "tus_version_unsupported");
+    assert_eq!(r.headers["tus-version"], "1.0.0");
+    let r = app
+        .post("/api/clips/native-ingest")
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-length", "10")
+        .header("upload-metadata", &tus_metadata(&[("filename", "a.mp4")]))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    tus_create(&app, &coach, Id::new(), 10, None)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(app.count("clip_uploads").await, 0);
+
+    let created = tus_create(&app, &coach, session, 5000, None).await;
+    let path = tus_path(&created);
+    // A PDF renamed .mp4 is caught by its first bytes.
+    let mut pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    pdf.resize(4000, b'x');
+    tus_patch(&app, &coach, &path, 0, &pdf)
+        .await
+        .assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "upload_not_video");
+    // Wrong content type; a body past Upload-Length.
+    app.req(Method::PATCH, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", "0")
+        .raw("application/octet-stream", &mp4_bytes(100))
+        .send()
+        .await
+        .assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type");
+    tus_patch(&app, &coach, &path, 0, &mp4_bytes(5001))
+        .await
+        .assert_error(StatusCode::PAYLOAD_TOO_LARGE, "upload_exceeds_length");
+    assert_eq!(tus_offset(&app, &coach, &path).await, 0, "nothing was kept");
+    assert_eq!(app.count("clip_upload_parts").await, 0);
+}
+
+#[tokio::test]
+async fn uploads_are_their_owners_and_terminated_ones_leave_nothing() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let assistant = add_member(&app, coach.org_id, "assistant@example.com", "coach").await;
+    let viewer = add_member(&app, coach.org_id, "viewer@example.com", "viewer").await;
+    let other = other_workspace(&app).await;
+    let session = footage_session(&app, &coach).await;
+
+    // Another workspace cannot upload into the session; a viewer cannot upload at all.
+    tus_create(&app, &other, session, 100, None)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    tus_create(&app, &viewer, session, 100, None)
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+
+    let created = tus_create(&app, &coach, session, 100_000, None).await;
+    let path = tus_path(&created);
+    let upload: Id = created.json["id"].as_str().unwrap().parse().unwrap();
+    let r = tus_patch(&app, &coach, &path, 0, &mp4_bytes(100_000)[..40_000]).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    let parts = part_keys(&app, upload).await;
+
+    // Someone else's upload is a 404, for a colleague and another workspace alike.
+    for s in [&assistant, &other] {
+        let r = app
+            .req(Method::HEAD, &path)
+            .session(s)
+            .header("tus-resumable", "1.0.0")
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND);
+        tus_patch(&app, s, &path, 40_000, b"0123456789")
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
+        app.req(Method::DELETE, &path)
+            .session(s)
+            .header("tus-resumable", "1.0.0")
+            .send()
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "not_found");
+    }
+    assert_eq!(tus_offset(&app, &coach, &path).await, 40_000);
+
+    // Termination: the upload is gone at once, its parts through a job.
+    let r = app
+        .req(Method::DELETE, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    app.get(&path)
+        .session(&coach)
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    for p in &parts {
+        assert!(object_gone(&app, p).await, "part {p} removed");
+    }
+    assert_eq!(app.count("clips").await, 0);
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn idle_uploads_expire_on_schedule_and_their_parts_go() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let session = footage_session(&app, &coach).await;
+    let created = tus_create(&app, &coach, session, 50_000, None).await;
+    let path = tus_path(&created);
+    let upload: Id = created.json["id"].as_str().unwrap().parse().unwrap();
+    tus_patch(&app, &coach, &path, 0, &mp4_bytes(20_000)).await;
+    let parts = part_keys(&app, upload).await;
+    assert_eq!(parts.len(), 1);
+    // A second, fresh upload must survive the run.
+    let fresh = tus_create(&app, &coach, session, 50_000, None).await;
+
+    {
+        let mut c = app.state.db.acquire().await.unwrap();
+        shared::execute!(
+            &mut c,
+            sqlx::query("UPDATE clip_uploads SET expires_at = $1 WHERE id = $2")
+                .bind(shared::db::Ts::now().minus(chrono::Duration::minutes(1)))
+                .bind(upload)
+        )
+        .unwrap();
+    }
+    let r = app
+        .post("/api/cron/uploads-expire")
+        .bearer("cron-secret-for-tests")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    let job: Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+    let p = app
+        .wait_job(job, |p| p.status != "queued" && p.status != "running")
+        .await;
+    assert_eq!(p.result.as_ref().unwrap().0["expired"], 1, "{p:?}");
+
+    let r = app
+        .req(Method::HEAD, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::GONE);
+    tus_patch(&app, &coach, &path, 20_000, b"late bytes")
+        .await
+        .assert_error(StatusCode::GONE, "upload_expired");
+    for p in &parts {
+        assert!(object_gone(&app, p).await, "part {p} removed");
+    }
+    let r = app.get(&tus_path(&fresh)).session(&coach).send().await;
+    assert_eq!(r.json["status"], "uploading");
+    worker.shutdown().await;
+}
