@@ -3,3 +3,5 @@
 mod access;
 mod analysis;
 mod ingest;
+mod labels;
+mod links;
