@@ -672,6 +672,10 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Terminate an unfinished upload (tus termination); its parts are removed by a job")
             .empty(204, "terminated"),
+        route(POST, "/api/webhooks/analysis", footage::analysis_webhook)
+            .auth(Auth::Webhook("the analysis backend's completion webhook, verified by its Standard Webhooks signature (HMAC-SHA256 with ANALYSIS_WEBHOOK_SECRET, 5-minute timestamp window)"))
+            .area("footage").summary("An analysis finished: applied like a poll's answer, ending the clip's polling early")
+            .empty(204, "applied (or already known)"),
         route(GET, "/api/video/sign", footage::sign)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")

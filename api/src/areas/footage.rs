@@ -570,3 +570,38 @@ pub async fn export_labels(
     )
         .into_response())
 }
+
+// ---- the analysis backend's completion webhook ----
+
+/// `POST /api/webhooks/analysis`: a completed analysis, signed per Standard Webhooks with
+/// `ANALYSIS_WEBHOOK_SECRET`. Verified, then applied like a poll's answer (compare-and-set, so
+/// duplicates and races with the poll apply once); 204 whenever the signature holds, so the
+/// backend stops retrying.
+pub async fn analysis_webhook(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: bytes::Bytes,
+) -> Result<StatusCode> {
+    let backend = shared::providers::analysis::Analysis::from_config(
+        state.cfg.analysis.as_ref(),
+        shared::providers::http::shared_client().clone(),
+    )?;
+    let now = Ts::now().0.timestamp();
+    let hook = backend
+        .verify_webhook(
+            shared::providers::webhooks::WebhookHeaders::from_map(&headers),
+            &body,
+            now,
+        )
+        .map_err(|e| {
+            let kind = if e.is_configuration() {
+                shared::ErrorKind::Unavailable
+            } else {
+                shared::ErrorKind::Unauthenticated
+            };
+            shared::Error::new(kind, e.code(), e.to_string())
+        })?;
+    let applied = domain::analysis::completed(&state.db, &ENQUEUER, &hook.job).await?;
+    tracing::info!(webhook_id = %hook.id, analysis_id = %hook.job.id, ?applied, "analysis webhook");
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -394,3 +394,17 @@ pub async fn session_uploads(x: &mut impl Executor, session: Id) -> Result<Vec<I
     sql!(x, c => sqlx::query_scalar::<_, Id>("SELECT id FROM clip_uploads WHERE session_id = $1")
         .bind(session).fetch_all(&mut *c).await)
 }
+
+/// Clips waiting on the analysis backend whose row has not moved since `before` (their poll
+/// chain ended without an answer), oldest first.
+pub async fn stalled_clips(
+    x: &mut impl Executor,
+    before: Ts,
+    limit: i64,
+) -> Result<Vec<Clip>, sqlx::Error> {
+    let q = format!(
+        "SELECT {CLIP_COLUMNS} FROM clips WHERE status IN ('submitted', 'processing') AND updated_at < $1
+         ORDER BY updated_at LIMIT $2"
+    );
+    sql!(x, c => sqlx::query_as::<_, Clip>(sqlx::AssertSqlSafe(q)).bind(before).bind(limit).fetch_all(&mut *c).await)
+}

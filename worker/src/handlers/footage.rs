@@ -11,9 +11,7 @@ use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
 };
 use shared::domain::footage::{ClipStatus, keys, request_token};
-use shared::providers::analysis::{
-    Analysis, AnalysisJob, AnalysisState, ResultFile, SubmitRequest,
-};
+use shared::providers::analysis::{Analysis, ResultFile, SubmitRequest};
 use shared::storage::Store;
 use std::time::Duration;
 
@@ -28,34 +26,6 @@ fn analysis(ctx: &Ctx) -> Result<Analysis, JobError> {
         ctx.deps.cfg.analysis.as_ref(),
         shared::providers::http::shared_client().clone(),
     )?)
-}
-
-/// The backend's job as the domain's report.
-fn report(job: &AnalysisJob) -> Report {
-    match job.state {
-        AnalysisState::Queued => Report::Queued,
-        AnalysisState::Running => Report::Running {
-            progress: job.progress,
-        },
-        AnalysisState::Succeeded => match &job.result {
-            Some(r) => Report::Succeeded {
-                result: json!({ "video": r.video, "overlay": r.overlay }),
-                stats: serde_json::to_value(&r.stats).unwrap_or(Value::Null),
-            },
-            None => Report::Failed {
-                code: "no_result".into(),
-                message: "the backend reported success without a result".into(),
-            },
-        },
-        AnalysisState::Failed => {
-            let e = job.error.clone();
-            Report::Failed {
-                code: e.as_ref().map_or("failed".into(), |e| e.code.clone()),
-                message: e.map_or("the analysis failed".into(), |e| e.message),
-            }
-        }
-        AnalysisState::Canceled => Report::Canceled,
-    }
 }
 
 /// Delay before poll round `round` (0-based): 1 s, 2 s, 4 s, … capped at a minute.
@@ -137,7 +107,7 @@ impl RunJob for SubmitClip {
             self.org_id,
             self.clip_id,
             self.generation,
-            report(&job),
+            Report::of(&job),
         )
         .await?;
         if applied == Applied::Continue {
@@ -151,6 +121,18 @@ impl RunJob for SubmitClip {
         }
         Ok(json!({ "analysisId": job.id, "state": job.state }))
     }
+}
+
+/// A clip whose row has not moved for this long while waiting on the backend is polled again
+/// by the `clips-poll` task (a live poll chain touches the row at least once a minute).
+const STALLED_AFTER: chrono::Duration = chrono::Duration::minutes(10);
+
+/// The `clips-poll` task: revives the polling of clips stuck waiting on the backend.
+pub async fn clips_poll(ctx: &Ctx) -> Result<Value, JobError> {
+    analysis(ctx)?;
+    let before = shared::db::Ts::now().minus(STALLED_AFTER);
+    let n = record::sweep(&ctx.deps.db, &ENQUEUER, before).await?;
+    Ok(json!({ "polled": n }))
 }
 
 impl RunJob for PollClip {
@@ -173,7 +155,7 @@ impl RunJob for PollClip {
             self.org_id,
             self.clip_id,
             self.generation,
-            report(&job),
+            Report::of(&job),
         )
         .await?;
         if applied == Applied::Continue {

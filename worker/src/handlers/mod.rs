@@ -171,7 +171,7 @@ fn scheduled(task: CronTask) -> Runner {
         HeatsourceSync | HeatsourceOrgsSync => task_runner!(|_| not_configured("heatsource")),
         BackfillSpots => task_runner!(|_| not_configured("spotsource")),
         ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
-        ClipsPoll => task_runner!(|_| not_configured("analysis backend")),
+        ClipsPoll => task_runner!(footage::clips_poll),
     }
 }
 

@@ -104,3 +104,153 @@ async fn a_clip_is_analyzed_polled_and_stored_with_its_stats() {
     assert_eq!(s.json["items"][0]["status"], "stored");
     worker.shutdown().await;
 }
+
+/// Relays a delivery the fake backend made (to the app's public URL, which tests do not serve)
+/// into the app, optionally with another body.
+async fn relay(app: &TestApp, d: &testkit::analysis::WebhookDelivery, body: &[u8]) -> Resp {
+    let mut r = app.post("/api/webhooks/analysis");
+    for (k, v) in d.headers() {
+        r = r.header(k, &v);
+    }
+    r.raw("application/json", body).send().await
+}
+
+#[tokio::test]
+async fn the_completion_webhook_finishes_a_clip_whose_polls_all_fail() {
+    let Some(mut env) = s3_env() else {
+        eprintln!("skipped: TEST_S3_ENDPOINT is not set");
+        return;
+    };
+    let fake = FakeAnalysis::start("analysis-key", TEST_WEBHOOK_SECRET).await;
+    env.push(("ANALYSIS_BASE_URL", fake.base_url()));
+    env.push(("ANALYSIS_API_KEY", "analysis-key".into()));
+    env.push(("ANALYSIS_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET.into()));
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let app = TestApp::with_env(&vars).await;
+    // Every poll fails: only the webhook can bring the result.
+    fake.fail_next_polls(503, 1000);
+    fake.set_timing(Duration::ZERO, Duration::from_millis(200), 2);
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let (_, clip) = uploaded_clip(&app, &coach, &video_bytes(50_000)).await;
+    let r = app
+        .post("/api/clips/analyze")
+        .session(&coach)
+        .json(json!({ "clipId": clip }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let delivery = loop {
+        if let Some(d) = fake.webhooks_sent().into_iter().next() {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "no webhook was sent");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+    assert_eq!(
+        fake.submits()[0].webhook_url.as_deref(),
+        Some("http://app.test/api/webhooks/analysis"),
+        "the submit names our receiver"
+    );
+
+    // A forged or tampered delivery is refused and changes nothing.
+    let mut forged = delivery.body.clone();
+    forged.extend_from_slice(b" ");
+    relay(&app, &delivery, &forged)
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "webhook_signature_mismatch");
+    let r = app
+        .post("/api/webhooks/analysis")
+        .raw("application/json", &delivery.body)
+        .send()
+        .await;
+    r.assert_error(StatusCode::UNAUTHORIZED, "webhook_header_missing");
+
+    // The genuine one, twice (backends retry): applied once, the clip gets stored.
+    for _ in 0..2 {
+        let r = relay(&app, &delivery, &delivery.body).await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    }
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = app
+            .get(&format!("/api/clips/{clip}"))
+            .session(&coach)
+            .send()
+            .await;
+        if r.json["status"] == "stored" {
+            assert_eq!(r.json["progress"], 100);
+            break;
+        }
+        assert!(r.json["status"] != "failed", "{}", r.body);
+        assert!(Instant::now() < deadline, "clip stuck: {}", r.body);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stored_jobs: i64 = {
+        let mut c = app.state.db.acquire().await.unwrap();
+        shared::sql!(&mut c, c => sqlx::query_scalar("SELECT COUNT(*) FROM job_progress WHERE kind = 'footage.store'").fetch_one(&mut *c).await).unwrap()
+    };
+    assert_eq!(stored_jobs, 1, "the duplicate delivery enqueued nothing");
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_a_configured_backend_the_webhook_says_so() {
+    let app = TestApp::new().await;
+    let r = app
+        .post("/api/webhooks/analysis")
+        .header("webhook-id", "msg_1")
+        .header("webhook-timestamp", "1")
+        .header("webhook-signature", "v1,AAAA")
+        .raw("application/json", b"{}")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.body);
+}
+
+#[tokio::test]
+async fn the_clips_poll_task_revives_only_stalled_analyses() {
+    let fake = FakeAnalysis::start("analysis-key", TEST_WEBHOOK_SECRET).await;
+    let base = fake.base_url();
+    let app = TestApp::with_env(&[
+        ("ANALYSIS_BASE_URL", base.as_str()),
+        ("ANALYSIS_API_KEY", "analysis-key"),
+    ])
+    .await;
+    let coach = app.signup("coach@example.com").await;
+    let (_, stalled) = uploaded_clip(&app, &coach, b"a").await;
+    let (_, live) = uploaded_clip(&app, &coach, b"b").await;
+    let (_, idle) = uploaded_clip(&app, &coach, b"c").await;
+    {
+        let old = shared::db::Ts::now().minus(chrono::Duration::hours(1));
+        let mut c = app.state.db.acquire().await.unwrap();
+        for (clip, status, at) in [
+            (stalled, "processing", old),
+            (live, "processing", shared::db::Ts::now()),
+            (idle, "uploaded", old),
+        ] {
+            shared::execute!(&mut c, sqlx::query("UPDATE clips SET status = $1, analysis_id = 'job-x', analysis_generation = 1, updated_at = $2 WHERE id = $3")
+                .bind(status).bind(at).bind(clip))
+            .unwrap();
+        }
+    }
+    let r = app
+        .post("/api/cron/clips-poll")
+        .bearer("cron-secret-for-tests")
+        .send()
+        .await;
+    let job: shared::db::Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+    let worker = app.start_worker(&[]).await;
+    let p = app
+        .wait_job(job, |p| p.status != "queued" && p.status != "running")
+        .await;
+    assert_eq!(p.status, "succeeded", "{p:?}");
+    assert_eq!(p.result.as_ref().unwrap().0["polled"], 1);
+    worker.shutdown().await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    let polled: Vec<String> = shared::sql!(&mut c, c => sqlx::query_scalar("SELECT CAST(payload AS TEXT) FROM job_progress WHERE kind = 'footage.poll'").fetch_all(&mut *c).await).unwrap();
+    assert_eq!(polled.len(), 1);
+    assert!(polled[0].contains(&stalled.to_string()), "{polled:?}");
+}

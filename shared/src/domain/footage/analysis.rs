@@ -7,9 +7,10 @@
 use super::status::{ClipEvent, next};
 use super::work::{JobQueue, PollClip, StoreClip, Work};
 use crate::db::{Db, Id};
+use crate::providers::analysis::{AnalysisJob, AnalysisState};
 use crate::repo::footage::{self, Change, Clip};
 use crate::{Error, Result};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The analysis backend's view of a job, as the domain needs it.
 #[derive(Debug, Clone)]
@@ -28,6 +29,36 @@ pub enum Report {
         message: String,
     },
     Canceled,
+}
+
+impl Report {
+    /// The backend's job as the domain's report.
+    pub fn of(job: &AnalysisJob) -> Report {
+        match job.state {
+            AnalysisState::Queued => Report::Queued,
+            AnalysisState::Running => Report::Running {
+                progress: job.progress,
+            },
+            AnalysisState::Succeeded => match &job.result {
+                Some(r) => Report::Succeeded {
+                    result: json!({ "video": r.video, "overlay": r.overlay }),
+                    stats: serde_json::to_value(&r.stats).unwrap_or(Value::Null),
+                },
+                None => Report::Failed {
+                    code: "no_result".into(),
+                    message: "the backend reported success without a result".into(),
+                },
+            },
+            AnalysisState::Failed => {
+                let e = job.error.clone();
+                Report::Failed {
+                    code: e.as_ref().map_or("failed".into(), |e| e.code.clone()),
+                    message: e.map_or("the analysis failed".into(), |e| e.message),
+                }
+            }
+            AnalysisState::Canceled => Report::Canceled,
+        }
+    }
 }
 
 /// What applying a report did.
@@ -231,4 +262,55 @@ pub async fn stored(
     }
     tx.commit().await?;
     Ok(Applied::Finished)
+}
+
+/// Applies a verified completion webhook: the job's report, for the clip and generation that
+/// made the job. The webhook ends polling early (the next poll finds the clip finished and
+/// stops); a duplicate delivery, or one for a job no clip knows yet (the submit has not
+/// recorded the job's id), changes nothing and the poll picks the result up.
+pub async fn completed(db: &Db, q: &dyn JobQueue, job: &AnalysisJob) -> Result<Applied> {
+    let clip = {
+        let mut c = db.acquire().await?;
+        footage::clip_by_analysis(&mut c, &job.id).await?
+    };
+    let Some(k) = clip else {
+        return Ok(Applied::Stale);
+    };
+    apply(
+        db,
+        q,
+        k.org_id,
+        k.id,
+        k.analysis_generation,
+        Report::of(job),
+    )
+    .await
+}
+
+/// The poll round a sweep enqueues: past the doubling, so its follow-ups come a minute apart.
+pub const SWEEP_ROUND: u32 = 16;
+
+/// The most clips one sweep revives (the next run takes the rest).
+pub const SWEEP_BATCH: i64 = 500;
+
+/// The `clips-poll` task: clips waiting on the backend whose row has not moved since
+/// `before` (a poll chain that ran out of attempts, a worker lost mid-chain) get a poll again.
+/// Returns how many.
+pub async fn sweep(db: &Db, q: &dyn JobQueue, before: crate::db::Ts) -> Result<u64> {
+    let stalled = {
+        let mut c = db.acquire().await?;
+        footage::stalled_clips(&mut c, before, SWEEP_BATCH).await?
+    };
+    let mut n = 0;
+    for k in stalled {
+        let poll = PollClip {
+            org_id: k.org_id,
+            clip_id: k.id,
+            generation: k.analysis_generation,
+            round: SWEEP_ROUND,
+        };
+        poll_again(db, q, poll, 0).await?;
+        n += 1;
+    }
+    Ok(n)
 }
