@@ -5,3 +5,4 @@ mod analysis;
 mod ingest;
 mod labels;
 mod links;
+mod probe;

@@ -166,3 +166,61 @@ pub async fn tus_offset(app: &TestApp, s: &Session, path: &str) -> u64 {
         .parse()
         .unwrap()
 }
+
+/// A one-second 320×240 MP4 made by the system ffmpeg (scripts/test installs it), its display
+/// matrix set to `rotate` degrees clockwise when given (as a phone held upright records).
+pub fn ffmpeg_clip(rotate: Option<u32>) -> Vec<u8> {
+    let dir = tempfile_dir();
+    let plain = dir.join("plain.mp4");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-y"])
+            .args(args)
+            .output()
+            .expect("ffmpeg on PATH (scripts/ensure-ffmpeg installs Debian's package)");
+        assert!(
+            out.status.success(),
+            "ffmpeg: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let p = plain.to_str().unwrap();
+    run(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=320x240:rate=25",
+        "-t",
+        "1",
+        "-c:v",
+        "mpeg4",
+        p,
+    ]);
+    let file = match rotate {
+        None => plain,
+        Some(deg) => {
+            // Stream copy: ffmpeg 5.1 writes the rotate tag as the track's display matrix.
+            let out = dir.join("rotated.mp4");
+            let tag = format!("rotate={deg}");
+            run(&[
+                "-i",
+                p,
+                "-c",
+                "copy",
+                "-metadata:s:v:0",
+                &tag,
+                out.to_str().unwrap(),
+            ]);
+            out
+        }
+    };
+    let bytes = std::fs::read(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("clip-{}", Id::new()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
