@@ -3,8 +3,9 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, coaches, cron, footage, ingest, invites, jobs, members,
-    messaging, notifications, orgs, reviewvideo, roles, storage, system, training, tv, video,
+    accounts, activity, admin, athletes, batch, coaches, cron, footage, ingest, invites, jobs,
+    members, messaging, notifications, orgs, reviewvideo, roles, storage, system, training, tv,
+    video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -676,6 +677,14 @@ pub fn registry() -> Registry {
             .auth(Auth::Webhook("the analysis backend's completion webhook, verified by its Standard Webhooks signature (HMAC-SHA256 with ANALYSIS_WEBHOOK_SECRET, 5-minute timestamp window)"))
             .area("footage").summary("An analysis finished: applied like a poll's answer, ending the clip's polling early")
             .empty(204, "applied (or already known)"),
+        route(POST, "/api/training-sessions/batch-upload", batch::prepare)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Prepare sessions and clips from a spreadsheet manifest (CSV or .xlsx body; fileName, dryRun): all or nothing, the same rows again create nothing")
+            .ok::<batch::PreparedBatch>(201),
+        route(GET, "/api/training-sessions/batch-upload", batch::status)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("A batch's manifest with each clip's live status (batchId)")
+            .ok::<batch::BatchStatus>(200),
         route(GET, "/api/video/sign", footage::sign)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")

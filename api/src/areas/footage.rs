@@ -582,25 +582,28 @@ pub async fn analysis_webhook(
     headers: HeaderMap,
     body: bytes::Bytes,
 ) -> Result<StatusCode> {
+    let signed = shared::providers::webhooks::WebhookHeaders::from_map(&headers);
+    // An unsigned request is refused before anything else (also where no backend is set up).
+    if signed.id.is_none() || signed.timestamp.is_none() || signed.signature.is_none() {
+        return Err(shared::Error::unauthorized(
+            "webhook_header_missing",
+            "a webhook needs its webhook-id, webhook-timestamp and webhook-signature headers",
+        )
+        .into());
+    }
     let backend = shared::providers::analysis::Analysis::from_config(
         state.cfg.analysis.as_ref(),
         shared::providers::http::shared_client().clone(),
     )?;
     let now = Ts::now().0.timestamp();
-    let hook = backend
-        .verify_webhook(
-            shared::providers::webhooks::WebhookHeaders::from_map(&headers),
-            &body,
-            now,
-        )
-        .map_err(|e| {
-            let kind = if e.is_configuration() {
-                shared::ErrorKind::Unavailable
-            } else {
-                shared::ErrorKind::Unauthenticated
-            };
-            shared::Error::new(kind, e.code(), e.to_string())
-        })?;
+    let hook = backend.verify_webhook(signed, &body, now).map_err(|e| {
+        let kind = if e.is_configuration() {
+            shared::ErrorKind::Unavailable
+        } else {
+            shared::ErrorKind::Unauthenticated
+        };
+        shared::Error::new(kind, e.code(), e.to_string())
+    })?;
     let applied = domain::analysis::completed(&state.db, &ENQUEUER, &hook.job).await?;
     tracing::info!(webhook_id = %hook.id, analysis_id = %hook.job.id, ?applied, "analysis webhook");
     Ok(StatusCode::NO_CONTENT)

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod activity;
 pub mod admin;
 pub mod athletes;
+pub mod batch;
 pub mod coaches;
 pub mod cron;
 pub mod footage;

@@ -1,4 +1,5 @@
-//! CSV imports (athlete rosters, past training sessions) and CSV export hygiene. Every import
+//! Spreadsheet imports (athlete rosters, past training sessions, footage manifests; CSV, and
+//! Excel .xlsx where an import takes it) and CSV export hygiene. Every import
 //! runs the one sequence of [`pipeline`] ([`run`]: staging, parse, validate, dedupe, insert,
 //! report) through its [`Importer`]: [`athletes::AthleteImporter`],
 //! [`training::TrainingImporter`]. The api calls it for small files (in the request) and the
@@ -14,8 +15,10 @@
 //!   sending the same file twice imports nothing the second time.
 
 pub mod athletes;
+pub mod footage;
 pub mod pipeline;
 pub mod training;
+pub mod xlsx;
 
 pub use pipeline::{
     Cells, Column, Earlier, ImportError, Importer, Options, Progress, Source, Verdict, run,
@@ -105,7 +108,7 @@ impl Report {
     }
 }
 
-/// A CSV file split into header-mapped records.
+/// A CSV file or an Excel workbook's first worksheet, split into header-mapped records.
 pub struct Sheet {
     /// Normalised header name → column index.
     columns: std::collections::HashMap<String, usize>,
@@ -122,8 +125,12 @@ fn normalise(h: &str) -> String {
 }
 
 impl Sheet {
-    /// Reads the file; a malformed CSV (bad quoting, invalid UTF-8) is an error on its line.
+    /// Reads the file, an .xlsx workbook ([`xlsx`]) or CSV; a malformed CSV (bad quoting,
+    /// invalid UTF-8) is an error on its line.
     pub fn read(data: &[u8], report: &mut Report) -> Option<Sheet> {
+        if xlsx::is_xlsx(data) {
+            return xlsx::read(data, report);
+        }
         let mut r = csv::ReaderBuilder::new()
             .flexible(true)
             .trim(csv::Trim::All)

@@ -131,6 +131,52 @@ pub struct Clip {
     pub status_changed_at: Ts,
 }
 
+impl Clip {
+    /// A clip a batch manifest names (row `batch.1` of batch `batch.0`), waiting for its file.
+    pub fn awaiting_upload(
+        org: Id,
+        session: Id,
+        athlete: Option<Id>,
+        file_name: String,
+        batch: (Id, i64),
+        by: Id,
+        now: Ts,
+    ) -> Clip {
+        Clip {
+            id: Id::new(),
+            org_id: org,
+            session_id: session,
+            athlete_id: athlete,
+            file_name,
+            status: ClipStatus::AwaitingUpload,
+            status_code: None,
+            status_message: None,
+            progress: 0,
+            raw_key: None,
+            source_url: None,
+            size_bytes: None,
+            content_type: None,
+            probe: None,
+            analysis_generation: 0,
+            analysis_id: None,
+            analysis_result: None,
+            job_id: None,
+            stats: None,
+            video_key: None,
+            video_size: None,
+            overlay_key: None,
+            overlay_size: None,
+            batch_id: Some(batch.0),
+            batch_row: Some(batch.1),
+            recorded_at: None,
+            created_by: Some(by),
+            created_at: now,
+            updated_at: now,
+            status_changed_at: now,
+        }
+    }
+}
+
 const CLIP_COLUMNS: &str = "id, org_id, session_id, athlete_id, file_name, status, status_code, status_message, progress,
     raw_key, source_url, size_bytes, content_type, probe, analysis_generation, analysis_id, analysis_result, job_id, stats,
     video_key, video_size, overlay_key, overlay_size, batch_id, batch_row, recorded_at, created_by, created_at,
@@ -407,4 +453,16 @@ pub async fn stalled_clips(
          ORDER BY updated_at LIMIT $2"
     );
     sql!(x, c => sqlx::query_as::<_, Clip>(sqlx::AssertSqlSafe(q)).bind(before).bind(limit).fetch_all(&mut *c).await)
+}
+
+/// The clips a batch made, by line.
+pub async fn batch_clips(
+    x: &mut impl Executor,
+    org: Id,
+    batch: Id,
+) -> Result<Vec<Clip>, sqlx::Error> {
+    let q = format!(
+        "SELECT {CLIP_COLUMNS} FROM clips WHERE org_id = $1 AND batch_id = $2 ORDER BY batch_row"
+    );
+    sql!(x, c => sqlx::query_as::<_, Clip>(sqlx::AssertSqlSafe(q)).bind(org).bind(batch).fetch_all(&mut *c).await)
 }

@@ -6,6 +6,7 @@ pub mod activity;
 pub mod athletes;
 pub mod audit;
 pub mod auth_tokens;
+pub mod batches;
 pub mod coaches;
 pub mod footage;
 pub mod housekeeping;

@@ -39,11 +39,11 @@ const COLUMNS: &str =
 pub async fn insert(x: &mut impl Executor, u: &Upload) -> Result<bool, sqlx::Error> {
     let n = execute!(x, sqlx::query(
         "INSERT INTO clip_uploads (id, org_id, user_id, client_upload_id, session_id, length, metadata,
-            status, expires_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING")
+            status, expires_at, created_at, updated_at, clip_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING")
         .bind(u.id).bind(u.org_id).bind(u.user_id).bind(&u.client_upload_id).bind(u.session_id)
         .bind(u.length).bind(&u.metadata).bind(u.status).bind(u.expires_at).bind(u.created_at)
-        .bind(u.updated_at))?;
+        .bind(u.updated_at).bind(u.clip_id))?;
     Ok(n == 1)
 }
 

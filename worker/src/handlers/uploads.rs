@@ -50,7 +50,7 @@ impl RunJob for JoinUpload {
             return Err(JobError::Permanent(why));
         }
         ctx.progress(Some(0), Some("joining parts")).await?;
-        let key = keys::original(u.org_id, u.session_id, u.id);
+        let key = keys::original(u.org_id, u.session_id, uploads::clip_id(&u));
         let storage = st.clone();
         let body = futures::stream::iter(parts)
             .then(move |p| {

@@ -2,6 +2,7 @@
 
 mod access;
 mod analysis;
+mod batch;
 mod ingest;
 mod labels;
 mod links;

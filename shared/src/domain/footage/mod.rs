@@ -8,6 +8,7 @@
 //! compare-and-set, so a webhook and a poll that race apply once.
 
 pub mod analysis;
+pub mod batch;
 pub mod clips;
 pub mod labels;
 pub mod sessions;

@@ -65,7 +65,10 @@ pub struct NewUpload {
 
 /// The metadata keys we read (others are kept but ignored).
 struct Meta {
-    session_id: Id,
+    /// Optional when `clip_id` names a batch clip (its session is the clip's).
+    session_id: Option<Id>,
+    /// A clip a batch manifest made, waiting for this file.
+    clip_id: Option<Id>,
     athlete_id: Option<Id>,
     file_name: String,
     client_upload_id: Option<String>,
@@ -83,18 +86,20 @@ fn meta_id(m: &BTreeMap<String, String>, key: &str) -> Result<Option<Id>> {
 }
 
 fn parse_meta(m: &BTreeMap<String, String>) -> Result<Meta> {
-    let session_id = meta_id(m, "sessionId")?.ok_or_else(|| {
-        Error::field(
+    let session_id = meta_id(m, "sessionId")?;
+    let clip_id = meta_id(m, "clipId")?;
+    if session_id.is_none() && clip_id.is_none() {
+        return Err(Error::field(
             "sessionId",
             "required",
-            "Upload-Metadata must name the footage session (sessionId)",
-        )
-    })?;
+            "Upload-Metadata must name the footage session (sessionId) or a batch clip (clipId)",
+        ));
+    }
     let file_name = m
         .get("filename")
         .map(|f| f.trim().to_string())
         .unwrap_or_default();
-    if file_name.is_empty()
+    if (file_name.is_empty() && clip_id.is_none())
         || file_name.chars().count() > 255
         || file_name.contains(['/', '\\'])
         || file_name.chars().any(char::is_control)
@@ -128,6 +133,7 @@ fn parse_meta(m: &BTreeMap<String, String>) -> Result<Meta> {
         .transpose()?;
     Ok(Meta {
         session_id,
+        clip_id,
         athlete_id: meta_id(m, "athleteId")?,
         file_name,
         client_upload_id,
@@ -143,7 +149,7 @@ pub async fn create(
     limits: Limits,
     new: NewUpload,
 ) -> Result<(Upload, bool)> {
-    let meta = parse_meta(&new.metadata)?;
+    let mut meta = parse_meta(&new.metadata)?;
     if new.length == 0 {
         return Err(Error::field(
             "Upload-Length",
@@ -160,7 +166,34 @@ pub async fn create(
     }
     let length = i64::try_from(new.length).map_err(|_| Error::payload_too_large("too long"))?;
     let mut tx = db.begin().await?;
-    footage::get_session(&mut tx, ws.org_id, meta.session_id)
+    if let Some(clip_id) = meta.clip_id {
+        let k = footage::get_clip(&mut tx, ws.org_id, clip_id)
+            .await?
+            .ok_or_else(|| Error::not_found("clip"))?;
+        if k.status != ClipStatus::AwaitingUpload {
+            return Err(Error::conflict(
+                "clip_not_awaiting_upload",
+                format!("the clip is {} and takes no file", k.status),
+            ));
+        }
+        if meta.session_id.is_some_and(|s| s != k.session_id) {
+            return Err(Error::field(
+                "sessionId",
+                "mismatch",
+                "the clip belongs to another footage session",
+            ));
+        }
+        meta.session_id = Some(k.session_id);
+        if meta.file_name.is_empty() {
+            meta.file_name = k.file_name.clone();
+        }
+        if meta.client_upload_id.is_none() {
+            // One upload per batch clip and member, however often the client starts over.
+            meta.client_upload_id = Some(format!("clip:{clip_id}"));
+        }
+    }
+    let session_id = meta.session_id.expect("a session or a clip's");
+    footage::get_session(&mut tx, ws.org_id, session_id)
         .await?
         .ok_or_else(|| Error::not_found("footage session"))?;
     if let Some(a) = meta.athlete_id
@@ -189,8 +222,8 @@ pub async fn create(
         org_id: ws.org_id,
         user_id: ws.actor.user_id,
         client_upload_id: meta.client_upload_id.clone(),
-        session_id: meta.session_id,
-        clip_id: None,
+        session_id,
+        clip_id: meta.clip_id,
         length,
         upload_offset: 0,
         parts: 0,
@@ -208,7 +241,7 @@ pub async fn create(
         let existing = uploads::by_client_id(&mut tx, ws.org_id, ws.actor.user_id, client_id)
             .await?
             .ok_or_else(|| Error::internal(anyhow::anyhow!("upload conflict without a row")))?;
-        if existing.length != length || existing.session_id != meta.session_id {
+        if existing.length != length || existing.session_id != session_id {
             return Err(Error::conflict(
                 "upload_conflict",
                 "this clientUploadId is taken by an upload of another file or session",
@@ -390,10 +423,20 @@ pub async fn parts(db: &Db, id: Id) -> Result<Vec<uploads::Part>> {
     Ok(uploads::parts(&mut c, id).await?)
 }
 
-/// The clip made from upload `u`, whose original (`keys::original` with the upload's id as
-/// the clip's) now holds all `u.length` bytes: the clip is `uploaded`, the upload `complete`,
-/// and a probe is enqueued. A re-run finds the upload complete and returns its clip.
+/// The clip an upload's bytes belong to: the batch clip it names, or a new clip with the
+/// upload's id.
+pub fn clip_id(u: &Upload) -> Id {
+    u.clip_id.unwrap_or(u.id)
+}
+
+/// The clip of upload `u`, whose original (`keys::original` of [`clip_id`]) now holds all
+/// `u.length` bytes: the clip is `uploaded` (made now, or the batch clip that waited for it),
+/// the upload `complete`, and a probe is enqueued. A re-run finds the upload complete and
+/// returns its clip.
 pub async fn joined(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
+    if u.clip_id.is_some() {
+        return joined_batch_clip(db, q, u).await;
+    }
     let mut tx = db.begin().await?;
     let now = Ts::now();
     let file_name = u.metadata.0["filename"]
@@ -479,21 +522,73 @@ pub async fn joined(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
     });
     let queued = q.enqueue(&mut tx, work, Some(u.user_id)).await?;
     footage::set_job(&mut tx, clip.id, queued.job_id).await?;
-    let entry = Entry {
-        org_id: Some(u.org_id),
-        actor: Some(u.user_id),
-        impersonator: None,
-        action: "clip.uploaded",
-        target_type: "clip",
-        target_id: Some(clip.id.to_string()),
-        data: json!({ "uploadId": u.id, "sessionId": u.session_id, "bytes": u.length }),
-    };
-    audit::record(&mut tx, entry).await?;
+    audit::record(&mut tx, uploaded_entry(u, clip.id)).await?;
     let clip = footage::get_clip(&mut tx, u.org_id, clip.id)
         .await?
         .ok_or_else(|| Error::not_found("clip"))?;
     tx.commit().await?;
     Ok(clip)
+}
+
+fn uploaded_entry(u: &Upload, clip: Id) -> Entry<'static> {
+    Entry {
+        org_id: Some(u.org_id),
+        actor: Some(u.user_id),
+        impersonator: None,
+        action: "clip.uploaded",
+        target_type: "clip",
+        target_id: Some(clip.to_string()),
+        data: json!({ "uploadId": u.id, "sessionId": u.session_id, "bytes": u.length }),
+    }
+}
+
+/// [`joined`] for a batch clip: the clip waiting for the file takes it.
+async fn joined_batch_clip(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
+    let id = clip_id(u);
+    let mut tx = db.begin().await?;
+    let moved = uploads::set_status(
+        &mut tx,
+        u.id,
+        UploadStatus::Joining,
+        UploadStatus::Complete,
+        Change::default(),
+    )
+    .await?;
+    let k = footage::get_clip(&mut tx, u.org_id, id)
+        .await?
+        .ok_or_else(|| Error::not_found("clip"))?;
+    if !moved {
+        return Ok(k);
+    }
+    let to = super::status::next(k.status, super::ClipEvent::UploadCompleted)?;
+    let work = Work::Probe(ProbeClip {
+        org_id: u.org_id,
+        clip_id: id,
+    });
+    let queued = q.enqueue(&mut tx, work, Some(u.user_id)).await?;
+    let change = footage::Change {
+        raw: Some((
+            keys::original(u.org_id, u.session_id, id),
+            u.length,
+            u.content_type
+                .clone()
+                .unwrap_or_else(|| "application/octet-stream".into()),
+        )),
+        job_id: Some(queued.job_id),
+        ..footage::Change::default()
+    };
+    if !footage::set_status(&mut tx, id, k.status, to, change).await? {
+        return Err(Error::conflict(
+            "clip_state_changed",
+            "the clip changed while its file was joined",
+        ));
+    }
+    audit::record(&mut tx, uploaded_entry(u, id)).await?;
+    let k = footage::get_clip(&mut tx, u.org_id, id)
+        .await?
+        .ok_or_else(|| Error::not_found("clip"))?;
+    tx.commit().await?;
+    Ok(k)
 }
 
 /// The join found the upload unusable (parts missing or the wrong size): it fails for good,
