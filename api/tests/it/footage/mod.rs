@@ -3,6 +3,7 @@
 mod access;
 mod analysis;
 mod batch;
+mod e2e;
 mod ingest;
 mod labels;
 mod links;
