@@ -8,3 +8,4 @@ mod ingest;
 mod labels;
 mod links;
 mod probe;
+mod sessions;
