@@ -1,8 +1,8 @@
 //! The whole footage path with the jobs in separate `worker` processes: a phone's tus upload,
 //! the join and the probe, analysis against the fake backend (whose completion webhook reaches
 //! the api over TCP), the store, a signed URL and a ranged read through the stream proxy.
-//! Needs the S3 test server (the backend fetches the signed source itself); runs on the suite's
-//! database, so on PostgreSQL in its pass.
+//! Runs on both stores (S3 when the test server is configured) and on the suite's database,
+//! so on PostgreSQL in its pass.
 
 use crate::support::*;
 use axum::http::StatusCode;
@@ -87,11 +87,23 @@ async fn wait_for(
 }
 
 #[tokio::test]
-async fn upload_probe_analyze_store_sign_and_stream_with_worker_processes() {
+async fn upload_to_stream_with_worker_processes_on_s3() {
     let Some(s3) = s3_env() else {
         eprintln!("skipped: TEST_S3_ENDPOINT is not set");
         return;
     };
+    end_to_end(s3).await;
+}
+
+/// The local store: the backend reads the original through the api's signed storage URL, and
+/// the worker processes share the api's storage directory.
+#[tokio::test]
+async fn upload_to_stream_with_worker_processes_on_local_storage() {
+    end_to_end(Vec::new()).await;
+}
+
+async fn end_to_end(s3: Vec<(&'static str, String)>) {
+    let local = s3.is_empty();
     // The api serves on a real port, so the backend's webhooks reach it.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -115,6 +127,10 @@ async fn upload_probe_analyze_store_sign_and_stream_with_worker_processes() {
         .await
         .unwrap();
     });
+    if local {
+        let objects = app.tdb.dir.join("objects").display().to_string();
+        env.push(("STORAGE_DIR", objects));
+    }
     let _w1 = spawn_worker("worker-1", &app, &env);
     let _w2 = spawn_worker("worker-2", &app, &env);
 
