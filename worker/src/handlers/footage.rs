@@ -412,14 +412,16 @@ async fn copy_result(
             None => {
                 let digest = hex::encode(hasher.take().expect("end comes once").finalize());
                 if seen != expect_size {
-                    Some(Err(std::io::Error::other(format!(
+                    Some(Err(std::io::Error::other(Mismatch(format!(
                         "size mismatch: expected {expect_size} bytes, got {seen}"
-                    ))))
+                    )))))
                 } else if expect_sha
                     .as_ref()
                     .is_some_and(|s| !s.eq_ignore_ascii_case(&digest))
                 {
-                    Some(Err(std::io::Error::other("checksum mismatch")))
+                    Some(Err(std::io::Error::other(Mismatch(
+                        "SHA-256 mismatch".into(),
+                    ))))
                 } else {
                     None
                 }
@@ -432,8 +434,35 @@ async fn copy_result(
         .storage
         .put(store, key, checked, &file.content_type)
         .await
-        .map_err(|e| JobError::Transient(format!("store {store}: {e}")))?;
+        .map_err(|e| match mismatch(&e) {
+            // The backend's file is not what it described: fetching it again gives the same.
+            Some(m) => JobError::Permanent(format!("{store}: {m}")),
+            None => JobError::Transient(format!("store {store}: {e}")),
+        })?;
     Ok(n as i64)
+}
+
+/// A result file that is not the size or SHA-256 the backend gave.
+#[derive(Debug)]
+struct Mismatch(String);
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// The [`Mismatch`] that ended an upload, if that is what ended it.
+fn mismatch(e: &shared::storage::StorageError) -> Option<String> {
+    let shared::storage::StorageError::Backend(e) = e else {
+        return None;
+    };
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .find_map(|io| io.get_ref()?.downcast_ref::<Mismatch>())
+        .map(|m| m.0.clone())
 }
 
 /// Copies a processed clip's video and overlay into session-videos and sidecars at fixed keys

@@ -254,3 +254,61 @@ async fn the_clips_poll_task_revives_only_stalled_analyses() {
     assert_eq!(polled.len(), 1);
     assert!(polled[0].contains(&stalled.to_string()), "{polled:?}");
 }
+
+#[tokio::test]
+async fn a_result_file_that_fails_its_checksum_fails_the_clip_and_keeps_no_copy() {
+    let Some((app, fake)) = app_with_backend().await else {
+        eprintln!("skipped: TEST_S3_ENDPOINT is not set");
+        return;
+    };
+    fake.corrupt_result_sha256();
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let (_, clip) = uploaded_clip(&app, &coach, &video_bytes(20_000)).await;
+    let r = app
+        .post("/api/clips/analyze")
+        .session(&coach)
+        .json(json!({ "clipId": clip }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let failed = loop {
+        let r = app
+            .get(&format!("/api/clips/{clip}"))
+            .session(&coach)
+            .send()
+            .await;
+        if r.json["status"] == "failed" {
+            break r;
+        }
+        assert!(r.json["status"] != "stored", "{}", r.body);
+        assert!(Instant::now() < deadline, "clip stuck: {}", r.body);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(failed.json["statusCode"], "store_failed", "{}", failed.body);
+    assert!(
+        failed.json["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("SHA-256"),
+        "{}",
+        failed.body
+    );
+    let key = shared::domain::footage::keys::video(coach.org_id, clip);
+    assert!(
+        app.state
+            .storage
+            .head(Store::SessionVideos, &key)
+            .await
+            .unwrap()
+            .is_none(),
+        "no bad copy is kept"
+    );
+    let attempts: i64 = {
+        let mut c = app.state.db.acquire().await.unwrap();
+        shared::sql!(&mut c, c => sqlx::query_scalar("SELECT attempts FROM job_progress WHERE kind = 'footage.store'").fetch_one(&mut *c).await).unwrap()
+    };
+    assert_eq!(attempts, 1, "a mismatch is not retried");
+    worker.shutdown().await;
+}
