@@ -4,8 +4,8 @@
 
 use crate::areas::{
     accounts, activity, admin, athletes, batch, coaches, cron, footage, ingest, invites, jobs,
-    members, messaging, notifications, orgs, reviewvideo, roles, storage, system, training, tv,
-    video,
+    members, messaging, notifications, orgs, reviews, reviewvideo, roles, storage, system,
+    training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -709,6 +709,51 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("The workspace's corrected maneuver labels as a training set (format jsonl|csv)")
             .empty(200, "JSONL or CSV: clip, window, predicted and corrected type"),
+        // ---- reviews (issue 11) ----
+        route(GET, "/api/reviews", reviews::list)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("List reviews (sessionId, athleteId, status; paginated)")
+            .empty(200, "a page of reviews ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/reviews", reviews::create)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Start a draft review of a footage session (for its athlete unless another is named)")
+            .body::<reviews::NewReview>().ok::<reviews::ReviewView>(201),
+        route(GET, "/api/reviews/{id}", reviews::get)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("Read a review with its keypoints")
+            .ok::<reviews::ReviewDetail>(200),
+        route(PATCH, "/api/reviews/{id}", reviews::update)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Edit a draft or ready review (a ready one goes back to draft)")
+            .body::<reviews::ReviewPatch>().ok::<reviews::ReviewView>(200),
+        route(DELETE, "/api/reviews/{id}", reviews::delete)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Delete a review with its keypoints")
+            .empty(204, "deleted"),
+        route(POST, "/api/reviews/{id}/keypoints", reviews::add_keypoint)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Add a keypoint on a clip of the session (time, note, drawing, maneuver)")
+            .body::<reviews::KeypointInput>().ok::<reviews::KeypointView>(201),
+        route(PATCH, "/api/reviews/{id}/keypoints/{keypointId}", reviews::update_keypoint)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Change a keypoint (a suggested one becomes the coach's)")
+            .body::<reviews::KeypointInput>().ok::<reviews::KeypointView>(200),
+        route(DELETE, "/api/reviews/{id}/keypoints/{keypointId}", reviews::delete_keypoint)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Delete a keypoint (a suggested one stays dismissed)")
+            .empty(204, "deleted"),
+        route(POST, "/api/reviews/{id}/suggest", reviews::suggest)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Keypoints from the analysed clips' ride windows and maneuvers; no model call; adds nothing twice")
+            .ok::<reviews::Suggested>(200),
+        route(POST, "/api/reviews/{id}/build", reviews::build)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Build the review (job): draft or ready, then building, then ready")
+            .ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/reviews/{id}/publish", reviews::publish)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified")
+            .ok::<reviews::ReviewView>(200),
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")

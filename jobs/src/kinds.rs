@@ -8,6 +8,7 @@ pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
     SubmitClip,
 };
+pub use shared::domain::reviews::work::BuildReview;
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -71,6 +72,7 @@ pub const ALL: &[KindInfo] = &[
     info::<StoreSession>(),
     info::<DeleteObjects>(),
     info::<JoinUpload>(),
+    info::<BuildReview>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod notify;
 pub mod progress;
 pub mod queue;
+pub mod reviews;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

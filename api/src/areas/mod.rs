@@ -18,6 +18,7 @@ pub mod members;
 pub mod messaging;
 pub mod notifications;
 pub mod orgs;
+pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;
 pub mod storage;

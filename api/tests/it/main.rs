@@ -14,6 +14,7 @@ mod messaging;
 mod notifications;
 mod orgs;
 mod registry;
+mod reviews;
 mod reviewvideo;
 mod sms;
 mod storage;

@@ -19,6 +19,7 @@ pub mod oauth;
 pub mod orgs;
 pub mod platform;
 pub mod ratelimit;
+pub mod reviews;
 pub mod roles;
 pub mod settings;
 pub mod signup_invites;

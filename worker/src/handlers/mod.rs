@@ -12,6 +12,7 @@ mod imports;
 mod mail;
 mod maintenance;
 mod notify;
+mod reviews;
 mod uploads;
 
 use crate::Deps;
@@ -92,6 +93,7 @@ impl Runners {
         t.job::<jobs::kinds::StoreSession>();
         t.job::<jobs::kinds::DeleteObjects>();
         t.job::<jobs::kinds::JoinUpload>();
+        t.job::<jobs::kinds::BuildReview>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

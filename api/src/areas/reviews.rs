@@ -1,0 +1,339 @@
+//! Reviews (`/api/reviews/*`): a coach's review of a footage session, its keypoints, the
+//! suggestions from the clips' measurements, the build (a job) and publishing. Handlers
+//! extract, call one `shared::domain::reviews` operation and map the result.
+
+use super::jobs::{JobAccepted, accepted};
+use crate::auth::{Caller, Ws};
+use crate::http::Result;
+use crate::http::extract::{Body, Path, Query};
+use crate::http::pagination::{Page, Paged};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use jobs::notify::NotifyJobs;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use shared::db::{Id, Ts};
+use shared::domain::reviews::{KeypointOrigin, ReviewStatus, keypoints, lifecycle};
+use shared::repo::reviews::{Filter, Keypoint, Review};
+use utoipa::ToSchema;
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewView {
+    pub id: Id,
+    pub session_id: Id,
+    pub athlete_id: Option<Id>,
+    pub title: String,
+    pub summary: Option<String>,
+    /// `draft`, `building`, `ready` or `published`.
+    pub status: ReviewStatus,
+    /// The build job, when one ran.
+    pub job_id: Option<Id>,
+    pub built_at: Option<Ts>,
+    pub published_at: Option<Ts>,
+    pub created_by: Option<Id>,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+impl From<Review> for ReviewView {
+    fn from(r: Review) -> Self {
+        ReviewView {
+            id: r.id,
+            session_id: r.session_id,
+            athlete_id: r.athlete_id,
+            title: r.title,
+            summary: r.summary,
+            status: r.status,
+            job_id: r.job_id,
+            built_at: r.built_at,
+            published_at: r.published_at,
+            created_by: r.created_by,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeypointView {
+    pub id: Id,
+    pub clip_id: Id,
+    pub at_ms: i64,
+    pub end_ms: Option<i64>,
+    pub body: String,
+    #[schema(value_type = Object)]
+    pub drawing: Option<Value>,
+    pub maneuver_type: Option<String>,
+    /// `suggested` (from the measurements) or `coach`.
+    pub origin: KeypointOrigin,
+    pub created_by: Option<Id>,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+impl From<Keypoint> for KeypointView {
+    fn from(k: Keypoint) -> Self {
+        KeypointView {
+            id: k.id,
+            clip_id: k.clip_id,
+            at_ms: k.at_ms,
+            end_ms: k.end_ms,
+            body: k.body,
+            drawing: k.drawing.map(|d| d.0),
+            maneuver_type: k.maneuver_type,
+            origin: k.origin,
+            created_by: k.created_by,
+            created_at: k.created_at,
+            updated_at: k.updated_at,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewDetail {
+    #[serde(flatten)]
+    pub review: ReviewView,
+    pub keypoints: Vec<KeypointView>,
+}
+
+fn detail(r: Review, k: Vec<Keypoint>) -> ReviewDetail {
+    ReviewDetail {
+        review: r.into(),
+        keypoints: k.into_iter().map(KeypointView::from).collect(),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    pub session_id: Option<Id>,
+    pub athlete_id: Option<Id>,
+    pub status: Option<ReviewStatus>,
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    page: Page,
+    Query(q): Query<ListQuery>,
+) -> Result<axum::Json<Paged<ReviewView>>> {
+    let ws = ws.acting(&caller);
+    let f = Filter {
+        session: q.session_id,
+        athlete: q.athlete_id,
+        status: q.status,
+    };
+    let rows = lifecycle::list(&state.db, &ws, f, page.fetch_limit(), page.offset).await?;
+    Ok(axum::Json(
+        page.wrap(rows.into_iter().map(ReviewView::from).collect()),
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewReview {
+    /// The footage session reviewed.
+    pub session_id: Id,
+    /// Defaults to the session's athlete.
+    pub athlete_id: Option<Id>,
+    /// Defaults to "Review: {session title}".
+    pub title: Option<String>,
+    pub summary: Option<String>,
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Body(b): Body<NewReview>,
+) -> Result<(StatusCode, axum::Json<ReviewView>)> {
+    let ws = ws.acting(&caller);
+    let raw = lifecycle::RawReview {
+        session_id: b.session_id,
+        athlete_id: b.athlete_id,
+        title: b.title.as_deref(),
+        summary: b.summary.as_deref(),
+    };
+    let r = lifecycle::create(&state.db, &ws, &raw).await?;
+    Ok((StatusCode::CREATED, axum::Json(r.into())))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<axum::Json<ReviewDetail>> {
+    let ws = ws.acting(&caller);
+    let (r, k) = lifecycle::get(&state.db, &ws, id).await?;
+    Ok(axum::Json(detail(r, k)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReviewPatch {
+    pub title: Option<String>,
+    /// null clears it.
+    pub summary: Option<Option<String>>,
+    /// null clears it.
+    pub athlete_id: Option<Option<Id>>,
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<ReviewPatch>,
+) -> Result<axum::Json<ReviewView>> {
+    let ws = ws.acting(&caller);
+    let raw = lifecycle::RawPatch {
+        title: b.title.as_deref(),
+        summary: b.summary.as_ref().map(Option::as_deref),
+        athlete_id: b.athlete_id,
+    };
+    Ok(axum::Json(
+        lifecycle::update(&state.db, &ws, id, &raw).await?.into(),
+    ))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<StatusCode> {
+    let ws = ws.acting(&caller);
+    lifecycle::delete(&state.db, &ws, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- keypoints ----
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeypointInput {
+    /// A clip of the review's footage session (POST only; a keypoint stays on its clip).
+    pub clip_id: Option<Id>,
+    /// Milliseconds from the clip's start.
+    pub at_ms: Option<i64>,
+    /// The end of a window; null clears it.
+    pub end_ms: Option<Option<i64>>,
+    /// The note, 1 to 2000 characters.
+    pub body: Option<String>,
+    /// Drawing data for the player's overlay (a JSON object or array, at most 64 KiB); null
+    /// clears it.
+    #[schema(value_type = Object)]
+    pub drawing: Option<Option<Value>>,
+    /// The maneuver the note is about; null clears it.
+    pub maneuver_type: Option<Option<String>>,
+}
+
+impl KeypointInput {
+    fn raw(&self) -> keypoints::RawKeypoint<'_> {
+        keypoints::RawKeypoint {
+            clip_id: self.clip_id,
+            at_ms: self.at_ms,
+            end_ms: self.end_ms,
+            body: self.body.as_deref(),
+            drawing: self.drawing.as_ref().map(Option::as_ref),
+            maneuver_type: self.maneuver_type.as_ref().map(Option::as_deref),
+        }
+    }
+}
+
+pub async fn add_keypoint(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<KeypointInput>,
+) -> Result<(StatusCode, axum::Json<KeypointView>)> {
+    let ws = ws.acting(&caller);
+    let k = keypoints::create(&state.db, &ws, id, &b.raw()).await?;
+    Ok((StatusCode::CREATED, axum::Json(k.into())))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeypointPath {
+    pub id: Id,
+    pub keypoint_id: Id,
+}
+
+pub async fn update_keypoint(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(p): Path<KeypointPath>,
+    Body(b): Body<KeypointInput>,
+) -> Result<axum::Json<KeypointView>> {
+    let ws = ws.acting(&caller);
+    let k = keypoints::update(&state.db, &ws, p.id, p.keypoint_id, &b.raw()).await?;
+    Ok(axum::Json(k.into()))
+}
+
+pub async fn delete_keypoint(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(p): Path<KeypointPath>,
+) -> Result<StatusCode> {
+    let ws = ws.acting(&caller);
+    keypoints::delete(&state.db, &ws, p.id, p.keypoint_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggested {
+    /// Keypoints added by this call (0 when every suggestion is there already).
+    pub added: u64,
+    pub review: ReviewDetail,
+}
+
+/// Keypoints from the analysed clips' ride windows and maneuvers; no model call.
+pub async fn suggest(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<axum::Json<Suggested>> {
+    let ws = ws.acting(&caller);
+    let added = keypoints::suggest(&state.db, &ws, id).await?;
+    let (r, k) = lifecycle::get(&state.db, &ws, id).await?;
+    Ok(axum::Json(Suggested {
+        added,
+        review: detail(r, k),
+    }))
+}
+
+pub async fn build(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
+    let ws = ws.acting(&caller);
+    let (job, existing) = lifecycle::build(&state.db, &jobs::reviews::ENQUEUER, &ws, id).await?;
+    Ok(accepted(jobs::Enqueued { id: job, existing }))
+}
+
+pub async fn publish(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<axum::Json<ReviewView>> {
+    let ws = ws.acting(&caller);
+    Ok(axum::Json(
+        lifecycle::publish(&state.db, &NotifyJobs, &ws, id)
+            .await?
+            .into(),
+    ))
+}
