@@ -1,0 +1,1011 @@
+//! `bench_video`: the video stream proxy benchmark. Run it with `scripts/bench-video`, which
+//! builds the release binaries and starts a dedicated s3s-fs first.
+//!
+//! One object of `BENCH_VIDEO_BYTES` (1 GiB) with deterministic content (every response's first
+//! bytes are checked) is streamed into S3 and into a local store with `Storage::put`, never held
+//! in memory. Then, for each source, a fresh real `api` process (release binary next to this
+//! one, SQLite, `EMBEDDED_WORKER=false` so its memory is the proxy's own) is started and:
+//!
+//! - **memory**: after a warm-up, idle VmRSS; then `BENCH_VIDEO_STREAMS` (50) readers each open
+//!   a whole-object GET and drain it at `BENCH_VIDEO_READ_KIB_S` (1024 KiB/s, a player at about
+//!   8 Mbit/s), so the api is held back by its clients; VmRSS is sampled for
+//!   `BENCH_VIDEO_MEM_SECS` (10). Per stream = (highest sample − idle) / streams.
+//! - **throughput**: 1 and 50 readers (`BENCH_VIDEO_READERS`), each looping over ranged GETs of
+//!   `BENCH_VIDEO_RANGE_MIB` (8) striped over the object (reader r takes blocks r, r+n, …) for
+//!   `BENCH_VIDEO_SECS` (10), through the proxy and straight from the source:
+//!   - `s3`: the api on s3s-fs vs a presigned GET URL on the same s3s-fs;
+//!   - `external`: the api in front of an allow-listed origin (this binary run as
+//!     `bench_video origin`, a separate process serving the local store's file with Range) vs
+//!     that origin directly;
+//!   - `local`: the api on the local store vs `pread` of the same file by this process (no HTTP:
+//!     a ceiling, not a peer).
+//!
+//! CPU time of each process (api, origin or s3s-fs, this client) per GiB served and the
+//! machine's busy share are printed to stderr; the Markdown tables go to stdout.
+//!
+//! Environment besides the above: `BENCH_ROOT` (the repository; work directory
+//! `.tmp/bench-video`), `BENCH_S3_ENDPOINT` (required for `s3`), `BENCH_S3_PIDFILE` (s3s-fs's
+//! pid file, for its CPU time), `BENCH_ONLY` (comma-separated sources: `s3`, `external`,
+//! `local`).
+
+use anyhow::{Context, Result, anyhow, bail, ensure};
+use bytes::Bytes;
+use shared::crypto::Keys;
+use shared::db::Id;
+use shared::storage::{Storage, StorageConfig, Store};
+use shared::video::token::{self, StreamGrant, VideoSource};
+use std::fmt::Write as _;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const STORE: Store = Store::SessionVideos;
+const KEY: &str = "bench/video.bin";
+/// Marks objects written by this generator, so a stale object of another size or generator
+/// is rewritten instead of trusted.
+const CONTENT_TYPE: &str = "application/x-bench-video-v1";
+const SECRET_KEY: &str = "bench-video-secret-key-not-for-production-use";
+const MIB: u64 = 1 << 20;
+const GIB: f64 = (1u64 << 30) as f64;
+/// Linux's USER_HZ: the unit of utime/stime in /proc/<pid>/stat.
+const TICKS_PER_SEC: f64 = 100.0;
+
+struct Params {
+    bytes: u64,
+    secs: Duration,
+    range: u64,
+    readers: Vec<usize>,
+    streams: usize,
+    read_rate: u64,
+    mem_secs: Duration,
+    only: Option<Vec<String>>,
+    s3_endpoint: Option<String>,
+    s3_pidfile: Option<PathBuf>,
+    work: PathBuf,
+    api_bin: PathBuf,
+}
+
+fn env_num(name: &str, default: u64) -> Result<u64> {
+    match std::env::var(name).ok().filter(|v| !v.is_empty()) {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .map_err(|_| anyhow!("{name} must be a whole number, got {v:?}")),
+    }
+}
+
+fn env_opt(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+impl Params {
+    fn from_env() -> Result<Params> {
+        let root = PathBuf::from(env_opt("BENCH_ROOT").unwrap_or_else(|| ".".into()));
+        let readers = env_opt("BENCH_VIDEO_READERS")
+            .unwrap_or_else(|| "1,50".into())
+            .split(',')
+            .map(|n| n.trim().parse::<usize>().ok().filter(|&n| n > 0))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| anyhow!("BENCH_VIDEO_READERS must be positive numbers, e.g. 1,50"))?;
+        let exe = std::env::current_exe()?;
+        let p = Params {
+            bytes: env_num("BENCH_VIDEO_BYTES", 1 << 30)?,
+            secs: Duration::from_secs(env_num("BENCH_VIDEO_SECS", 10)?),
+            range: env_num("BENCH_VIDEO_RANGE_MIB", 8)? * MIB,
+            readers,
+            streams: env_num("BENCH_VIDEO_STREAMS", 50)? as usize,
+            read_rate: env_num("BENCH_VIDEO_READ_KIB_S", 1024)? * 1024,
+            mem_secs: Duration::from_secs(env_num("BENCH_VIDEO_MEM_SECS", 10)?),
+            only: env_opt("BENCH_ONLY").map(|v| v.split(',').map(|s| s.trim().into()).collect()),
+            s3_endpoint: env_opt("BENCH_S3_ENDPOINT"),
+            s3_pidfile: env_opt("BENCH_S3_PIDFILE").map(PathBuf::from),
+            work: root.join(".tmp/bench-video"),
+            api_bin: exe.with_file_name("api"),
+        };
+        ensure!(
+            p.bytes >= p.range,
+            "BENCH_VIDEO_BYTES must be at least one range"
+        );
+        ensure!(
+            p.range > 0 && p.streams > 0 && p.read_rate > 0,
+            "zero range, streams or rate"
+        );
+        ensure!(
+            p.api_bin.exists(),
+            "{} missing: cargo build --release -p api",
+            p.api_bin.display()
+        );
+        Ok(p)
+    }
+
+    fn wants(&self, source: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|s| s == source))
+    }
+}
+
+fn say(msg: impl std::fmt::Display) {
+    eprintln!("bench_video: {msg}");
+}
+
+// --- the object's content -------------------------------------------------------------------
+
+/// The 8 bytes at offset `8 * k`: a cheap mix, so a wrong offset or a shifted range shows.
+fn word(k: u64) -> [u8; 8] {
+    let mut z = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z ^= z >> 31;
+    z.to_le_bytes()
+}
+
+/// The bytes at `[offset, offset + len)`.
+fn content(offset: u64, len: usize) -> Vec<u8> {
+    (offset..offset + len as u64)
+        .map(|i| word(i / 8)[(i % 8) as usize])
+        .collect()
+}
+
+/// The object as a lazily generated stream of 1 MiB chunks.
+fn object_stream(size: u64) -> impl futures::Stream<Item = std::io::Result<Bytes>> + Send {
+    futures::stream::iter((0..size.div_ceil(MIB)).map(move |i| {
+        let start = i * MIB;
+        let len = MIB.min(size - start) as usize;
+        let mut buf = Vec::with_capacity(len);
+        for k in start / 8..(start + len as u64).div_ceil(8) {
+            buf.extend_from_slice(&word(k));
+        }
+        buf.truncate(len);
+        Ok(Bytes::from(buf))
+    }))
+}
+
+/// Puts the object unless an identical one (same size and generator) is already there.
+async fn ensure_object(storage: &Storage, size: u64) -> Result<()> {
+    if let Some(m) = storage.head(STORE, KEY).await?
+        && m.size == size
+        && m.content_type.as_deref() == Some(CONTENT_TYPE)
+    {
+        say(format_args!(
+            "{} object already stored",
+            storage.backend_name()
+        ));
+        return Ok(());
+    }
+    let t = Instant::now();
+    let n = storage
+        .put(STORE, KEY, object_stream(size), CONTENT_TYPE)
+        .await?;
+    ensure!(n == size, "stored {n} bytes, expected {size}");
+    say(format_args!(
+        "stored {size} bytes in the {} store in {:.1} s",
+        storage.backend_name(),
+        t.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// The number of leading bytes of each response that are compared with [`content`].
+const CHECKED: usize = 64;
+
+// --- processes ------------------------------------------------------------------------------
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// A child process killed when dropped.
+struct Proc {
+    child: Child,
+    name: String,
+}
+
+impl Proc {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        say(format_args!("stopped {}", self.name));
+    }
+}
+
+/// Starts `bin` with exactly `env` (nothing inherited, so the caller's STORAGE_BACKEND or
+/// RUST_LOG cannot leak in), logging to `log`, and waits until `ready_url` answers 200.
+async fn spawn(
+    name: &str,
+    bin: &Path,
+    args: &[&str],
+    env: &[(&str, String)],
+    log: &Path,
+    ready_url: &str,
+) -> Result<Proc> {
+    let out = File::create(log)?;
+    let child = Command::new(bin)
+        .args(args)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (*k, v)))
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .spawn()
+        .with_context(|| format!("starting {}", bin.display()))?;
+    let mut proc = Proc {
+        child,
+        name: name.to_string(),
+    };
+    let client = reqwest::Client::new();
+    for _ in 0..300 {
+        if let Ok(r) = client.get(ready_url).send().await
+            && r.status().is_success()
+        {
+            say(format_args!("{name} is up (pid {})", proc.pid()));
+            return Ok(proc);
+        }
+        if let Some(status) = proc.child.try_wait()? {
+            bail!("{name} exited with {status}; see {}", log.display());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!(
+        "{name} did not answer {ready_url} within 30 s; see {}",
+        log.display()
+    )
+}
+
+/// VmRSS of `pid`, in KiB.
+fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| anyhow!("no VmRSS for pid {pid}"))
+}
+
+/// User + system CPU seconds of `pid` (0 when it cannot be read).
+fn cpu_secs(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command name, which may contain spaces but ends with ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / TICKS_PER_SEC
+}
+
+/// (busy, total) jiffies of the whole machine.
+fn machine_jiffies() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let v: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let total: u64 = v.iter().sum();
+    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+    (total - idle, total)
+}
+
+/// CPU use of the processes that take part in a run, measured around it.
+struct CpuMeter {
+    pids: Vec<(String, u32)>,
+    start: Vec<f64>,
+    machine: (u64, u64),
+}
+
+struct CpuUse {
+    /// CPU seconds per process name.
+    per_proc: Vec<(String, f64)>,
+    /// Share of the machine's CPU time that was busy (all processes, ours or not).
+    busy: f64,
+}
+
+impl CpuMeter {
+    fn start(pids: Vec<(String, u32)>) -> CpuMeter {
+        let start = pids.iter().map(|(_, p)| cpu_secs(*p)).collect();
+        CpuMeter {
+            pids,
+            start,
+            machine: machine_jiffies(),
+        }
+    }
+
+    fn stop(self) -> CpuUse {
+        let (busy1, total1) = machine_jiffies();
+        let per_proc = self
+            .pids
+            .iter()
+            .zip(&self.start)
+            .map(|((n, p), s)| (n.clone(), cpu_secs(*p) - s))
+            .collect();
+        let total = (total1 - self.machine.1).max(1) as f64;
+        CpuUse {
+            per_proc,
+            busy: (busy1 - self.machine.0) as f64 / total,
+        }
+    }
+}
+
+// --- throughput -----------------------------------------------------------------------------
+
+#[derive(Clone)]
+enum Target {
+    Http(String),
+    File(PathBuf),
+}
+
+struct Run {
+    bytes: u64,
+    secs: f64,
+    requests: u64,
+    cpu: CpuUse,
+}
+
+impl Run {
+    fn mb_s(&self) -> f64 {
+        self.bytes as f64 / 1e6 / self.secs
+    }
+
+    fn cpu_per_gib(&self, name: &str) -> Option<f64> {
+        let gib = self.bytes as f64 / GIB;
+        self.cpu
+            .per_proc
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s / gib)
+    }
+
+    fn detail(&self) -> String {
+        let mut s = format!(
+            "{:.0} MB/s, {} requests, machine {:.0}% busy; CPU s/GiB:",
+            self.mb_s(),
+            self.requests,
+            self.cpu.busy * 100.0
+        );
+        for (n, _) in &self.cpu.per_proc {
+            let _ = write!(s, " {n} {:.2}", self.cpu_per_gib(n).unwrap_or(0.0));
+        }
+        s
+    }
+}
+
+/// The blocks reader `r` of `n` reads: r, r+n, r+2n, … wrapping around the object.
+fn block(r: usize, n: usize, i: u64, blocks: u64) -> u64 {
+    (r as u64 + i * n as u64) % blocks
+}
+
+async fn read_http(
+    client: reqwest::Client,
+    url: String,
+    r: usize,
+    n: usize,
+    p: Arc<(u64, u64)>,
+    deadline: Instant,
+) -> Result<(u64, u64)> {
+    let (size, range) = *p;
+    let blocks = size / range;
+    let (mut bytes, mut requests) = (0u64, 0u64);
+    for i in 0.. {
+        let start = block(r, n, i, blocks) * range;
+        let end = start + range - 1;
+        let mut resp = client
+            .get(&url)
+            .header(reqwest::header::RANGE, format!("bytes={start}-{end}"))
+            .send()
+            .await?;
+        ensure!(
+            resp.status() == reqwest::StatusCode::PARTIAL_CONTENT,
+            "{url}: {} for bytes={start}-{end}",
+            resp.status()
+        );
+        requests += 1;
+        let mut seen = 0u64;
+        while let Some(chunk) = resp.chunk().await? {
+            if seen < CHECKED as u64 {
+                let k = (CHECKED - seen as usize).min(chunk.len());
+                ensure!(
+                    chunk[..k] == content(start + seen, k)[..],
+                    "{url}: wrong bytes at {}",
+                    start + seen
+                );
+            }
+            seen += chunk.len() as u64;
+            bytes += chunk.len() as u64;
+            if Instant::now() >= deadline {
+                return Ok((bytes, requests));
+            }
+        }
+        ensure!(
+            seen == range,
+            "{url}: {seen} bytes for a {range}-byte range"
+        );
+    }
+    unreachable!("the loop returns at the deadline")
+}
+
+fn read_file(
+    path: &Path,
+    r: usize,
+    n: usize,
+    size: u64,
+    range: u64,
+    deadline: Instant,
+) -> Result<(u64, u64)> {
+    let file = File::open(path)?;
+    let blocks = size / range;
+    let mut buf = vec![0u8; MIB as usize];
+    let (mut bytes, mut requests) = (0u64, 0u64);
+    for i in 0.. {
+        let start = block(r, n, i, blocks) * range;
+        requests += 1;
+        let mut off = 0;
+        while off < range {
+            let want = (range - off).min(MIB) as usize;
+            file.read_exact_at(&mut buf[..want], start + off)?;
+            if off == 0 {
+                ensure!(
+                    buf[..CHECKED] == content(start, CHECKED)[..],
+                    "wrong bytes at {start}"
+                );
+            }
+            off += want as u64;
+            bytes += want as u64;
+            if Instant::now() >= deadline {
+                return Ok((bytes, requests));
+            }
+        }
+    }
+    unreachable!("the loop returns at the deadline")
+}
+
+async fn throughput(
+    target: &Target,
+    readers: usize,
+    p: &Params,
+    pids: Vec<(String, u32)>,
+) -> Result<Run> {
+    let shape = Arc::new((p.bytes, p.range));
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .tcp_nodelay(true)
+        .build()?;
+    let meter = CpuMeter::start(pids);
+    let t = Instant::now();
+    let deadline = t + p.secs;
+    let mut tasks = Vec::new();
+    for r in 0..readers {
+        tasks.push(match target {
+            Target::Http(url) => tokio::spawn(read_http(
+                client.clone(),
+                url.clone(),
+                r,
+                readers,
+                shape.clone(),
+                deadline,
+            )),
+            Target::File(path) => {
+                let path = path.clone();
+                let (size, range) = (p.bytes, p.range);
+                tokio::task::spawn_blocking(move || {
+                    read_file(&path, r, readers, size, range, deadline)
+                })
+            }
+        });
+    }
+    let (mut bytes, mut requests) = (0, 0);
+    for t in tasks {
+        let (b, n) = t.await??;
+        bytes += b;
+        requests += n;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    Ok(Run {
+        bytes,
+        secs,
+        requests,
+        cpu: meter.stop(),
+    })
+}
+
+// --- memory ---------------------------------------------------------------------------------
+
+struct Mem {
+    idle_kib: u64,
+    /// (seconds since all streams were open, VmRSS KiB)
+    samples: Vec<(f64, u64)>,
+    after_kib: u64,
+    streams: usize,
+    /// Bytes each stream received, lowest and highest.
+    received: (u64, u64),
+}
+
+impl Mem {
+    fn peak(&self) -> u64 {
+        self.samples.iter().map(|s| s.1).max().unwrap_or(0)
+    }
+
+    fn per_stream_kib(&self) -> f64 {
+        self.peak().saturating_sub(self.idle_kib) as f64 / self.streams as f64
+    }
+
+    /// Start, middle and end samples.
+    fn start_mid_end(&self) -> [u64; 3] {
+        let s = &self.samples;
+        [s[0].1, s[s.len() / 2].1, s[s.len() - 1].1]
+    }
+}
+
+/// One whole-object stream drained at `rate` bytes/s until `stop` is set; `open` counts streams
+/// that have their first bytes. Returns the bytes read.
+async fn slow_reader(
+    client: reqwest::Client,
+    url: String,
+    size: u64,
+    rate: u64,
+    open: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+) -> Result<u64> {
+    let mut resp = client.get(&url).send().await?;
+    ensure!(
+        resp.status() == reqwest::StatusCode::OK,
+        "{url}: {}",
+        resp.status()
+    );
+    ensure!(
+        resp.content_length() == Some(size),
+        "{url}: wrong Content-Length"
+    );
+    let t = Instant::now();
+    let mut got = 0u64;
+    let mut first = true;
+    while !stop.load(Ordering::SeqCst) {
+        let Some(chunk) = resp.chunk().await? else {
+            bail!("{url}: the stream ended after {got} bytes");
+        };
+        if got < CHECKED as u64 {
+            let k = (CHECKED - got as usize).min(chunk.len());
+            ensure!(
+                chunk[..k] == content(got, k)[..],
+                "{url}: wrong bytes at {got}"
+            );
+        }
+        got += chunk.len() as u64;
+        if first {
+            open.fetch_add(1, Ordering::SeqCst);
+            first = false;
+        }
+        // Ahead of the player's pace: wait, and let back-pressure build up behind us.
+        let due = Duration::from_secs_f64(got as f64 / rate as f64);
+        if let Some(wait) = due.checked_sub(t.elapsed()) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+    Ok(got)
+}
+
+async fn memory(api: &Proc, url: &str, p: &Params) -> Result<Mem> {
+    let pid = api.pid();
+    // Warm-up: a ranged read and a whole-object stream dropped early, so lazily built state
+    // (connection pools, TLS and S3 client set-up, allocator arenas) is in the idle figure.
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    for _ in 0..2 {
+        let r = client
+            .get(url)
+            .header(reqwest::header::RANGE, format!("bytes=0-{}", p.range - 1))
+            .send()
+            .await?;
+        ensure!(
+            r.bytes().await?.len() as u64 == p.range,
+            "warm-up read short"
+        );
+        let mut r = client.get(url).send().await?;
+        r.chunk().await?;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let idle_kib = rss_kib(pid)?;
+
+    let open = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut readers: Vec<_> = (0..p.streams)
+        .map(|_| {
+            // One client per stream: a connection of its own, as separate viewers have.
+            let c = reqwest::Client::builder().no_proxy().build();
+            let (url, open, stop) = (url.to_string(), open.clone(), stop.clone());
+            let (size, rate) = (p.bytes, p.read_rate);
+            tokio::spawn(async move { slow_reader(c?, url, size, rate, open, stop).await })
+        })
+        .collect();
+    let wait_open = Instant::now();
+    while open.load(Ordering::SeqCst) < p.streams {
+        ensure!(
+            wait_open.elapsed() < Duration::from_secs(20),
+            "only {} of {} streams opened",
+            open.load(Ordering::SeqCst),
+            p.streams
+        );
+        if let Some(i) = readers.iter().position(|r| r.is_finished()) {
+            readers.swap_remove(i).await??;
+            bail!("a stream ended early");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let t = Instant::now();
+    let mut samples = Vec::new();
+    while t.elapsed() < p.mem_secs {
+        samples.push((t.elapsed().as_secs_f64(), rss_kib(pid)?));
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    samples.push((t.elapsed().as_secs_f64(), rss_kib(pid)?));
+    if let Some(i) = readers.iter().position(|r| r.is_finished()) {
+        readers.swap_remove(i).await??;
+        bail!("a stream ended before the last sample");
+    }
+    stop.store(true, Ordering::SeqCst);
+    let mut received = (u64::MAX, 0);
+    for r in readers {
+        let n = tokio::time::timeout(Duration::from_secs(10), r)
+            .await
+            .context("a slow reader did not stop")???;
+        received = (received.0.min(n), received.1.max(n));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    Ok(Mem {
+        idle_kib,
+        samples,
+        after_kib: rss_kib(pid)?,
+        streams: p.streams,
+        received,
+    })
+}
+
+// --- sources --------------------------------------------------------------------------------
+
+fn token_url(base: &str, source: VideoSource) -> String {
+    let now = shared::db::Ts::now().0.timestamp();
+    let grant = StreamGrant::new(Id::new(), Id::new(), source, now);
+    format!(
+        "{base}/api/video/stream?token={}",
+        token::sign(&Keys::new(SECRET_KEY.as_bytes()), &grant)
+    )
+}
+
+/// The environment of an api process on `port`; `extra` chooses its storage and origins.
+fn api_env(
+    p: &Params,
+    name: &str,
+    port: u16,
+    extra: &[(&'static str, String)],
+) -> Vec<(&'static str, String)> {
+    let dir = p.work.join(format!("api-{name}"));
+    let mut env = vec![
+        ("DATA_DIR", dir.display().to_string()),
+        (
+            "DATABASE_URL",
+            format!("sqlite://{}/service.db", dir.display()),
+        ),
+        ("BIND_ADDR", format!("127.0.0.1:{port}")),
+        ("SECRET_KEY", SECRET_KEY.to_string()),
+        ("EMBEDDED_WORKER", "false".to_string()),
+    ];
+    env.extend_from_slice(extra);
+    env
+}
+
+/// One source: the api's environment, the stream token's source, the direct target and the
+/// processes whose CPU time counts.
+struct Source {
+    id: &'static str,
+    label: &'static str,
+    direct_label: &'static str,
+    api_extra: Vec<(&'static str, String)>,
+    video: VideoSource,
+    direct: Target,
+    peer: Option<(String, u32)>,
+}
+
+struct Row {
+    source: &'static str,
+    direct_label: &'static str,
+    readers: usize,
+    proxy: Run,
+    direct: Run,
+}
+
+async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem> {
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let env = api_env(p, s.id, port, &s.api_extra);
+    let dir = p.work.join(format!("api-{}", s.id));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let api = spawn(
+        &format!("api ({})", s.id),
+        &p.api_bin,
+        &[],
+        &env,
+        &p.work.join(format!("api-{}.log", s.id)),
+        &format!("{base}/api/health"),
+    )
+    .await?;
+    let url = token_url(&base, s.video.clone());
+
+    say(format_args!("{}: memory, {} slow streams", s.id, p.streams));
+    let mem = memory(&api, &url, p).await?;
+    let [a, b, c] = mem.start_mid_end();
+    say(format_args!(
+        "{}: RSS idle {} KiB, streaming {a}/{b}/{c} KiB (start/middle/end), after {} KiB; {:.0} KiB per stream",
+        s.id,
+        mem.idle_kib,
+        mem.after_kib,
+        mem.per_stream_kib()
+    ));
+
+    let mut pids = vec![
+        ("api".to_string(), api.pid()),
+        ("client".to_string(), std::process::id()),
+    ];
+    pids.extend(s.peer.clone());
+    for &n in &p.readers {
+        let proxy = throughput(&Target::Http(url.clone()), n, p, pids.clone()).await?;
+        say(format_args!(
+            "{} proxy, {n} readers: {}",
+            s.id,
+            proxy.detail()
+        ));
+        let direct = throughput(&s.direct, n, p, pids.clone()).await?;
+        say(format_args!(
+            "{} direct, {n} readers: {}",
+            s.id,
+            direct.detail()
+        ));
+        rows.push(Row {
+            source: s.label,
+            direct_label: s.direct_label,
+            readers: n,
+            proxy,
+            direct,
+        });
+    }
+    Ok(mem)
+}
+
+// --- the origin server ----------------------------------------------------------------------
+
+/// `bench_video origin <storage dir> <port>`: a minimal static origin, the local store's object
+/// at `/video.bin` with the same range semantics as the proxy, and `/health`.
+async fn origin(dir: &str, port: u16) -> Result<()> {
+    use axum::http::{HeaderMap, Method};
+    let storage = Storage::new(&StorageConfig::local(dir)).await?;
+    let app = axum::Router::new()
+        .route(
+            "/video.bin",
+            axum::routing::get(move |method: Method, headers: HeaderMap| {
+                let storage = storage.clone();
+                async move {
+                    api::http::ranged::serve_stored(&storage, STORE, KEY, &headers, &method).await
+                }
+            }),
+        )
+        .route("/health", axum::routing::get(|| async { "ok" }));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+// --- main -----------------------------------------------------------------------------------
+
+fn ratio(a: &Run, b: &Run) -> f64 {
+    a.mb_s() / b.mb_s()
+}
+
+fn cpu_cell(run: &Run, name: &str) -> String {
+    run.cpu_per_gib(name)
+        .map_or("–".into(), |s| format!("{s:.2}"))
+}
+
+fn print_tables(p: &Params, rows: &[Row], mems: &[(&str, Mem)]) {
+    println!(
+        "Throughput: {} MiB ranged GETs over a {:.2} GiB object, {} s per cell; CPU is seconds per GiB served.\n",
+        p.range / MIB,
+        p.bytes as f64 / GIB,
+        p.secs.as_secs()
+    );
+    println!(
+        "| source | direct read | readers | proxy MB/s | direct MB/s | proxy / direct | api CPU s/GiB | machine busy (proxy / direct) |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        println!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× | {} | {:.0}% / {:.0}% |",
+            r.source,
+            r.direct_label,
+            r.readers,
+            r.proxy.mb_s(),
+            r.direct.mb_s(),
+            ratio(&r.proxy, &r.direct),
+            cpu_cell(&r.proxy, "api"),
+            r.proxy.cpu.busy * 100.0,
+            r.direct.cpu.busy * 100.0,
+        );
+    }
+    println!(
+        "\nMemory: {} streams of the whole object, each drained at {} KiB/s, VmRSS of the api sampled every 0.5 s for {} s.\n",
+        p.streams,
+        p.read_rate / 1024,
+        p.mem_secs.as_secs()
+    );
+    println!(
+        "| source | idle RSS (MiB) | streaming RSS start / middle / end (MiB) | after (MiB) | per stream (KiB) | bytes read per stream (MiB) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (label, m) in mems {
+        let [a, b, c] = m.start_mid_end();
+        let mib = |k: u64| k as f64 / 1024.0;
+        println!(
+            "| {label} | {:.1} | {:.1} / {:.1} / {:.1} | {:.1} | {:.0} | {:.1}–{:.1} |",
+            mib(m.idle_kib),
+            mib(a),
+            mib(b),
+            mib(c),
+            mib(m.after_kib),
+            m.per_stream_kib(),
+            m.received.0 as f64 / MIB as f64,
+            m.received.1 as f64 / MIB as f64,
+        );
+    }
+}
+
+async fn run(p: Params) -> Result<()> {
+    std::fs::create_dir_all(&p.work)?;
+    let store_dir = p.work.join("objects");
+    let local = Storage::new(&StorageConfig::local(&store_dir)).await?;
+    let need_local = p.wants("local") || p.wants("external");
+    if need_local {
+        ensure_object(&local, p.bytes).await?;
+    }
+    let file = store_dir.join(STORE.name()).join(KEY);
+
+    let s3_env: Vec<(&'static str, String)> = match &p.s3_endpoint {
+        Some(e) => vec![
+            ("STORAGE_BACKEND", "s3".into()),
+            ("S3_ENDPOINT", e.clone()),
+            ("S3_ACCESS_KEY_ID", "test-access-key".into()),
+            ("S3_SECRET_ACCESS_KEY", "test-secret-key".into()),
+            ("S3_BUCKET_PREFIX", "bench-video-".into()),
+        ],
+        None => Vec::new(),
+    };
+    let mut sources = Vec::new();
+    if p.wants("s3") {
+        let Some(_) = &p.s3_endpoint else {
+            bail!("BENCH_S3_ENDPOINT is required for the s3 source (scripts/bench-video sets it)");
+        };
+        let env = s3_env.clone();
+        let cfg = StorageConfig::from_lookup(
+            |k| env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()),
+            &p.work,
+        )?;
+        let s3 = Storage::new(&cfg).await?;
+        ensure_object(&s3, p.bytes).await?;
+        // S3 ignores the keys and base URL: they sign the local store's URLs only.
+        let presigned = s3
+            .presign_get(
+                STORE,
+                KEY,
+                Duration::from_secs(3600),
+                &Keys::new(SECRET_KEY.as_bytes()),
+                "http://unused",
+            )
+            .await?;
+        let peer = p
+            .s3_pidfile
+            .as_ref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|s| s.trim().parse().ok())
+            .map(|pid| ("s3s-fs".to_string(), pid));
+        sources.push(Source {
+            id: "s3",
+            label: "S3 (s3s-fs)",
+            direct_label: "presigned GET on s3s-fs",
+            api_extra: s3_env.clone(),
+            video: VideoSource::Stored {
+                store: STORE,
+                key: KEY.into(),
+            },
+            direct: Target::Http(presigned),
+            peer,
+        });
+    }
+    let mut origin_proc = None;
+    if p.wants("external") {
+        let port = free_port()?;
+        let exe = std::env::current_exe()?;
+        let proc = spawn(
+            "origin",
+            &exe,
+            &[
+                "origin",
+                &store_dir.display().to_string(),
+                &port.to_string(),
+            ],
+            &[],
+            &p.work.join("origin.log"),
+            &format!("http://127.0.0.1:{port}/health"),
+        )
+        .await?;
+        let url = format!("http://127.0.0.1:{port}/video.bin");
+        sources.push(Source {
+            id: "external",
+            label: "external origin",
+            direct_label: "GET on the origin",
+            api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", format!("127.0.0.1:{port}"))],
+            video: VideoSource::External { url: url.clone() },
+            direct: Target::Http(url),
+            peer: Some(("origin".into(), proc.pid())),
+        });
+        origin_proc = Some(proc);
+    }
+    if p.wants("local") {
+        sources.push(Source {
+            id: "local",
+            label: "local store",
+            direct_label: "pread of the file (no HTTP)",
+            api_extra: vec![
+                ("STORAGE_BACKEND", "local".into()),
+                ("STORAGE_DIR", store_dir.display().to_string()),
+            ],
+            video: VideoSource::Stored {
+                store: STORE,
+                key: KEY.into(),
+            },
+            direct: Target::File(file),
+            peer: None,
+        });
+    }
+    ensure!(
+        !sources.is_empty(),
+        "BENCH_ONLY selects no source (s3, external, local)"
+    );
+
+    let mut rows = Vec::new();
+    let mut mems = Vec::new();
+    for s in &sources {
+        let mem = bench_source(&p, s, &mut rows).await?;
+        mems.push((s.label, mem));
+    }
+    drop(origin_proc);
+    print_tables(&p, &rows, &mems);
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("origin") {
+        let (Some(dir), Some(port)) = (args.get(2), args.get(3).and_then(|p| p.parse().ok()))
+        else {
+            bail!("usage: bench_video origin <storage dir> <port>");
+        };
+        return rt.block_on(origin(dir, port));
+    }
+    worker::install_crypto_provider();
+    let p = Params::from_env()?;
+    rt.block_on(run(p))
+}
