@@ -105,6 +105,11 @@ impl RouteDef {
         self.responses.push((status, description, None));
         self
     }
+    /// A phone-only route (its path is under `/api/mobile/`): bearer tokens only.
+    pub fn bearer_only(mut self) -> Self {
+        self.bearer_only = true;
+        self
+    }
     /// Also serve this route under `/api/mobile/…` for the phone, with bearer auth only.
     pub fn mobile(mut self) -> Self {
         self.mobile_twin = true;

@@ -720,8 +720,8 @@ pub fn registry() -> Registry {
             .body::<reviews::NewReview>().ok::<reviews::ReviewView>(201),
         route(GET, "/api/reviews/{id}", reviews::get)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
-            .area("reviews").summary("Read a review with its keypoints")
-            .ok::<reviews::ReviewDetail>(200),
+            .area("reviews").summary("Read a review with its keypoints and receipts")
+            .ok::<reviews::CoachReview>(200),
         route(PATCH, "/api/reviews/{id}", reviews::update)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Edit a draft or ready review (a ready one goes back to draft)")
@@ -754,6 +754,14 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified")
             .ok::<reviews::ReviewView>(200),
+        route(GET, "/api/mobile/sessions/{id}/reviews", reviews::phone_session_reviews)
+            .auth(Auth::User).bearer_only()
+            .area("reviews").summary("The phone: a footage session's published reviews for the athlete signed in (a minor's guardians read along)")
+            .ok::<reviews::PhoneReviews>(200),
+        route(POST, "/api/mobile/reviews/{id}/receipts", reviews::phone_receipt)
+            .auth(Auth::User).bearer_only()
+            .area("reviews").summary("The phone: a review delivered or opened on this device (idempotent per reader and device)")
+            .body::<reviews::ReceiptInput>().ok::<reviews::ReceiptView>(200),
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")

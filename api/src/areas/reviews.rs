@@ -14,8 +14,8 @@ use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
-use shared::domain::reviews::{KeypointOrigin, ReviewStatus, keypoints, lifecycle};
-use shared::repo::reviews::{Filter, Keypoint, Review};
+use shared::domain::reviews::{KeypointOrigin, ReviewStatus, keypoints, lifecycle, reading};
+use shared::repo::reviews::{Filter, Keypoint, Receipt, Review};
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -163,15 +163,48 @@ pub async fn create(
     Ok((StatusCode::CREATED, axum::Json(r.into())))
 }
 
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptView {
+    pub user_id: Id,
+    pub device_id: String,
+    pub delivered_at: Ts,
+    pub opened_at: Option<Ts>,
+}
+
+impl From<Receipt> for ReceiptView {
+    fn from(r: Receipt) -> Self {
+        ReceiptView {
+            user_id: r.user_id,
+            device_id: r.device_id,
+            delivered_at: r.delivered_at,
+            opened_at: r.opened_at,
+        }
+    }
+}
+
+/// A review as its coach reads it: with who received and opened it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CoachReview {
+    #[serde(flatten)]
+    pub detail: ReviewDetail,
+    pub receipts: Vec<ReceiptView>,
+}
+
 pub async fn get(
     State(state): State<AppState>,
     caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
-) -> Result<axum::Json<ReviewDetail>> {
+) -> Result<axum::Json<CoachReview>> {
     let ws = ws.acting(&caller);
     let (r, k) = lifecycle::get(&state.db, &ws, id).await?;
-    Ok(axum::Json(detail(r, k)))
+    let receipts = reading::receipts(&state.db, r.id).await?;
+    Ok(axum::Json(CoachReview {
+        detail: detail(r, k),
+        receipts: receipts.into_iter().map(ReceiptView::from).collect(),
+    }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -336,4 +369,45 @@ pub async fn publish(
             .await?
             .into(),
     ))
+}
+
+// ---- the phone: the athlete and a minor's guardians ----
+
+#[derive(Serialize, ToSchema)]
+pub struct PhoneReviews {
+    pub items: Vec<ReviewDetail>,
+}
+
+/// `GET /api/mobile/sessions/{id}/reviews`: the session's published reviews the caller may
+/// read (their own, or a minor's they are guardian of).
+pub async fn phone_session_reviews(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<Id>,
+) -> Result<axum::Json<PhoneReviews>> {
+    let rows = reading::session_reviews(&state.db, &caller.actor(), id).await?;
+    Ok(axum::Json(PhoneReviews {
+        items: rows.into_iter().map(|(r, k)| detail(r, k)).collect(),
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReceiptInput {
+    /// The phone's stable installation id.
+    pub device_id: String,
+    /// Opened (true) or only delivered (false, the default).
+    #[serde(default)]
+    pub opened: bool,
+}
+
+/// `POST /api/mobile/reviews/{id}/receipts`: delivered or opened on this device; idempotent.
+pub async fn phone_receipt(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<Id>,
+    Body(b): Body<ReceiptInput>,
+) -> Result<axum::Json<ReceiptView>> {
+    let r = reading::receipt(&state.db, &caller.actor(), id, &b.device_id, b.opened).await?;
+    Ok(axum::Json(r.into()))
 }

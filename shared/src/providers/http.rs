@@ -154,6 +154,7 @@ pub async fn json_or_error<T: serde::de::DeserializeOwned>(
     resp: reqwest::Response,
 ) -> Result<T, ProviderError> {
     let status = resp.status();
+    let wait = retry_after(resp.headers());
     let bytes = resp
         .bytes()
         .await
@@ -165,7 +166,13 @@ pub async fn json_or_error<T: serde::de::DeserializeOwned>(
         })
     } else {
         let message = String::from_utf8_lossy(&bytes).chars().take(300).collect();
-        if status.is_client_error() {
+        if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            // A 4xx that is not the request's fault: slow down and retry, never give up on it.
+            Err(ProviderError::RateLimited {
+                provider,
+                retry_after: wait,
+            })
+        } else if status.is_client_error() {
             Err(ProviderError::Rejected {
                 provider,
                 status: status.as_u16(),
@@ -191,6 +198,12 @@ mod tests {
     /// Plain HTTP/1.1 over a socket, one request per connection, so `shared` needs no web
     /// framework even for its tests.
     async fn flaky(failures: u32) -> (String, Arc<AtomicU32>) {
+        failing_with(failures, "503 Service Unavailable").await
+    }
+
+    /// [`flaky`] with another failure: `failure` is the status line's tail and any extra
+    /// headers.
+    async fn failing_with(failures: u32, failure: &'static str) -> (String, Arc<AtomicU32>) {
         let hits = Arc::new(AtomicU32::new(0));
         let h = hits.clone();
         let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -209,7 +222,7 @@ mod tests {
                         }
                     }
                     let (status, body) = if n < failures {
-                        ("503 Service Unavailable", "busy")
+                        (failure, "busy")
                     } else {
                         ("200 OK", r#"{"ok":true}"#)
                     };
@@ -275,6 +288,19 @@ mod tests {
         assert!(!e.is_permanent());
         assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
         assert!(e.to_string().contains("retry after 7 s"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_429_is_rate_limiting_with_its_retry_after_not_a_rejection() {
+        let (url, _) = failing_with(1, "429 Too Many Requests\r\nretry-after: 7").await;
+        let c = client();
+        let resp = c.get(&url).send().await.unwrap();
+        let e = json_or_error::<serde_json::Value>("fake", resp)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, ProviderError::RateLimited { .. }), "{e:?}");
+        assert!(!e.is_permanent(), "retried by jobs");
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
     }
 
     #[tokio::test]

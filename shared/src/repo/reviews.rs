@@ -217,3 +217,83 @@ pub async fn delete_keypoint(x: &mut impl Executor, k: &Keypoint) -> Result<(), 
     }
     Ok(())
 }
+
+// ---- readers: the athlete and a minor's guardians ----
+
+/// The published reviews of a footage session that `user` may read: those of an athlete whose
+/// login they are (not archived) or whose guardian they are.
+pub async fn readable_in_session(
+    x: &mut impl Executor,
+    user: Id,
+    session: Id,
+) -> Result<Vec<Review>, sqlx::Error> {
+    let q = format!(
+        "SELECT {COLUMNS} FROM reviews WHERE session_id = $1 AND status = 'published' AND athlete_id IN (
+            SELECT id FROM athletes WHERE user_id = $2 AND status <> 'archived'
+            UNION SELECT athlete_id FROM athlete_guardians WHERE user_id = $2)
+         ORDER BY published_at DESC, id"
+    );
+    sql!(x, c => sqlx::query_as::<_, Review>(sqlx::AssertSqlSafe(q)).bind(session).bind(user).fetch_all(&mut *c).await)
+}
+
+/// The published review `id`, if `user` may read it.
+pub async fn readable(
+    x: &mut impl Executor,
+    user: Id,
+    id: Id,
+) -> Result<Option<Review>, sqlx::Error> {
+    let q = format!(
+        "SELECT {COLUMNS} FROM reviews WHERE id = $1 AND status = 'published' AND athlete_id IN (
+            SELECT id FROM athletes WHERE user_id = $2 AND status <> 'archived'
+            UNION SELECT athlete_id FROM athlete_guardians WHERE user_id = $2)"
+    );
+    sql!(x, c => sqlx::query_as::<_, Review>(sqlx::AssertSqlSafe(q)).bind(id).bind(user).fetch_optional(&mut *c).await)
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct Receipt {
+    pub review_id: Id,
+    pub user_id: Id,
+    pub device_id: String,
+    pub delivered_at: Ts,
+    pub opened_at: Option<Ts>,
+}
+
+/// Records a delivery (and an opening when `opened`) by `user` on `device`; the first of each
+/// is kept, so repeating it changes nothing.
+pub async fn record_receipt(
+    x: &mut impl Executor,
+    review: Id,
+    user: Id,
+    device: &str,
+    opened: bool,
+) -> Result<Receipt, sqlx::Error> {
+    let now = Ts::now();
+    let opened_at = opened.then_some(now);
+    execute!(
+        x,
+        sqlx::query(
+            "INSERT INTO review_receipts (review_id, user_id, device_id, delivered_at, opened_at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (review_id, user_id, device_id)
+         DO UPDATE SET opened_at = COALESCE(review_receipts.opened_at, EXCLUDED.opened_at)"
+        )
+        .bind(review)
+        .bind(user)
+        .bind(device)
+        .bind(now)
+        .bind(opened_at)
+    )?;
+    sql!(x, c => sqlx::query_as::<_, Receipt>(
+        "SELECT review_id, user_id, device_id, delivered_at, opened_at FROM review_receipts
+         WHERE review_id = $1 AND user_id = $2 AND device_id = $3")
+        .bind(review).bind(user).bind(device).fetch_one(&mut *c).await)
+}
+
+/// Every receipt of a review, oldest first (for its coach).
+pub async fn receipts(x: &mut impl Executor, review: Id) -> Result<Vec<Receipt>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Receipt>(
+        "SELECT review_id, user_id, device_id, delivered_at, opened_at FROM review_receipts
+         WHERE review_id = $1 ORDER BY delivered_at, device_id")
+        .bind(review).fetch_all(&mut *c).await)
+}

@@ -312,3 +312,126 @@ async fn viewers_read_managers_write_and_other_workspaces_see_nothing() {
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     assert_eq!(app.count("reviews").await, 0);
 }
+
+/// Builds and publishes a review of `session` for `athlete`; returns its id.
+async fn published(app: &TestApp, coach: &Session, session: Id, athlete: &str) -> String {
+    let r = new_review(app, coach, session, json!({ "athleteId": athlete })).await;
+    let id = r.json["id"].as_str().unwrap().to_string();
+    app.post(&format!("/api/reviews/{id}/suggest"))
+        .session(coach)
+        .send()
+        .await;
+    let b = app
+        .post(&format!("/api/reviews/{id}/build"))
+        .session(coach)
+        .send()
+        .await;
+    let job: Id = b.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(job, |p| p.status == "succeeded").await;
+    let r = app
+        .post(&format!("/api/reviews/{id}/publish"))
+        .session(coach)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    id
+}
+
+#[tokio::test]
+async fn the_athlete_and_a_minors_guardian_read_published_reviews_on_the_phone() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let (minor, _minor_session, _guardian) = minor_with_guardian(&app, &w.coach).await;
+    let worker = app.start_worker(&[]).await;
+    let (session, clip) = uploaded_clip(&app, &w.coach, b"video").await;
+    analysed(&app, clip).await;
+    let mine = published(&app, &w.coach, session, &w.athlete_id).await;
+    let theirs = published(&app, &w.coach, session, &minor).await;
+    // A draft for the athlete stays with the coach.
+    new_review(
+        &app,
+        &w.coach,
+        session,
+        json!({ "athleteId": w.athlete_id }),
+    )
+    .await;
+
+    let (athlete_token, _) = app.phone_tokens("mia@example.com").await;
+    let path = format!("/api/mobile/sessions/{session}/reviews");
+    let r = app.get(&path).bearer(&athlete_token).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let items = r.json["items"].as_array().unwrap();
+    assert_eq!(
+        items.len(),
+        1,
+        "only the athlete's own published review: {}",
+        r.body
+    );
+    assert_eq!(items[0]["id"], mine);
+    assert_eq!(items[0]["keypoints"].as_array().unwrap().len(), 5);
+    // The cookie session is not enough on a phone route.
+    app.get(&path)
+        .session(&w.athlete)
+        .send()
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "unauthenticated");
+
+    // The guardian reads the minor's review, not Mia's.
+    let (guardian_token, _) = app.phone_tokens("ana@example.com").await;
+    let r = app.get(&path).bearer(&guardian_token).send().await;
+    let items = r.json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{}", r.body);
+    assert_eq!(items[0]["id"], theirs);
+    // Someone unrelated sees nothing, and a receipt on a review they cannot read is a 404.
+    let (outsider, _) = app.phone_tokens("outsider@example.com").await;
+    let r = app.get(&path).bearer(&outsider).send().await;
+    assert_eq!(r.json["items"].as_array().unwrap().len(), 0);
+    app.post(&format!("/api/mobile/reviews/{mine}/receipts"))
+        .bearer(&outsider)
+        .json(json!({ "deviceId": "x" }))
+        .send()
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+
+    // Receipts: delivered, then opened, each kept once per device.
+    let receipt = |opened: bool, device: &'static str| {
+        app.post(&format!("/api/mobile/reviews/{mine}/receipts"))
+            .bearer(&athlete_token)
+            .json(json!({ "deviceId": device, "opened": opened }))
+            .send()
+    };
+    let d = receipt(false, "iphone-1").await;
+    assert_eq!(d.status, StatusCode::OK, "{}", d.body);
+    assert_eq!(d.json["openedAt"], Value::Null);
+    let o = receipt(true, "iphone-1").await;
+    assert!(o.json["openedAt"].is_string());
+    assert_eq!(
+        o.json["deliveredAt"], d.json["deliveredAt"],
+        "the first delivery is kept"
+    );
+    let again = receipt(true, "iphone-1").await;
+    assert_eq!(
+        again.json["openedAt"], o.json["openedAt"],
+        "the first opening is kept"
+    );
+    receipt(false, "ipad-2").await;
+    app.post(&format!("/api/mobile/reviews/{mine}/receipts"))
+        .bearer(&athlete_token)
+        .json(json!({ "deviceId": "" }))
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    let r = app
+        .get(&format!("/api/reviews/{mine}"))
+        .session(&w.coach)
+        .send()
+        .await;
+    let receipts = r.json["receipts"].as_array().unwrap();
+    assert_eq!(receipts.len(), 2, "{}", r.body);
+    assert!(
+        receipts
+            .iter()
+            .any(|r| r["deviceId"] == "iphone-1" && r["openedAt"].is_string())
+    );
+    worker.shutdown().await;
+}

@@ -6,6 +6,7 @@
 
 pub mod keypoints;
 pub mod lifecycle;
+pub mod reading;
 pub mod status;
 pub mod work;
 
