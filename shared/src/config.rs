@@ -33,6 +33,9 @@ pub struct Config {
     /// The AI analysis backend (`ANALYSIS_BASE_URL`, `ANALYSIS_API_KEY`, optional
     /// `ANALYSIS_WEBHOOK_SECRET`); unset: analysis fails "not configured".
     pub analysis: Option<AnalysisConfig>,
+    /// The generative model (`MODEL_BASE_URL`, `MODEL_API_KEY`, `MODEL_TRANSCRIBE`,
+    /// `MODEL_CHAT`); unset: transcription is skipped with a reason, coaching answers 503.
+    pub model: Option<ModelConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -91,6 +94,32 @@ pub struct ExpoConfig {
     pub base_url: Url,
     /// Expo's enhanced push security access token, sent as a bearer token when set.
     pub access_token: Option<String>,
+}
+
+/// The generative model: an OpenAI-compatible HTTP API (`POST /v1/audio/transcriptions`,
+/// `POST /v1/chat/completions`), hosted or a local server speaking the same API.
+#[derive(Clone)]
+pub struct ModelConfig {
+    /// The API's base URL; the adapter appends `/v1/…`.
+    pub base_url: Url,
+    /// Sent as `Authorization: Bearer`.
+    pub api_key: String,
+    /// The transcription model (`MODEL_TRANSCRIBE`, default `whisper-1`).
+    pub transcribe_model: String,
+    /// The chat model for coaching text (`MODEL_CHAT`, default `gpt-4o-mini`).
+    pub chat_model: String,
+}
+
+impl std::fmt::Debug for ModelConfig {
+    // Config is logged at start-up: never the credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("api_key", &"<redacted>")
+            .field("transcribe_model", &self.transcribe_model)
+            .field("chat_model", &self.chat_model)
+            .finish()
+    }
 }
 
 /// The analysis backend (`docs/providers/analysis-backend.md`).
@@ -228,6 +257,16 @@ impl Config {
                 })
             }
         };
+        let model = match get("MODEL_BASE_URL") {
+            None => None,
+            Some(base) => Some(ModelConfig {
+                base_url: parse_url("MODEL_BASE_URL", &base)?,
+                api_key: get("MODEL_API_KEY")
+                    .ok_or_else(|| err("MODEL_API_KEY", "required when MODEL_BASE_URL is set"))?,
+                transcribe_model: get("MODEL_TRANSCRIBE").unwrap_or_else(|| "whisper-1".into()),
+                chat_model: get("MODEL_CHAT").unwrap_or_else(|| "gpt-4o-mini".into()),
+            }),
+        };
         let analysis = match get("ANALYSIS_BASE_URL") {
             None => None,
             Some(base) => {
@@ -291,6 +330,7 @@ impl Config {
             expo,
             twilio,
             analysis,
+            model,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),
@@ -449,6 +489,25 @@ mod tests {
             ["cdn.example.com", "media.example:8443"]
         );
         assert_eq!(c.video_allowed_private_hosts, ["127.0.0.1:9000"]);
+    }
+
+    #[test]
+    fn the_model_needs_a_key_with_its_url_and_has_default_names() {
+        assert!(cfg(&[]).unwrap().model.is_none());
+        let e = cfg(&[("MODEL_BASE_URL", "http://127.0.0.1:9/")]).unwrap_err();
+        assert!(e.to_string().contains("MODEL_API_KEY"), "{e}");
+        let c = cfg(&[
+            ("MODEL_BASE_URL", "http://127.0.0.1:9/"),
+            ("MODEL_API_KEY", "k"),
+        ])
+        .unwrap()
+        .model
+        .unwrap();
+        assert_eq!(
+            (c.transcribe_model.as_str(), c.chat_model.as_str()),
+            ("whisper-1", "gpt-4o-mini")
+        );
+        assert!(!format!("{c:?}").contains("\"k\""), "the key is not logged");
     }
 
     #[test]

@@ -15,10 +15,13 @@
 //! - [`analysis::FakeAnalysis`]: the AI analysis backend of `docs/providers/analysis-backend.md`
 //!   (jobs that fetch their source and advance over time, result files, signed completion
 //!   webhooks, injected failures), and [`analysis::FakeSource`], a source video server.
+//! - [`model::FakeModel`]: the OpenAI-compatible generative model (transcriptions, JSON-schema
+//!   completions, injected failures).
 
 pub mod analysis;
 pub mod db;
 pub mod expo;
+pub mod model;
 pub mod reviewvideo;
 pub mod smtp;
 pub mod twilio;

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod expo;
 pub mod http;
+pub mod model;
 pub mod reviewvideo;
 pub mod twilio;
 pub mod webhooks;
