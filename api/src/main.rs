@@ -2,7 +2,6 @@
 //! `api migrate`: applies database migrations and exits (the Procfile's release step).
 
 use api::{app, serve, state::AppState};
-use std::net::SocketAddr;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -34,12 +33,7 @@ async fn main() -> anyhow::Result<()> {
     let router = app::build(state);
     let listener = tokio::net::TcpListener::bind(bind).await?;
     tracing::info!(%bind, "api listening");
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown_signal())
-    .await?;
+    serve::serve_http(listener, router, shutdown_signal(), serve::SHUTDOWN_GRACE).await;
     if let Some(w) = embedded {
         w.shutdown().await;
     }

@@ -16,6 +16,7 @@ mod orgs;
 mod registry;
 mod reviews;
 mod reviewvideo;
+mod serve;
 mod sms;
 mod storage;
 mod support;

@@ -8,7 +8,6 @@ use crate::support::*;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use shared::db::Id;
-use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::analysis::{FakeAnalysis, TEST_WEBHOOK_SECRET};
@@ -120,12 +119,13 @@ async fn end_to_end(s3: Vec<(&'static str, String)>) {
     let app = TestApp::with_env(&vars).await;
     let router = app.router.clone();
     let server = tokio::spawn(async move {
-        axum::serve(
+        api::serve::serve_http(
             listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
+            router,
+            std::future::pending(),
+            api::serve::SHUTDOWN_GRACE,
         )
-        .await
-        .unwrap();
+        .await;
     });
     if local {
         let objects = app.tdb.dir.join("objects").display().to_string();
