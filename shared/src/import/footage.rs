@@ -55,14 +55,23 @@ impl Row {
     }
 
     fn key(&self) -> String {
-        format!(
-            "{}|{}|{}|{}",
+        row_key(
             self.date,
-            self.spot.to_lowercase(),
-            self.start.format("%H:%M"),
-            self.file.to_lowercase()
+            &self.spot,
+            &self.start.format("%H:%M").to_string(),
+            &self.file,
         )
     }
+}
+
+/// What makes two rows the same clip: day, spot, start (`HH:MM`) and file, case-folded. Rows
+/// of this file and rows a batch kept ([`ManifestRow`]) are matched by it.
+fn row_key(date: NaiveDate, spot: &str, start: &str, file: &str) -> String {
+    format!(
+        "{date}|{}|{start}|{}",
+        spot.to_lowercase(),
+        file.to_lowercase()
+    )
 }
 
 /// One row as the batch keeps it (`batch_upload_jobs.manifest`): what was asked and what it
@@ -272,16 +281,7 @@ impl Importer for ManifestImporter {
                     .map_err(|e| sqlx::Error::Decode(e.into()))?;
                 let by_key = rows
                     .into_iter()
-                    .map(|r| {
-                        let key = format!(
-                            "{}|{}|{}|{}",
-                            r.date,
-                            r.spot.to_lowercase(),
-                            r.start_time,
-                            r.file.to_lowercase()
-                        );
-                        (key, r)
-                    })
+                    .map(|r| (row_key(r.date, &r.spot, &r.start_time, &r.file), r))
                     .collect();
                 Some((b.id, by_key))
             }

@@ -132,6 +132,22 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// The clip's length in milliseconds: the analysis's measure, else ffprobe's; `None`
+    /// before either has run.
+    pub fn duration_ms(&self) -> Option<i64> {
+        let from_stats = self
+            .stats
+            .as_ref()
+            .and_then(|s| s.0.get("duration_ms"))
+            .and_then(Value::as_i64);
+        let from_probe = self
+            .probe
+            .as_ref()
+            .and_then(|p| p.0.get("durationMs"))
+            .and_then(Value::as_i64);
+        from_stats.or(from_probe)
+    }
+
     /// A clip a batch manifest names (row `batch.1` of batch `batch.0`), waiting for its file.
     pub fn awaiting_upload(
         org: Id,

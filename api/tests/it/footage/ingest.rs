@@ -25,26 +25,6 @@ async fn part_keys(app: &TestApp, upload: Id) -> Vec<String> {
         .collect()
 }
 
-async fn object_gone(app: &TestApp, key: &str) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        if app
-            .state
-            .storage
-            .head(Store::RawUploads, key)
-            .await
-            .unwrap()
-            .is_none()
-        {
-            return true;
-        }
-        if std::time::Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_dropped_upload_resumes_at_the_stored_offset_and_makes_one_clip() {
     resume_and_join(TestApp::new().await).await;
@@ -160,7 +140,7 @@ async fn resume_and_join(app: TestApp) {
     assert!(stored == file, "the original is the file, byte for byte");
     for p in &parts {
         assert!(
-            object_gone(&app, p).await,
+            object_gone(&app, Store::RawUploads, p).await,
             "part {p} removed after the join"
         );
     }
@@ -293,7 +273,10 @@ async fn uploads_are_their_owners_and_terminated_ones_leave_nothing() {
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     for p in &parts {
-        assert!(object_gone(&app, p).await, "part {p} removed");
+        assert!(
+            object_gone(&app, Store::RawUploads, p).await,
+            "part {p} removed"
+        );
     }
     assert_eq!(app.count("clips").await, 0);
     worker.shutdown().await;
@@ -347,7 +330,10 @@ async fn idle_uploads_expire_on_schedule_and_their_parts_go() {
         .await
         .assert_error(StatusCode::GONE, "upload_expired");
     for p in &parts {
-        assert!(object_gone(&app, p).await, "part {p} removed");
+        assert!(
+            object_gone(&app, Store::RawUploads, p).await,
+            "part {p} removed"
+        );
     }
     let r = app.get(&tus_path(&fresh)).session(&coach).send().await;
     assert_eq!(r.json["status"], "uploading");

@@ -29,19 +29,6 @@ async fn processed(
     .unwrap();
 }
 
-async fn gone(app: &TestApp, store: Store, key: &str) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        if app.state.storage.head(store, key).await.unwrap().is_none() {
-            return true;
-        }
-        if std::time::Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_session_is_read_stored_as_a_whole_and_deleted_without_leftovers() {
     let app = TestApp::new().await;
@@ -179,10 +166,13 @@ async fn a_session_is_read_stored_as_a_whole_and_deleted_without_leftovers() {
     assert_eq!(app.count("clips").await, 0);
     assert_eq!(app.count("clip_uploads").await, 0);
     for (store, key) in &keys {
-        assert!(gone(&app, *store, key).await, "{store:?} {key} left behind");
+        assert!(
+            object_gone(&app, *store, key).await,
+            "{store:?} {key} left behind"
+        );
     }
     assert!(
-        gone(&app, Store::RawUploads, &part).await,
+        object_gone(&app, Store::RawUploads, &part).await,
         "upload part left behind"
     );
     app.get(&format!("/api/sessions/{session}"))

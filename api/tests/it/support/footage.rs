@@ -271,3 +271,17 @@ pub fn xlsx(rows: &[Vec<XCell>]) -> Vec<u8> {
     }
     zip.finish().unwrap().into_inner()
 }
+
+/// Whether the object is gone from `store` within 10 s (deletes run in a job).
+pub async fn object_gone(app: &TestApp, store: Store, key: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if app.state.storage.head(store, key).await.unwrap().is_none() {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}

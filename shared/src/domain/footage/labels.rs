@@ -147,20 +147,6 @@ fn check(v: &mut Validator, l: &Label, duration_ms: Option<i64>) {
     }
 }
 
-fn duration_ms(clip: &Clip) -> Option<i64> {
-    let from_stats = clip
-        .stats
-        .as_ref()
-        .and_then(|s| s.0.get("duration_ms"))
-        .and_then(Value::as_i64);
-    let from_probe = clip
-        .probe
-        .as_ref()
-        .and_then(|p| p.0.get("durationMs"))
-        .and_then(Value::as_i64);
-    from_stats.or(from_probe)
-}
-
 async fn clip(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
     let mut c = db.acquire().await?;
     footage::get_clip(&mut c, ws.org_id, id)
@@ -244,7 +230,7 @@ pub async fn create(db: &Db, ws: &InWorkspace, clip_id: Id, raw: &RawLabel<'_>) 
         created_at: now,
         updated_at: now,
     };
-    check(&mut v, &l, duration_ms(&k));
+    check(&mut v, &l, k.duration_ms());
     v.finish()?;
     let mut tx = db.begin().await?;
     if !footage::insert_label(&mut tx, &l).await? {
@@ -291,7 +277,7 @@ pub async fn update(
     if let Some(n) = raw.note {
         l.note = n.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
     }
-    check(&mut v, &l, duration_ms(&k));
+    check(&mut v, &l, k.duration_ms());
     v.finish()?;
     l.labelled_by = Some(ws.actor.user_id);
     l.updated_at = Ts::now();

@@ -158,13 +158,7 @@ pub async fn create(
 
 /// A keypoint past the end of its clip (when the clip's length is known) is refused.
 fn check_within(clip: &Clip, k: &Keypoint) -> Result<()> {
-    let duration = clip
-        .stats
-        .as_ref()
-        .and_then(|s| s.0.get("duration_ms"))
-        .or_else(|| clip.probe.as_ref().and_then(|p| p.0.get("durationMs")))
-        .and_then(Value::as_i64);
-    if let Some(d) = duration
+    if let Some(d) = clip.duration_ms()
         && k.end_ms.unwrap_or(k.at_ms) > d
     {
         return Err(Error::field(
