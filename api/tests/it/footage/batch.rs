@@ -278,7 +278,12 @@ async fn a_reopened_tab_sees_live_statuses_and_files_arrive_by_resumable_upload(
         .await
         .assert_error(StatusCode::CONFLICT, "clip_not_awaiting_upload");
 
-    // Tenancy and permissions.
+    // Tenancy, permissions and bad input.
+    app.get("/api/training-sessions/batch-upload")
+        .session(&coach)
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
     app.get(&format!(
         "/api/training-sessions/batch-upload?batchId={batch}"
     ))

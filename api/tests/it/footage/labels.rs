@@ -177,4 +177,9 @@ async fn coaches_confirm_correct_and_add_maneuvers_and_export_them() {
         .send()
         .await;
     assert_eq!(empty.body, "", "another workspace's export is empty");
+    app.get("/api/maneuver-labels/export?format=xml")
+        .session(&coach)
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
 }
