@@ -11,7 +11,7 @@ use crate::group_commit::GroupCommit;
 use crate::handlers::{Ctx, Runners};
 use futures::FutureExt;
 use jobs::progress::{self, Progress};
-use jobs::{JobError, backoff};
+use jobs::JobError;
 use serde_json::Value;
 use shared::db::{Db, Id, Ts};
 use std::panic::AssertUnwindSafe;
@@ -116,22 +116,23 @@ async fn record(
             progress::fail(&mut c, job.id, &e).await?;
             tracing::warn!(error = %e, "job failed permanently");
         }
-        Err(JobError::Transient(e)) if job.attempts < job.max_attempts => {
-            let at = Ts::now().plus(
-                chrono::Duration::from_std(backoff(job.attempts as u32, deps.worker.backoff_base))
-                    .unwrap_or_default(),
-            );
-            let mut tx = deps.db.begin().await?;
-            progress::retry_later(&mut tx, job.id, &e, at).await?;
-            jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
-            tx.commit().await?;
-            tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
-        }
-        Err(JobError::Transient(e)) => {
-            let mut c = deps.db.acquire().await?;
-            progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}")).await?;
-            tracing::warn!(error = %e, "job failed after its last attempt");
-        }
+        Err(e) => match e.retry_delay(job.attempts as u32, deps.worker.backoff_base) {
+            Some(delay) if job.attempts < job.max_attempts => {
+                let at = Ts::now().plus(chrono::Duration::from_std(delay).unwrap_or_default());
+                let e = e.to_string();
+                let mut tx = deps.db.begin().await?;
+                progress::retry_later(&mut tx, job.id, &e, at).await?;
+                jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
+                tx.commit().await?;
+                tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
+            }
+            _ => {
+                let mut c = deps.db.acquire().await?;
+                progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}"))
+                    .await?;
+                tracing::warn!(error = %e, "job failed after its last attempt");
+            }
+        },
     }
     Ok(())
 }
