@@ -8,7 +8,7 @@ pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
     SubmitClip,
 };
-pub use shared::domain::reviews::work::BuildReview;
+pub use shared::domain::reviews::work::{BuildReview, TranscribeNote};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -73,6 +73,7 @@ pub const ALL: &[KindInfo] = &[
     info::<DeleteObjects>(),
     info::<JoinUpload>(),
     info::<BuildReview>(),
+    info::<TranscribeNote>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

@@ -108,6 +108,9 @@ pub struct ModelConfig {
     pub transcribe_model: String,
     /// The chat model for coaching text (`MODEL_CHAT`, default `gpt-4o-mini`).
     pub chat_model: String,
+    /// How long one request may take, body included (`MODEL_TIMEOUT_MS`, default 120000: a
+    /// 25 MiB recording takes a while to transcribe).
+    pub timeout: Duration,
 }
 
 impl std::fmt::Debug for ModelConfig {
@@ -118,6 +121,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("api_key", &"<redacted>")
             .field("transcribe_model", &self.transcribe_model)
             .field("chat_model", &self.chat_model)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -265,6 +269,9 @@ impl Config {
                     .ok_or_else(|| err("MODEL_API_KEY", "required when MODEL_BASE_URL is set"))?,
                 transcribe_model: get("MODEL_TRANSCRIBE").unwrap_or_else(|| "whisper-1".into()),
                 chat_model: get("MODEL_CHAT").unwrap_or_else(|| "gpt-4o-mini".into()),
+                timeout: Duration::from_millis(
+                    parse_num("MODEL_TIMEOUT_MS", get("MODEL_TIMEOUT_MS"), 120_000)?.max(1),
+                ),
             }),
         };
         let analysis = match get("ANALYSIS_BASE_URL") {

@@ -86,6 +86,7 @@ pub async fn execute(
         job_id: id,
         org_id: job.org_id,
         attempt: job.attempts as u32,
+        max_attempts: job.max_attempts as u32,
     };
     let outcome = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()

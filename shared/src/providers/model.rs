@@ -12,7 +12,6 @@
 //! body that is not the documented JSON (or an answer outside the schema) is `Unavailable`: a
 //! later attempt may do better.
 
-use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -21,14 +20,12 @@ use super::http::{ProviderError, Retry, json_or_error, send};
 use crate::config::ModelConfig;
 
 const PROVIDER: &str = "generative model";
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The adapter; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Model {
     cfg: ModelConfig,
     http: reqwest::Client,
-    timeout: Duration,
 }
 
 /// A transcript and the model that wrote it.
@@ -48,11 +45,7 @@ pub struct Answer {
 
 impl Model {
     pub fn new(cfg: ModelConfig, http: reqwest::Client) -> Self {
-        Model {
-            cfg,
-            http,
-            timeout: DEFAULT_TIMEOUT,
-        }
+        Model { cfg, http }
     }
 
     /// The adapter for an optional configuration: `None` is [`ProviderError::NotConfigured`].
@@ -62,12 +55,6 @@ impl Model {
     ) -> Result<Self, ProviderError> {
         cfg.map(|c| Model::new(c.clone(), http))
             .ok_or(ProviderError::NotConfigured(PROVIDER))
-    }
-
-    /// Sets the per-request timeout (each attempt, body included).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
     }
 
     fn url(&self, path: &[&str]) -> url::Url {
@@ -103,7 +90,7 @@ impl Model {
                     format!("multipart/form-data; boundary={boundary}"),
                 )
                 .body(body.clone())
-                .timeout(self.timeout)
+                .timeout(self.cfg.timeout)
         })
         .await?;
         let v: Value = json_or_error(PROVIDER, resp).await?;
@@ -142,7 +129,7 @@ impl Model {
                 .post(url.clone())
                 .bearer_auth(&self.cfg.api_key)
                 .json(&req)
-                .timeout(self.timeout)
+                .timeout(self.cfg.timeout)
         })
         .await?;
         let v: Value = json_or_error(PROVIDER, resp).await?;
