@@ -162,5 +162,4 @@ mod tests {
             "upload_too_large"
         );
     }
-
 }

@@ -12,7 +12,6 @@
 //! body that is not the documented JSON (or an answer outside the schema) is `Unavailable`: a
 //! later attempt may do better.
 
-
 use bytes::Bytes;
 use serde_json::{Value, json};
 

@@ -19,11 +19,11 @@ use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
+use shared::domain::reviews::lifecycle::Full;
 use shared::domain::reviews::{
     KeypointOrigin, ReviewStatus, TranscriptStatus, keypoints, lifecycle, reading,
 };
 use shared::repo::review_audio::VoiceNote;
-use shared::domain::reviews::lifecycle::Full;
 use shared::repo::reviews::{Filter, Keypoint, Receipt, Review};
 use shared::storage::Store;
 use utoipa::ToSchema;

@@ -3,11 +3,11 @@
 
 use super::status::{ReviewEvent, ReviewStatus, next};
 use crate::db::{Db, Executor, Id, Ts, Tx};
-use crate::repo::review_audio::VoiceNote;
 use crate::domain::InWorkspace;
 use crate::domain::notifications::{self, JobOwner, NotifyQueue};
 use crate::error::Validator;
 use crate::repo::notifications::NewNotification;
+use crate::repo::review_audio::VoiceNote;
 use crate::repo::reviews::{self, Change, Filter, Keypoint, Review};
 use crate::repo::{athletes, audit, footage};
 use crate::{Error, Result};

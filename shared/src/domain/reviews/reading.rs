@@ -2,9 +2,9 @@
 //! messaging) reads the published reviews of a session and sends receipts. Reviews of other
 //! athletes, drafts and other workspaces' reviews are simply not there (an empty list, 404).
 
+use super::lifecycle::Full;
 use crate::db::{Db, Id};
 use crate::domain::Actor;
-use super::lifecycle::Full;
 use crate::repo::reviews::{self, Receipt};
 use crate::{Error, Result};
 

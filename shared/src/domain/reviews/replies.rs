@@ -164,7 +164,9 @@ pub async fn add(
             Some(c) => audio::reply_by_client_id(&mut tx, review, actor.user_id, c).await?,
             None => None,
         }
-        .ok_or_else(|| Error::internal(anyhow::anyhow!("a reply conflicted without a client id")))?;
+        .ok_or_else(|| {
+            Error::internal(anyhow::anyhow!("a reply conflicted without a client id"))
+        })?;
         tx.commit().await?;
         return Ok((first, false));
     }
@@ -262,4 +264,3 @@ pub async fn for_coach(
     tx.commit().await?;
     Ok(rows)
 }
-

@@ -124,7 +124,8 @@ pub async fn add(db: &Db, ws: &InWorkspace, review: Id, rec: &Recorded) -> Resul
     };
     audio::insert_note(&mut tx, &n).await?;
     reviews::touch(&mut tx, review).await?;
-    let data = json!({ "reviewId": review, "sizeBytes": n.size_bytes, "contentType": n.content_type });
+    let data =
+        json!({ "reviewId": review, "sizeBytes": n.size_bytes, "contentType": n.content_type });
     audit::record(
         &mut tx,
         ws.audit("review.voice_note.add", "voice_note", n.id, data),
