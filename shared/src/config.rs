@@ -108,6 +108,8 @@ pub struct ModelConfig {
     pub transcribe_model: String,
     /// The chat model for coaching text (`MODEL_CHAT`, default `gpt-4o-mini`).
     pub chat_model: String,
+    /// Each request's time limit, body included (`MODEL_TIMEOUT_MS`, default 120000).
+    pub timeout: Duration,
 }
 
 impl std::fmt::Debug for ModelConfig {
@@ -118,6 +120,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("api_key", &"<redacted>")
             .field("transcribe_model", &self.transcribe_model)
             .field("chat_model", &self.chat_model)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -265,6 +268,11 @@ impl Config {
                     .ok_or_else(|| err("MODEL_API_KEY", "required when MODEL_BASE_URL is set"))?,
                 transcribe_model: get("MODEL_TRANSCRIBE").unwrap_or_else(|| "whisper-1".into()),
                 chat_model: get("MODEL_CHAT").unwrap_or_else(|| "gpt-4o-mini".into()),
+                timeout: Duration::from_millis(parse_num(
+                    "MODEL_TIMEOUT_MS",
+                    get("MODEL_TIMEOUT_MS"),
+                    120_000,
+                )?),
             }),
         };
         let analysis = match get("ANALYSIS_BASE_URL") {
@@ -507,6 +515,7 @@ mod tests {
             (c.transcribe_model.as_str(), c.chat_model.as_str()),
             ("whisper-1", "gpt-4o-mini")
         );
+        assert_eq!(c.timeout, Duration::from_secs(120));
         assert!(!format!("{c:?}").contains("\"k\""), "the key is not logged");
     }
 

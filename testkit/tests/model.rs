@@ -18,6 +18,7 @@ fn adapter(fake: &FakeModel, key: &str) -> Model {
             api_key: key.into(),
             transcribe_model: "whisper-1".into(),
             chat_model: "coach-model".into(),
+            timeout: Duration::from_secs(120),
         },
         reqwest::Client::new(),
     )

@@ -21,7 +21,6 @@ use super::http::{ProviderError, Retry, json_or_error, send};
 use crate::config::ModelConfig;
 
 const PROVIDER: &str = "generative model";
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The adapter; cheap to clone.
 #[derive(Clone, Debug)]
@@ -47,12 +46,10 @@ pub struct Answer {
 }
 
 impl Model {
+    /// The adapter, with the configured per-request timeout (`MODEL_TIMEOUT_MS`).
     pub fn new(cfg: ModelConfig, http: reqwest::Client) -> Self {
-        Model {
-            cfg,
-            http,
-            timeout: DEFAULT_TIMEOUT,
-        }
+        let timeout = cfg.timeout;
+        Model { cfg, http, timeout }
     }
 
     /// The adapter for an optional configuration: `None` is [`ProviderError::NotConfigured`].
