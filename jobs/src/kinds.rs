@@ -9,6 +9,7 @@ pub use shared::domain::footage::work::{
     SubmitClip,
 };
 pub use shared::domain::reviews::work::BuildReview;
+pub use shared::domain::reviews::work::{GenerateCoaching, NarrateProgress};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -73,6 +74,8 @@ pub const ALL: &[KindInfo] = &[
     info::<DeleteObjects>(),
     info::<JoinUpload>(),
     info::<BuildReview>(),
+    info::<GenerateCoaching>(),
+    info::<NarrateProgress>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

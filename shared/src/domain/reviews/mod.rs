@@ -4,9 +4,12 @@
 //! [`status`], its operations [`lifecycle`] (create, edit, build, publish, delete); every review
 //! is read through its workspace, so another workspace's is a 404.
 
+pub mod coaching;
 pub mod keypoints;
 pub mod lifecycle;
+pub mod progress;
 pub mod reading;
+pub mod report;
 pub mod status;
 pub mod work;
 
