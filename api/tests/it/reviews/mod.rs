@@ -1,6 +1,8 @@
 //! Reviews: drafts of a footage session, keypoints (the coach's and the suggested), the build,
 //! publishing to the athlete, permissions and tenancy.
 
+mod coaching;
+
 use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};

@@ -41,6 +41,11 @@ crate::text_enum! {
     pub enum CoachingMode { PerClip = "per_clip", Batch = "batch" }
 }
 
+crate::text_enum! {
+    /// An export's format: JSON, or the printable HTML report ([`super::report`]).
+    pub enum ReportFormat { Json = "json", Html = "html" }
+}
+
 /// The most clips one request may name.
 pub const MAX_CLIPS: usize = 50;
 /// The name of the answer's schema (sent to the model with it).
