@@ -257,7 +257,7 @@ async fn bad_requests_name_their_field_and_enqueue_nothing() {
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     generate(&app, &coach, json!({ "sessionId": session, "extra": 1 }))
         .await
-        .assert_error(StatusCode::BAD_REQUEST, "invalid_body");
+        .assert_error(StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(app.count("job_progress").await, 0);
     assert_eq!(audit_count(&app, "coaching.request").await, 0);
 }
@@ -302,13 +302,18 @@ async fn every_transient_model_failure_is_retried_and_stores_one_version() {
         fake.answer_with(answer(case));
         let started = std::time::Instant::now();
         let job = job_of(&generate(&app, &coach, json!({ "sessionId": session })).await);
+        // The first attempt's error, while the job waits for its retry.
+        let retrying = app
+            .wait_job(job, |p| p.last_error.is_some() || p.status == "succeeded")
+            .await;
+        assert_eq!(retrying.status, "queued", "{case}: {retrying:?}");
+        assert!(
+            retrying.last_error.as_deref().unwrap_or_default().contains(error),
+            "{case}: {:?}",
+            retrying.last_error
+        );
         let p = finished(&app, job).await;
         assert_eq!((p.status.as_str(), p.attempts), ("succeeded", 2), "{case}: {p:?}");
-        assert!(
-            p.last_error.as_deref().unwrap_or_default().contains(error),
-            "{case}: {:?}",
-            p.last_error
-        );
         if case == "429" {
             assert!(
                 started.elapsed() >= std::time::Duration::from_secs(1),
