@@ -73,6 +73,8 @@ async fn method_not_allowed() -> ApiError {
 const STREAMED_BODIES: &[(&str, &str)] = &[
     ("PATCH", "/api/clips/native-ingest/{uploadId}"),
     ("PUT", "/api/storage/{store}/{*key}"),
+    ("POST", "/api/reviews/{id}/voice-notes"),
+    ("POST", "/api/mobile/reviews/{id}/replies"),
 ];
 
 /// Bounds every request's handling time; answers JSON 503 `timeout` past it.

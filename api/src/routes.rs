@@ -754,14 +754,34 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified")
             .ok::<reviews::ReviewView>(200),
-        route(GET, "/api/mobile/sessions/{id}/reviews", reviews::phone_session_reviews)
+        route(POST, "/api/reviews/{id}/voice-notes", reviews::voice_notes::add)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Add a voice note: the audio is the body (M4A/AAC, MP3, WAV, Ogg/Opus, WebM by their first bytes; 25 MiB); keypointId")
+            .ok::<reviews::VoiceNoteView>(201),
+        route(DELETE, "/api/reviews/{id}/voice-notes/{noteId}", reviews::voice_notes::delete)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Delete a voice note (its audio is deleted by a job)")
+            .empty(204, "deleted"),
+        route(GET, "/api/reviews/{id}/replies", reviews::replies::for_coach)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("The athlete's replies to a review, oldest first (paginated)")
+            .empty(200, "a page of replies ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/mobile/sessions/{id}/reviews", reviews::phone::session_reviews)
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: a footage session's published reviews for the athlete signed in (a minor's guardians read along)")
-            .ok::<reviews::PhoneReviews>(200),
-        route(POST, "/api/mobile/reviews/{id}/receipts", reviews::phone_receipt)
+            .ok::<reviews::phone::PhoneReviews>(200),
+        route(GET, "/api/mobile/reviews/{id}/replies", reviews::replies::for_reader)
+            .auth(Auth::User).bearer_only()
+            .area("reviews").summary("The phone: the replies to a published review (its athlete; a minor's guardians read along)")
+            .empty(200, "a page of replies ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/mobile/reviews/{id}/replies", reviews::replies::add)
+            .auth(Auth::User).bearer_only()
+            .area("reviews").summary("The phone: the athlete replies, in writing (JSON) or recorded (audio body); clientReplyId makes it idempotent; the coach is notified")
+            .body::<reviews::replies::TextReply>().ok::<reviews::replies::ReplyView>(201),
+        route(POST, "/api/mobile/reviews/{id}/receipts", reviews::phone::receipt)
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: a review delivered or opened on this device (idempotent per reader and device)")
-            .body::<reviews::ReceiptInput>().ok::<reviews::ReceiptView>(200),
+            .body::<reviews::phone::ReceiptInput>().ok::<reviews::ReceiptView>(200),
         route(POST, "/api/sessions/coaching", coaching::generate)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Generate coaching feedback from a session's analysed clips and the coach's keypoints (job; per_clip or batch; each run adds a version)")

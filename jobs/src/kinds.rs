@@ -8,8 +8,9 @@ pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
     SubmitClip,
 };
-pub use shared::domain::reviews::work::BuildReview;
-pub use shared::domain::reviews::work::{GenerateCoaching, NarrateProgress};
+pub use shared::domain::reviews::work::{
+    BuildReview, GenerateCoaching, NarrateProgress, TranscribeNote,
+};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -74,6 +75,7 @@ pub const ALL: &[KindInfo] = &[
     info::<DeleteObjects>(),
     info::<JoinUpload>(),
     info::<BuildReview>(),
+    info::<TranscribeNote>(),
     info::<GenerateCoaching>(),
     info::<NarrateProgress>(),
 ];

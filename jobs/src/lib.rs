@@ -142,9 +142,29 @@ pub enum JobError {
     /// A timeout, a 5xx, a lost connection: retried with backoff.
     #[error("{0}")]
     Transient(String),
+    /// Like `Transient`, but the provider said how long to wait (a 429's `Retry-After`): the
+    /// retry comes no sooner than that, nor sooner than the backoff.
+    #[error("{message}")]
+    TransientAfter { message: String, after: Duration },
     /// The job saw its cancellation request and stopped.
     #[error("cancelled")]
     Cancelled,
+}
+
+impl JobError {
+    /// The earliest a retry may run, from the attempt that just failed (1-based) and the
+    /// backoff base; `None` when the error is not retried.
+    pub fn retry_delay(&self, attempt: u32, base: Duration) -> Option<Duration> {
+        match self {
+            JobError::Transient(_) => Some(backoff(attempt, base)),
+            JobError::TransientAfter { after, .. } => Some(
+                backoff(attempt, base)
+                    .max(*after)
+                    .min(Duration::from_secs(3600)),
+            ),
+            JobError::Permanent(_) | JobError::Cancelled => None,
+        }
+    }
 }
 
 impl From<sqlx::Error> for JobError {
@@ -155,10 +175,13 @@ impl From<sqlx::Error> for JobError {
 
 impl From<shared::providers::ProviderError> for JobError {
     fn from(e: shared::providers::ProviderError) -> Self {
-        if e.is_permanent() {
-            JobError::Permanent(e.to_string())
-        } else {
-            JobError::Transient(e.to_string())
+        match e.retry_after() {
+            _ if e.is_permanent() => JobError::Permanent(e.to_string()),
+            Some(after) => JobError::TransientAfter {
+                message: e.to_string(),
+                after,
+            },
+            None => JobError::Transient(e.to_string()),
         }
     }
 }
@@ -190,6 +213,27 @@ mod tests {
         assert!(matches!(e, JobError::Permanent(_)));
         let e: JobError = shared::Error::unavailable("unavailable", "busy", 1).into();
         assert!(matches!(e, JobError::Transient(_)));
+    }
+
+    #[test]
+    fn a_retry_after_delays_the_retry_but_never_below_the_backoff() {
+        use super::JobError;
+        use shared::providers::ProviderError;
+        use std::time::Duration;
+        let base = Duration::from_secs(10);
+        let limited = |after| ProviderError::RateLimited {
+            provider: "model",
+            retry_after: after,
+        };
+        let e: JobError = limited(Some(Duration::from_secs(90))).into();
+        assert_eq!(e.retry_delay(1, base), Some(Duration::from_secs(90)));
+        assert_eq!(e.retry_delay(5, base), Some(Duration::from_secs(160)));
+        let e: JobError = limited(Some(Duration::from_secs(86_400))).into();
+        assert_eq!(e.retry_delay(1, base), Some(Duration::from_secs(3600)));
+        let e: JobError = limited(None).into();
+        assert!(matches!(e, JobError::Transient(_)));
+        assert_eq!(e.retry_delay(2, base), Some(Duration::from_secs(20)));
+        assert_eq!(JobError::Permanent("no".into()).retry_delay(1, base), None);
     }
 
     #[test]

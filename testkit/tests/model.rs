@@ -18,11 +18,10 @@ fn adapter(fake: &FakeModel, key: &str) -> Model {
             api_key: key.into(),
             transcribe_model: "whisper-1".into(),
             chat_model: "coach-model".into(),
-            timeout: Duration::from_secs(120),
+            timeout: Duration::from_millis(500),
         },
         reqwest::Client::new(),
     )
-    .with_timeout(Duration::from_millis(500))
 }
 
 fn schema() -> serde_json::Value {

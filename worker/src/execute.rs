@@ -10,8 +10,8 @@ use crate::Deps;
 use crate::group_commit::GroupCommit;
 use crate::handlers::{Ctx, Runners};
 use futures::FutureExt;
+use jobs::JobError;
 use jobs::progress::{self, Progress};
-use jobs::{JobError, backoff};
 use serde_json::Value;
 use shared::db::{Db, Id, Ts};
 use std::panic::AssertUnwindSafe;
@@ -86,6 +86,7 @@ pub async fn execute(
         job_id: id,
         org_id: job.org_id,
         attempt: job.attempts as u32,
+        max_attempts: job.max_attempts as u32,
     };
     let outcome = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()
@@ -116,22 +117,23 @@ async fn record(
             progress::fail(&mut c, job.id, &e).await?;
             tracing::warn!(error = %e, "job failed permanently");
         }
-        Err(JobError::Transient(e)) if job.attempts < job.max_attempts => {
-            let at = Ts::now().plus(
-                chrono::Duration::from_std(backoff(job.attempts as u32, deps.worker.backoff_base))
-                    .unwrap_or_default(),
-            );
-            let mut tx = deps.db.begin().await?;
-            progress::retry_later(&mut tx, job.id, &e, at).await?;
-            jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
-            tx.commit().await?;
-            tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
-        }
-        Err(JobError::Transient(e)) => {
-            let mut c = deps.db.acquire().await?;
-            progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}")).await?;
-            tracing::warn!(error = %e, "job failed after its last attempt");
-        }
+        Err(e) => match e.retry_delay(job.attempts as u32, deps.worker.backoff_base) {
+            Some(delay) if job.attempts < job.max_attempts => {
+                let at = Ts::now().plus(chrono::Duration::from_std(delay).unwrap_or_default());
+                let e = e.to_string();
+                let mut tx = deps.db.begin().await?;
+                progress::retry_later(&mut tx, job.id, &e, at).await?;
+                jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
+                tx.commit().await?;
+                tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
+            }
+            _ => {
+                let mut c = deps.db.acquire().await?;
+                progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}"))
+                    .await?;
+                tracing::warn!(error = %e, "job failed after its last attempt");
+            }
+        },
     }
     Ok(())
 }

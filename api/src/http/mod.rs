@@ -6,6 +6,7 @@ pub mod extract;
 pub mod pagination;
 pub mod ranged;
 pub mod tus;
+pub mod upload;
 
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;

@@ -12,8 +12,6 @@
 //! body that is not the documented JSON (or an answer outside the schema) is `Unavailable`: a
 //! later attempt may do better.
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use serde_json::{Value, json};
 
@@ -27,7 +25,6 @@ const PROVIDER: &str = "generative model";
 pub struct Model {
     cfg: ModelConfig,
     http: reqwest::Client,
-    timeout: Duration,
 }
 
 /// A transcript and the model that wrote it.
@@ -46,10 +43,8 @@ pub struct Answer {
 }
 
 impl Model {
-    /// The adapter, with the configured per-request timeout (`MODEL_TIMEOUT_MS`).
     pub fn new(cfg: ModelConfig, http: reqwest::Client) -> Self {
-        let timeout = cfg.timeout;
-        Model { cfg, http, timeout }
+        Model { cfg, http }
     }
 
     /// The adapter for an optional configuration: `None` is [`ProviderError::NotConfigured`].
@@ -59,12 +54,6 @@ impl Model {
     ) -> Result<Self, ProviderError> {
         cfg.map(|c| Model::new(c.clone(), http))
             .ok_or(ProviderError::NotConfigured(PROVIDER))
-    }
-
-    /// Sets the per-request timeout (each attempt, body included).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
     }
 
     fn url(&self, path: &[&str]) -> url::Url {
@@ -100,7 +89,7 @@ impl Model {
                     format!("multipart/form-data; boundary={boundary}"),
                 )
                 .body(body.clone())
-                .timeout(self.timeout)
+                .timeout(self.cfg.timeout)
         })
         .await?;
         let v: Value = json_or_error(PROVIDER, resp).await?;
@@ -139,7 +128,7 @@ impl Model {
                 .post(url.clone())
                 .bearer_auth(&self.cfg.api_key)
                 .json(&req)
-                .timeout(self.timeout)
+                .timeout(self.cfg.timeout)
         })
         .await?;
         let v: Value = json_or_error(PROVIDER, resp).await?;

@@ -20,6 +20,7 @@ pub mod oauth;
 pub mod orgs;
 pub mod platform;
 pub mod ratelimit;
+pub mod review_audio;
 pub mod reviews;
 pub mod roles;
 pub mod settings;

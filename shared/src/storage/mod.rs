@@ -26,6 +26,7 @@ mod config;
 mod key;
 mod local;
 mod s3;
+mod s3_http;
 mod signed_url;
 
 use std::fmt;

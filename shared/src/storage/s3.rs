@@ -170,6 +170,7 @@ impl S3Store {
         );
         let mut builder = aws_sdk_s3::Config::builder()
             .behavior_version(BehaviorVersion::latest())
+            .http_client(super::s3_http::BoundedClient::new()?)
             .region(Region::new(cfg.region.clone()))
             .credentials_provider(credentials)
             .force_path_style(cfg.force_path_style)

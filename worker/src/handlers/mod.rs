@@ -38,10 +38,18 @@ pub struct Ctx {
     pub deps: Arc<Deps>,
     pub job_id: Id,
     pub org_id: Option<Id>,
+    /// This attempt, from 1.
     pub attempt: u32,
+    pub max_attempts: u32,
 }
 
 impl Ctx {
+    /// Whether a transient failure now would not be retried: a best-effort handler records
+    /// its give-up instead of failing silently.
+    pub fn last_attempt(&self) -> bool {
+        self.attempt >= self.max_attempts
+    }
+
     /// Records progress the api reads back (percent 0–100 and/or a message).
     pub async fn progress(
         &self,
@@ -95,6 +103,7 @@ impl Runners {
         t.job::<jobs::kinds::DeleteObjects>();
         t.job::<jobs::kinds::JoinUpload>();
         t.job::<jobs::kinds::BuildReview>();
+        t.job::<jobs::kinds::TranscribeNote>();
         t.job::<jobs::kinds::GenerateCoaching>();
         t.job::<jobs::kinds::NarrateProgress>();
         for &task in CronTask::ALL {

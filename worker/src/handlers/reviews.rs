@@ -1,15 +1,97 @@
-//! Review jobs: the build. Voice notes (and their transcription) arrive with the next step of
-//! the reviews area; until then a review has none, and the build records it `ready`.
+//! Review jobs: the build asks for a transcription of each voice note without one (child
+//! jobs), and the last transcription to end makes the review `ready`
+//! (`shared::domain::reviews::voice_notes`). Transcription is best-effort: whatever happens to
+//! it, the note is recorded with a transcript or a reason, and the build ends.
 
 use super::{Ctx, RunJob};
+use futures::TryStreamExt;
 use jobs::JobError;
+use jobs::reviews::ENQUEUER;
 use serde_json::{Value, json};
-use shared::domain::reviews::lifecycle;
-use shared::domain::reviews::work::BuildReview;
+use shared::domain::reviews::voice_notes::{self, Outcome};
+use shared::domain::reviews::work::{BuildReview, TranscribeNote};
+use shared::providers::ProviderError;
+use shared::providers::model::Model;
+use shared::storage::Store;
 
 impl RunJob for BuildReview {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
-        let ready = lifecycle::built(&ctx.deps.db, self.org_id, self.review_id).await?;
+        let db = &ctx.deps.db;
+        let model = ctx.deps.cfg.model.is_some();
+        let waiting =
+            voice_notes::start_transcriptions(db, &ENQUEUER, self.org_id, self.review_id, model)
+                .await?;
+        if waiting > 0 {
+            return Ok(json!({ "transcribing": waiting }));
+        }
+        let ready = voice_notes::finish_build(db, self.org_id, self.review_id).await?;
         Ok(json!({ "ready": ready }))
+    }
+}
+
+impl RunJob for TranscribeNote {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let db = &ctx.deps.db;
+        let Some(note) = voice_notes::pending_note(db, self.org_id, self.note_id).await? else {
+            // Deleted, or recorded by an earlier run: the build may still wait for this one.
+            voice_notes::finish_build(db, self.org_id, self.review_id).await?;
+            return Ok(json!({ "skipped": "no transcription pending" }));
+        };
+        let model = match Model::from_config(
+            ctx.deps.cfg.model.as_ref(),
+            shared::providers::http::shared_client().clone(),
+        ) {
+            Ok(m) => m,
+            Err(_) => {
+                let why = voice_notes::NOT_CONFIGURED.to_string();
+                voice_notes::record(db, self.org_id, note.id, &Outcome::Skipped(why)).await?;
+                return Ok(json!({ "skipped": voice_notes::NOT_CONFIGURED }));
+            }
+        };
+        let audio = ctx
+            .deps
+            .storage
+            .get(Store::RawUploads, &note.object_key, None)
+            .await
+            .map_err(|e| JobError::Transient(format!("reading the note: {e}")))?;
+        let bytes: Vec<bytes::Bytes> = audio
+            .body
+            .try_collect()
+            .await
+            .map_err(|e| JobError::Transient(format!("reading the note: {e}")))?;
+        let audio = bytes::Bytes::from(bytes.concat());
+        let answer = model
+            .transcribe(audio, &voice_notes::file_name(&note), &note.content_type)
+            .await;
+        match answer {
+            Ok(t) => {
+                let done = Outcome::Done {
+                    text: t.text,
+                    model: t.model,
+                };
+                voice_notes::record(db, self.org_id, note.id, &done).await?;
+                Ok(json!({ "transcribed": true }))
+            }
+            Err(e) if e.is_permanent() || ctx.last_attempt() => {
+                voice_notes::record(db, self.org_id, note.id, &Outcome::Failed(reason(&e))).await?;
+                Err(JobError::Permanent(e.to_string()))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// What the coach reads when a note has no transcript.
+fn reason(e: &ProviderError) -> String {
+    match e {
+        ProviderError::Rejected { status, .. } => {
+            format!("the transcription service refused the recording ({status})")
+        }
+        ProviderError::RateLimited { .. } => {
+            "the transcription service kept asking us to slow down".into()
+        }
+        ProviderError::Timeout(_) => "the transcription service kept timing out".into(),
+        ProviderError::Unavailable { .. } => "the transcription service kept failing".into(),
+        ProviderError::NotConfigured(_) => voice_notes::NOT_CONFIGURED.into(),
     }
 }

@@ -1,6 +1,9 @@
 //! Reviews: drafts of a footage session, keypoints (the coach's and the suggested), the build,
 //! publishing to the athlete, permissions and tenancy.
 
+mod e2e;
+mod replies;
+mod voice;
 mod coaching;
 
 use crate::support::*;

@@ -292,6 +292,7 @@ impl Req<'_> {
             headers,
             body,
             json,
+            bytes: bytes.to_vec(),
         }
     }
 }
@@ -302,6 +303,8 @@ pub struct Resp {
     pub headers: HeaderMap,
     pub body: String,
     pub json: Value,
+    /// The body as received (for binary answers).
+    pub bytes: Vec<u8>,
 }
 
 impl Resp {

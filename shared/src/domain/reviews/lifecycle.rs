@@ -2,11 +2,12 @@
 //! delete and publish. Each write runs in one transaction with its audit entry.
 
 use super::status::{ReviewEvent, ReviewStatus, next};
-use crate::db::{Db, Id, Ts, Tx};
+use crate::db::{Db, Executor, Id, Ts, Tx};
 use crate::domain::InWorkspace;
 use crate::domain::notifications::{self, JobOwner, NotifyQueue};
 use crate::error::Validator;
 use crate::repo::notifications::NewNotification;
+use crate::repo::review_audio::VoiceNote;
 use crate::repo::reviews::{self, Change, Filter, Keypoint, Review};
 use crate::repo::{athletes, audit, footage};
 use crate::{Error, Result};
@@ -104,13 +105,31 @@ pub async fn list(
     Ok(reviews::list(&mut c, ws.org_id, f, limit, offset).await?)
 }
 
-/// The review with its keypoints.
-pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Review, Vec<Keypoint>)> {
+/// A review with what it is made of.
+#[derive(Debug, Clone)]
+pub struct Full {
+    pub review: Review,
+    pub keypoints: Vec<Keypoint>,
+    pub notes: Vec<VoiceNote>,
+}
+
+pub(super) async fn full(x: &mut impl Executor, review: Review) -> Result<Full> {
+    let keypoints = reviews::keypoints(x, review.id).await?;
+    let notes = crate::repo::review_audio::notes(x, review.id).await?;
+    Ok(Full {
+        review,
+        keypoints,
+        notes,
+    })
+}
+
+/// The review with its keypoints and voice notes.
+pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<Full> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
-    let k = reviews::keypoints(&mut tx, id).await?;
+    let f = full(&mut tx, r).await?;
     tx.commit().await?;
-    Ok((r, k))
+    Ok(f)
 }
 
 /// A changed review: absent fields stay; `Some(None)` clears.
@@ -151,11 +170,21 @@ pub async fn update(db: &Db, ws: &InWorkspace, id: Id, raw: &RawPatch<'_>) -> Re
     Ok(r)
 }
 
-/// Deletes the review with its keypoints.
-pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
+/// Deletes the review with its keypoints, notes and replies; their recordings go with a job.
+pub async fn delete(
+    db: &Db,
+    q: &dyn super::work::ReviewQueue,
+    ws: &InWorkspace,
+    id: Id,
+) -> Result<()> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
+    let keys = crate::repo::review_audio::object_keys(&mut tx, id).await?;
     reviews::delete(&mut tx, ws.org_id, id).await?;
+    if !keys.is_empty() {
+        q.delete_objects(&mut tx, ws.org_id, format!("review {id}"), keys)
+            .await?;
+    }
     let data = json!({ "sessionId": r.session_id, "status": r.status });
     audit::record(&mut tx, ws.audit("review.delete", TARGET, id, data)).await?;
     tx.commit().await?;

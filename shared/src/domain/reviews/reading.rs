@@ -2,22 +2,19 @@
 //! messaging) reads the published reviews of a session and sends receipts. Reviews of other
 //! athletes, drafts and other workspaces' reviews are simply not there (an empty list, 404).
 
+use super::lifecycle::Full;
 use crate::db::{Db, Id};
 use crate::domain::Actor;
-use crate::repo::reviews::{self, Keypoint, Receipt, Review};
+use crate::repo::reviews::{self, Receipt};
 use crate::{Error, Result};
 
-/// The published reviews of footage session `session` the caller may read, with keypoints.
-pub async fn session_reviews(
-    db: &Db,
-    actor: &Actor,
-    session: Id,
-) -> Result<Vec<(Review, Vec<Keypoint>)>> {
+/// The published reviews of footage session `session` the caller may read, with keypoints
+/// and voice notes.
+pub async fn session_reviews(db: &Db, actor: &Actor, session: Id) -> Result<Vec<Full>> {
     let mut c = db.acquire().await?;
     let mut out = Vec::new();
     for r in reviews::readable_in_session(&mut c, actor.user_id, session).await? {
-        let k = reviews::keypoints(&mut c, r.id).await?;
-        out.push((r, k));
+        out.push(super::lifecycle::full(&mut c, r).await?);
     }
     Ok(out)
 }

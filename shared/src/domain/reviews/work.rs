@@ -17,6 +17,15 @@ pub struct BuildReview {
     pub revision: i64,
 }
 
+/// Transcribe one voice note (a child of the build; one live job per note).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscribeNote {
+    pub org_id: Id,
+    pub review_id: Id,
+    pub note_id: Id,
+}
+
 /// Enqueues review work in the caller's transaction; returns the job id and whether a live job
 /// for the same work was reused.
 pub trait ReviewQueue: Send + Sync {
@@ -26,6 +35,21 @@ pub trait ReviewQueue: Send + Sync {
         job: BuildReview,
         user: Option<Id>,
     ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
+
+    fn transcribe<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        job: TranscribeNote,
+    ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
+
+    /// Deletes recordings whose rows are gone (footage's `DeleteObjects`, raw-uploads store).
+    fn delete_objects<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        org: Id,
+        owner: String,
+        keys: Vec<String>,
+    ) -> BoxFuture<'a, crate::Result<()>>;
 }
 
 // ---- coaching ----

@@ -1,6 +1,11 @@
 //! Reviews (`/api/reviews/*`): a coach's review of a footage session, its keypoints, the
 //! suggestions from the clips' measurements, the build (a job) and publishing. Handlers
-//! extract, call one `shared::domain::reviews` operation and map the result.
+//! extract, call one `shared::domain::reviews` operation and map the result. Voice notes are in
+//! [`voice_notes`], the phone's routes (reading, receipts, replies) in [`phone`].
+
+pub mod phone;
+pub mod replies;
+pub mod voice_notes;
 
 use super::jobs::{JobAccepted, accepted};
 use crate::auth::{Caller, Ws};
@@ -14,8 +19,13 @@ use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
-use shared::domain::reviews::{KeypointOrigin, ReviewStatus, keypoints, lifecycle, reading};
+use shared::domain::reviews::lifecycle::Full;
+use shared::domain::reviews::{
+    KeypointOrigin, ReviewStatus, TranscriptStatus, keypoints, lifecycle, reading,
+};
+use shared::repo::review_audio::VoiceNote;
 use shared::repo::reviews::{Filter, Keypoint, Receipt, Review};
+use shared::storage::Store;
 use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
@@ -98,12 +108,80 @@ pub struct ReviewDetail {
     #[serde(flatten)]
     pub review: ReviewView,
     pub keypoints: Vec<KeypointView>,
+    pub voice_notes: Vec<VoiceNoteView>,
 }
 
-fn detail(r: Review, k: Vec<Keypoint>) -> ReviewDetail {
-    ReviewDetail {
-        review: r.into(),
-        keypoints: k.into_iter().map(KeypointView::from).collect(),
+async fn detail(state: &AppState, f: Full) -> Result<ReviewDetail> {
+    let mut notes = Vec::with_capacity(f.notes.len());
+    for n in f.notes {
+        notes.push(VoiceNoteView::new(state, n).await?);
+    }
+    Ok(ReviewDetail {
+        review: f.review.into(),
+        keypoints: f.keypoints.into_iter().map(KeypointView::from).collect(),
+        voice_notes: notes,
+    })
+}
+
+/// How long a recording's URL plays: long enough to listen with pauses, short enough that a
+/// forwarded link to a minor's review soon stops working.
+const PLAY_URL_TTL: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// A signed URL to play a recording in the raw-uploads store.
+async fn play_url(state: &AppState, key: &str) -> Result<String> {
+    let url = state
+        .storage
+        .presign_get(
+            Store::RawUploads,
+            key,
+            PLAY_URL_TTL,
+            &state.keys,
+            state.cfg.public_base_url.as_str().trim_end_matches('/'),
+        )
+        .await
+        .map_err(shared::Error::internal)?;
+    Ok(url)
+}
+
+/// A coach's voice note, with a URL to play it (valid for 30 minutes).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoiceNoteView {
+    pub id: Id,
+    /// The keypoint the note is about, when it is about one.
+    pub keypoint_id: Option<Id>,
+    /// The audio's type, read from its first bytes (audio/mp4, audio/mpeg, audio/aac,
+    /// audio/wav, audio/ogg, audio/webm).
+    pub content_type: String,
+    pub size_bytes: i64,
+    pub url: String,
+    /// Null until the review is built, or when transcription failed or is not configured
+    /// (`transcriptReason` says why); the note stays playable either way.
+    pub transcript: Option<String>,
+    /// `pending`, `done`, `skipped` (no model configured) or `failed`.
+    pub transcript_status: TranscriptStatus,
+    pub transcript_reason: Option<String>,
+    /// The model that wrote the transcript.
+    pub transcript_model: Option<String>,
+    pub created_by: Option<Id>,
+    pub created_at: Ts,
+}
+
+impl VoiceNoteView {
+    async fn new(state: &AppState, n: VoiceNote) -> Result<Self> {
+        Ok(VoiceNoteView {
+            url: play_url(state, &n.object_key).await?,
+            id: n.id,
+            keypoint_id: n.keypoint_id,
+            content_type: n.content_type,
+            size_bytes: n.size_bytes,
+            transcript: n.transcript,
+            transcript_status: n.transcript_status,
+            transcript_reason: n.transcript_reason,
+            transcript_model: n.transcript_model,
+            created_by: n.created_by,
+            created_at: n.created_at,
+        })
     }
 }
 
@@ -199,10 +277,10 @@ pub async fn get(
     Path(id): Path<Id>,
 ) -> Result<axum::Json<CoachReview>> {
     let ws = ws.acting(&caller);
-    let (r, k) = lifecycle::get(&state.db, &ws, id).await?;
-    let receipts = reading::receipts(&state.db, r.id).await?;
+    let f = lifecycle::get(&state.db, &ws, id).await?;
+    let receipts = reading::receipts(&state.db, f.review.id).await?;
     Ok(axum::Json(CoachReview {
-        detail: detail(r, k),
+        detail: detail(&state, f).await?,
         receipts: receipts.into_iter().map(ReceiptView::from).collect(),
     }))
 }
@@ -242,7 +320,7 @@ pub async fn delete(
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
     let ws = ws.acting(&caller);
-    lifecycle::delete(&state.db, &ws, id).await?;
+    lifecycle::delete(&state.db, &jobs::reviews::ENQUEUER, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -339,10 +417,10 @@ pub async fn suggest(
 ) -> Result<axum::Json<Suggested>> {
     let ws = ws.acting(&caller);
     let added = keypoints::suggest(&state.db, &ws, id).await?;
-    let (r, k) = lifecycle::get(&state.db, &ws, id).await?;
+    let f = lifecycle::get(&state.db, &ws, id).await?;
     Ok(axum::Json(Suggested {
         added,
-        review: detail(r, k),
+        review: detail(&state, f).await?,
     }))
 }
 
@@ -369,45 +447,4 @@ pub async fn publish(
             .await?
             .into(),
     ))
-}
-
-// ---- the phone: the athlete and a minor's guardians ----
-
-#[derive(Serialize, ToSchema)]
-pub struct PhoneReviews {
-    pub items: Vec<ReviewDetail>,
-}
-
-/// `GET /api/mobile/sessions/{id}/reviews`: the session's published reviews the caller may
-/// read (their own, or a minor's they are guardian of).
-pub async fn phone_session_reviews(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<Id>,
-) -> Result<axum::Json<PhoneReviews>> {
-    let rows = reading::session_reviews(&state.db, &caller.actor(), id).await?;
-    Ok(axum::Json(PhoneReviews {
-        items: rows.into_iter().map(|(r, k)| detail(r, k)).collect(),
-    }))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReceiptInput {
-    /// The phone's stable installation id.
-    pub device_id: String,
-    /// Opened (true) or only delivered (false, the default).
-    #[serde(default)]
-    pub opened: bool,
-}
-
-/// `POST /api/mobile/reviews/{id}/receipts`: delivered or opened on this device; idempotent.
-pub async fn phone_receipt(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(id): Path<Id>,
-    Body(b): Body<ReceiptInput>,
-) -> Result<axum::Json<ReceiptView>> {
-    let r = reading::receipt(&state.db, &caller.actor(), id, &b.device_id, b.opened).await?;
-    Ok(axum::Json(r.into()))
 }
