@@ -3,8 +3,8 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, ingest, invites, jobs,
-    members, messaging, notifications, orgs, reviews, reviewvideo, roles, storage, system,
+    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, ingest, invites,
+    jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles, storage, system,
     training, tv, video,
 };
 use crate::auth::Auth;

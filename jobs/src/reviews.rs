@@ -124,7 +124,12 @@ impl Job for NarrateProgress {
     }
 }
 
-async fn push<J: Job>(tx: &mut Tx, job: &J, org: Id, user: Option<Id>) -> shared::Result<(Id, bool)> {
+async fn push<J: Job>(
+    tx: &mut Tx,
+    job: &J,
+    org: Id,
+    user: Option<Id>,
+) -> shared::Result<(Id, bool)> {
     let owner = Owner {
         org_id: Some(org),
         user_id: user,

@@ -8,7 +8,7 @@ use super::{Ctx, RunJob};
 use jobs::{Job, JobError};
 use serde_json::{Value, json};
 use shared::domain::reviews::coaching::{self, Answered, CoachingText};
-use shared::domain::reviews::progress::{self, NarrativeStatus, Narrated};
+use shared::domain::reviews::progress::{self, Narrated, NarrativeStatus};
 use shared::domain::reviews::work::{GenerateCoaching, NarrateProgress};
 use shared::providers::http::shared_client;
 use shared::providers::model::Model;
@@ -53,7 +53,12 @@ impl RunJob for GenerateCoaching {
             ctx.progress(Some((i * 100 / total) as i64), Some(&msg))
                 .await?;
             let a = m
-                .answer(coaching::SYSTEM, &p.message(), coaching::SCHEMA_NAME, &schema)
+                .answer(
+                    coaching::SYSTEM,
+                    &p.message(),
+                    coaching::SCHEMA_NAME,
+                    &schema,
+                )
                 .await?;
             let text = CoachingText::from_answer(a.value).map_err(JobError::Transient)?;
             answers.push(Answered {
@@ -87,7 +92,11 @@ impl RunJob for NarrateProgress {
         let m = match model(ctx) {
             Ok(m) => m,
             Err(e) => {
-                missing(NarrativeStatus::Unavailable, "provider_not_configured".into()).await?;
+                missing(
+                    NarrativeStatus::Unavailable,
+                    "provider_not_configured".into(),
+                )
+                .await?;
                 return Err(e.into());
             }
         };

@@ -113,7 +113,10 @@ async fn review_with_keypoints(app: &TestApp, coach: &Session, session: Id, clip
         .unwrap()
         .to_string();
     let d = app
-        .req(Method::DELETE, &format!("/api/reviews/{id}/keypoints/{snap}"))
+        .req(
+            Method::DELETE,
+            &format!("/api/reviews/{id}/keypoints/{snap}"),
+        )
         .session(coach)
         .send()
         .await;
@@ -140,7 +143,10 @@ async fn batch_feedback_is_stored_with_its_input_and_model_and_regenerating_adds
     let first = generate(&app, &coach, json!({ "sessionId": session })).await;
     let job = job_of(&first);
     let again = generate(&app, &coach, json!({ "sessionId": session })).await;
-    assert_eq!((job_of(&again), again.json["existing"].clone()), (job, json!(true)));
+    assert_eq!(
+        (job_of(&again), again.json["existing"].clone()),
+        (job, json!(true))
+    );
     let worker = app.start_worker(&[]).await;
     let p = finished(&app, job).await;
     assert_eq!((p.status.as_str(), p.attempts), ("succeeded", 1), "{p:?}");
@@ -161,7 +167,10 @@ async fn batch_feedback_is_stored_with_its_input_and_model_and_regenerating_adds
     let message: Value =
         serde_json::from_str(sent["messages"][1]["content"].as_str().unwrap()).unwrap();
     assert_eq!(f["input"], message);
-    assert_eq!(sent["response_format"]["json_schema"]["name"], "coaching_feedback");
+    assert_eq!(
+        sent["response_format"]["json_schema"]["name"],
+        "coaching_feedback"
+    );
     let input_clips = f["input"]["clips"].as_array().unwrap();
     assert_eq!(input_clips.len(), 2);
     assert_eq!(input_clips[0]["stats"]["wave_count"], 2);
@@ -185,7 +194,10 @@ async fn batch_feedback_is_stored_with_its_input_and_model_and_regenerating_adds
     assert_eq!(latest.len(), 1);
     assert_eq!(latest[0]["output"]["summary"], "Second look.");
     let v1 = app
-        .get(&format!("/api/sessions/coaching/{}", f["id"].as_str().unwrap()))
+        .get(&format!(
+            "/api/sessions/coaching/{}",
+            f["id"].as_str().unwrap()
+        ))
         .session(&coach)
         .send()
         .await;
@@ -242,19 +254,33 @@ async fn bad_requests_name_their_field_and_enqueue_nothing() {
     let too_many: Vec<Id> = (0..51).map(|_| Id::new()).collect();
     for (body, field) in [
         (json!({ "sessionId": session, "clipIds": [raw] }), "clipIds"),
-        (json!({ "sessionId": session, "clipIds": [elsewhere[0]] }), "clipIds"),
+        (
+            json!({ "sessionId": session, "clipIds": [elsewhere[0]] }),
+            "clipIds",
+        ),
         (json!({ "sessionId": session, "clipIds": [] }), "clipIds"),
-        (json!({ "sessionId": session, "clipIds": too_many }), "clipIds"),
+        (
+            json!({ "sessionId": session, "clipIds": too_many }),
+            "clipIds",
+        ),
         (json!({ "sessionId": session, "mode": "weekly" }), "mode"),
         (json!({ "sessionId": empty }), "sessionId"),
     ] {
         let r = generate(&app, &coach, body.clone()).await;
         r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
-        assert!(r.fields().contains(&field.to_string()), "{body}: {}", r.body);
+        assert!(
+            r.fields().contains(&field.to_string()),
+            "{body}: {}",
+            r.body
+        );
     }
-    generate(&app, &coach, json!({ "sessionId": Id::new(), "clipIds": clips }))
-        .await
-        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    generate(
+        &app,
+        &coach,
+        json!({ "sessionId": Id::new(), "clipIds": clips }),
+    )
+    .await
+    .assert_error(StatusCode::NOT_FOUND, "not_found");
     generate(&app, &coach, json!({ "sessionId": session, "extra": 1 }))
         .await
         .assert_error(StatusCode::BAD_REQUEST, "validation_failed");
@@ -284,7 +310,12 @@ async fn every_transient_model_failure_is_retried_and_stores_one_version() {
     // three times); the second attempt is answered.
     let cases: Vec<(&str, Vec<Failure>, Option<Value>, &str)> = vec![
         ("500", vec![Failure::Status(500)], None, "status 500"),
-        ("malformed", vec![Failure::Malformed], None, "unexpected response body"),
+        (
+            "malformed",
+            vec![Failure::Malformed],
+            None,
+            "unexpected response body",
+        ),
         (
             "outside the schema",
             vec![],
@@ -308,12 +339,20 @@ async fn every_transient_model_failure_is_retried_and_stores_one_version() {
             .await;
         assert_eq!(retrying.status, "queued", "{case}: {retrying:?}");
         assert!(
-            retrying.last_error.as_deref().unwrap_or_default().contains(error),
+            retrying
+                .last_error
+                .as_deref()
+                .unwrap_or_default()
+                .contains(error),
             "{case}: {:?}",
             retrying.last_error
         );
         let p = finished(&app, job).await;
-        assert_eq!((p.status.as_str(), p.attempts), ("succeeded", 2), "{case}: {p:?}");
+        assert_eq!(
+            (p.status.as_str(), p.attempts),
+            ("succeeded", 2),
+            "{case}: {p:?}"
+        );
         if case == "429" {
             assert!(
                 started.elapsed() >= std::time::Duration::from_secs(1),
@@ -367,11 +406,21 @@ async fn a_job_that_fails_midway_writes_no_feedback_for_any_clip() {
 /// An athlete with three footage sessions of analysed clips (oldest first), plus noise that
 /// must not count: another athlete's clip, an unanalysed clip and another athlete's session.
 async fn athlete_with_sessions(app: &TestApp, coach: &Session) -> (String, Vec<Id>) {
-    let athlete = id(&new_athlete(app, coach, json!({ "firstName": "Mia", "lastName": "Lopes" })).await);
+    let athlete = id(&new_athlete(
+        app,
+        coach,
+        json!({ "firstName": "Mia", "lastName": "Lopes" }),
+    )
+    .await);
     let other = id(&new_athlete(app, coach, json!({ "firstName": "Kai", "lastName": "M" })).await);
     let mut sessions = Vec::new();
     let plan: Vec<Vec<Value>> = vec![
-        vec![stats(2, 25.0, &[(0, 4000), (10_000, 16_000)], &["cutback", "snap"])],
+        vec![stats(
+            2,
+            25.0,
+            &[(0, 4000), (10_000, 16_000)],
+            &["cutback", "snap"],
+        )],
         vec![stats(
             3,
             28.5,
@@ -380,7 +429,12 @@ async fn athlete_with_sessions(app: &TestApp, coach: &Session) -> (String, Vec<I
         )],
         vec![
             stats(1, 30.0, &[(0, 10_000)], &["snap"]),
-            stats(2, 31.5, &[(0, 8000), (10_000, 22_000)], &["cutback", "snap", "snap"]),
+            stats(
+                2,
+                31.5,
+                &[(0, 8000), (10_000, 22_000)],
+                &["cutback", "snap", "snap"],
+            ),
         ],
     ];
     for clips in plan {
@@ -399,13 +453,28 @@ async fn athlete_with_sessions(app: &TestApp, coach: &Session) -> (String, Vec<I
     let (elsewhere, _) = analysed_session(app, coach, 1).await;
     let mut c = app.state.db.acquire().await.unwrap();
     for s in &sessions {
-        shared::execute!(&mut c, sqlx::query("UPDATE footage_sessions SET athlete_id = $1 WHERE id = $2")
-            .bind(athlete.parse::<Id>().unwrap()).bind(*s)).unwrap();
+        shared::execute!(
+            &mut c,
+            sqlx::query("UPDATE footage_sessions SET athlete_id = $1 WHERE id = $2")
+                .bind(athlete.parse::<Id>().unwrap())
+                .bind(*s)
+        )
+        .unwrap();
     }
-    shared::execute!(&mut c, sqlx::query("UPDATE footage_sessions SET athlete_id = $1 WHERE id = $2")
-        .bind(other.parse::<Id>().unwrap()).bind(elsewhere)).unwrap();
-    shared::execute!(&mut c, sqlx::query("UPDATE clips SET athlete_id = $1 WHERE id = $2")
-        .bind(other.parse::<Id>().unwrap()).bind(theirs)).unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE footage_sessions SET athlete_id = $1 WHERE id = $2")
+            .bind(other.parse::<Id>().unwrap())
+            .bind(elsewhere)
+    )
+    .unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE clips SET athlete_id = $1 WHERE id = $2")
+            .bind(other.parse::<Id>().unwrap())
+            .bind(theirs)
+    )
+    .unwrap();
     (athlete, sessions)
 }
 
@@ -433,7 +502,10 @@ async fn progress_numbers_come_from_the_stored_stats_and_stand_without_a_model()
     assert_eq!(out["narrativeStatus"], "unavailable");
     assert_eq!(out["narrativeReason"], "provider_not_configured");
     let s = out["sessions"].as_array().unwrap();
-    let ids: Vec<String> = s.iter().map(|s| s["sessionId"].as_str().unwrap().into()).collect();
+    let ids: Vec<String> = s
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap().into())
+        .collect();
     let want: Vec<String> = sessions.iter().map(Id::to_string).collect();
     assert_eq!(ids, want, "the athlete's sessions, oldest first");
     let row = |i: usize, k: &str| s[i][k].clone();
@@ -441,21 +513,35 @@ async fn progress_numbers_come_from_the_stored_stats_and_stand_without_a_model()
         (0..3).map(|i| row(i, "waves")).collect::<Vec<_>>(),
         [json!(2), json!(3), json!(3)]
     );
-    assert_eq!(row(2, "clips"), 2, "another athlete's and unanalysed clips left out");
     assert_eq!(
-        (0..3).map(|i| row(i, "meanRideSeconds")).collect::<Vec<_>>(),
+        row(2, "clips"),
+        2,
+        "another athlete's and unanalysed clips left out"
+    );
+    assert_eq!(
+        (0..3)
+            .map(|i| row(i, "meanRideSeconds"))
+            .collect::<Vec<_>>(),
         [json!(5.0), json!(7.0), json!(10.0)]
     );
     assert_eq!(
-        (0..3).map(|i| row(i, "longestRideSeconds")).collect::<Vec<_>>(),
+        (0..3)
+            .map(|i| row(i, "longestRideSeconds"))
+            .collect::<Vec<_>>(),
         [json!(6.0), json!(9.0), json!(12.0)]
     );
     assert_eq!(
         (0..3).map(|i| row(i, "topSpeedKmh")).collect::<Vec<_>>(),
         [json!(25.0), json!(28.5), json!(31.5)]
     );
-    assert_eq!(row(1, "maneuvers"), json!({ "cutback": 2, "floater": 1, "snap": 1 }));
-    assert_eq!(row(2, "maneuverMix"), json!({ "cutback": 0.25, "snap": 0.75 }));
+    assert_eq!(
+        row(1, "maneuvers"),
+        json!({ "cutback": 2, "floater": 1, "snap": 1 })
+    );
+    assert_eq!(
+        row(2, "maneuverMix"),
+        json!({ "cutback": 0.25, "snap": 0.75 })
+    );
     let t = &out["trends"];
     let trend = |v: &Value| {
         (
@@ -465,11 +551,26 @@ async fn progress_numbers_come_from_the_stored_stats_and_stand_without_a_model()
             v["slopePerSession"].clone(),
         )
     };
-    assert_eq!(trend(&t["waves"]), (json!(2.0), json!(3.0), json!(1.0), json!(0.5)));
-    assert_eq!(trend(&t["meanRideSeconds"]), (json!(5.0), json!(10.0), json!(5.0), json!(2.5)));
-    assert_eq!(trend(&t["longestRideSeconds"]), (json!(6.0), json!(12.0), json!(6.0), json!(3.0)));
-    assert_eq!(trend(&t["topSpeedKmh"]), (json!(25.0), json!(31.5), json!(6.5), json!(3.25)));
-    assert_eq!(trend(&t["maneuverCount"]), (json!(2.0), json!(4.0), json!(2.0), json!(1.0)));
+    assert_eq!(
+        trend(&t["waves"]),
+        (json!(2.0), json!(3.0), json!(1.0), json!(0.5))
+    );
+    assert_eq!(
+        trend(&t["meanRideSeconds"]),
+        (json!(5.0), json!(10.0), json!(5.0), json!(2.5))
+    );
+    assert_eq!(
+        trend(&t["longestRideSeconds"]),
+        (json!(6.0), json!(12.0), json!(6.0), json!(3.0))
+    );
+    assert_eq!(
+        trend(&t["topSpeedKmh"]),
+        (json!(25.0), json!(31.5), json!(6.5), json!(3.25))
+    );
+    assert_eq!(
+        trend(&t["maneuverCount"]),
+        (json!(2.0), json!(4.0), json!(2.0), json!(1.0))
+    );
     assert_eq!(
         trend(&t["maneuverMix"]["cutback"]),
         (json!(0.5), json!(0.25), json!(-0.25), json!(-0.125))
@@ -492,7 +593,10 @@ async fn progress_numbers_come_from_the_stored_stats_and_stand_without_a_model()
     assert_eq!(r.json["output"]["trends"]["waves"]["slopePerSession"], 1.0);
     let r = progress(&app, &coach, json!({ "athleteId": athlete, "last": 2 })).await;
     assert_eq!(r.json["version"], 3);
-    assert_eq!(r.json["output"]["sessions"][0]["sessionId"], sessions[1].to_string());
+    assert_eq!(
+        r.json["output"]["sessions"][0]["sessionId"],
+        sessions[1].to_string()
+    );
     let latest = feedback(&app, &coach, &format!("?athleteId={athlete}&latest=true")).await;
     assert_eq!(latest.len(), 1);
 
@@ -500,13 +604,23 @@ async fn progress_numbers_come_from_the_stored_stats_and_stand_without_a_model()
     let before = app.count("coaching_feedback").await;
     for (body, field) in [
         (json!({ "athleteId": athlete, "from": "yesterday" }), "from"),
-        (json!({ "athleteId": athlete, "from": "2026-05-02", "to": "2026-05-01" }), "to"),
+        (
+            json!({ "athleteId": athlete, "from": "2026-05-02", "to": "2026-05-01" }),
+            "to",
+        ),
         (json!({ "athleteId": athlete, "last": 0 }), "last"),
-        (json!({ "athleteId": athlete, "from": "2000-01-01", "to": "2000-12-31" }), "athleteId"),
+        (
+            json!({ "athleteId": athlete, "from": "2000-01-01", "to": "2000-12-31" }),
+            "athleteId",
+        ),
     ] {
         let r = progress(&app, &coach, body.clone()).await;
         r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
-        assert!(r.fields().contains(&field.to_string()), "{body}: {}", r.body);
+        assert!(
+            r.fields().contains(&field.to_string()),
+            "{body}: {}",
+            r.body
+        );
     }
     progress(&app, &coach, json!({ "athleteId": Id::new() }))
         .await
@@ -525,7 +639,11 @@ async fn the_progress_narrative_is_written_by_a_job_and_its_failure_is_recorded(
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.json["output"]["narrativeStatus"], "pending");
     assert_eq!(r.json["output"]["sessions"].as_array().unwrap().len(), 3);
-    let job: Id = r.json["narrativeJob"]["jobId"].as_str().unwrap().parse().unwrap();
+    let job: Id = r.json["narrativeJob"]["jobId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(finished(&app, job).await.status, "succeeded");
     let id = r.json["id"].as_str().unwrap();
     let f = app
@@ -536,10 +654,15 @@ async fn the_progress_narrative_is_written_by_a_job_and_its_failure_is_recorded(
     assert_eq!(f.json["output"]["narrative"], "Rides are getting longer.");
     assert_eq!(f.json["output"]["narrativeStatus"], "written");
     assert_eq!(f.json["modelVersion"], "coach-model-2026-01-01");
-    assert_eq!(f.json["output"]["trends"], r.json["output"]["trends"], "numbers unchanged");
+    assert_eq!(
+        f.json["output"]["trends"], r.json["output"]["trends"],
+        "numbers unchanged"
+    );
     // The model was given the numbers, not the raw stats.
     let sent: Value = serde_json::from_str(
-        fake.completions()[0]["messages"][1]["content"].as_str().unwrap(),
+        fake.completions()[0]["messages"][1]["content"]
+            .as_str()
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(sent["trends"], r.json["output"]["trends"]);
@@ -547,7 +670,11 @@ async fn the_progress_narrative_is_written_by_a_job_and_its_failure_is_recorded(
     // A refused narrative: the job fails, the numbers stay, the report says why.
     fake.fail_completions(&[Failure::Status(400)]);
     let r = progress(&app, &coach, json!({ "athleteId": athlete })).await;
-    let job: Id = r.json["narrativeJob"]["jobId"].as_str().unwrap().parse().unwrap();
+    let job: Id = r.json["narrativeJob"]["jobId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(finished(&app, job).await.status, "failed");
     let id = r.json["id"].as_str().unwrap();
     let f = app
@@ -571,7 +698,14 @@ async fn the_html_report_escapes_every_text_and_allows_no_script() {
     let worker = app.start_worker(&[]).await;
     let coach = app.signup("coach@example.com").await;
     let (session, clips) = analysed_session(&app, &coach, 1).await;
-    review_with_keypoints(&app, &coach, session, clips[0], "<script>alert('kp')</script>").await;
+    review_with_keypoints(
+        &app,
+        &coach,
+        session,
+        clips[0],
+        "<script>alert('kp')</script>",
+    )
+    .await;
     let mut a = answer("<img src=x onerror=alert(1)> <SCRIPT>steal()</SCRIPT>");
     a["drills"][0]["name"] = json!("\"><style>body{display:none}</style>");
     fake.answer_with(a);
@@ -579,7 +713,9 @@ async fn the_html_report_escapes_every_text_and_allows_no_script() {
     assert_eq!(finished(&app, job).await.status, "succeeded");
 
     let r = app
-        .get(&format!("/api/sessions/coaching/export?format=html&sessionId={session}"))
+        .get(&format!(
+            "/api/sessions/coaching/export?format=html&sessionId={session}"
+        ))
         .session(&coach)
         .send()
         .await;
@@ -598,15 +734,29 @@ async fn the_html_report_escapes_every_text_and_allows_no_script() {
     let body = r.body.to_lowercase();
     assert!(!body.contains("<script"), "{}", r.body);
     assert!(!body.contains("<img"), "{}", r.body);
-    assert_eq!(body.matches("<style>").count(), 1, "only the report's own style");
-    assert!(r.body.contains("&lt;script&gt;alert(&#39;kp&#39;)&lt;/script&gt;"), "{}", r.body);
+    assert_eq!(
+        body.matches("<style>").count(),
+        1,
+        "only the report's own style"
+    );
+    assert!(
+        r.body
+            .contains("&lt;script&gt;alert(&#39;kp&#39;)&lt;/script&gt;"),
+        "{}",
+        r.body
+    );
     assert!(r.body.contains("&lt;img src=x onerror=alert(1)&gt;"));
-    assert!(r.body.contains("&quot;&gt;&lt;style&gt;body{display:none}&lt;/style&gt;"));
+    assert!(
+        r.body
+            .contains("&quot;&gt;&lt;style&gt;body{display:none}&lt;/style&gt;")
+    );
     assert!(r.body.contains("Version 1"));
 
     // JSON: the same newest versions, raw.
     let j = app
-        .get(&format!("/api/sessions/coaching/export?format=json&sessionId={session}"))
+        .get(&format!(
+            "/api/sessions/coaching/export?format=json&sessionId={session}"
+        ))
         .session(&coach)
         .send()
         .await;
@@ -616,13 +766,20 @@ async fn the_html_report_escapes_every_text_and_allows_no_script() {
     assert_eq!(j.json["sessionTitle"], "Filmed");
     let items = j.json["feedback"].as_array().unwrap();
     assert_eq!(items.len(), 1);
-    assert!(items[0]["output"]["summary"].as_str().unwrap().contains("<SCRIPT>"));
+    assert!(
+        items[0]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("<SCRIPT>")
+    );
 
-    app.get(&format!("/api/sessions/coaching/export?format=pdf&sessionId={session}"))
-        .session(&coach)
-        .send()
-        .await
-        .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
+    app.get(&format!(
+        "/api/sessions/coaching/export?format=pdf&sessionId={session}"
+    ))
+    .session(&coach)
+    .send()
+    .await
+    .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
     app.get("/api/sessions/coaching/export?format=html")
         .session(&coach)
         .send()
@@ -638,14 +795,21 @@ async fn an_athletes_report_shows_their_progress_numbers() {
     let (athlete, _) = athlete_with_sessions(&app, &coach).await;
     progress(&app, &coach, json!({ "athleteId": athlete })).await;
     let r = app
-        .get(&format!("/api/sessions/coaching/export?format=html&athleteId={athlete}"))
+        .get(&format!(
+            "/api/sessions/coaching/export?format=html&athleteId={athlete}"
+        ))
         .session(&coach)
         .send()
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert!(r.body.contains("Athlete: Mia Lopes"));
     assert!(r.body.contains("Progress across sessions"));
-    assert!(r.body.contains("<td>Top speed (km/h)</td><td>25</td><td>31.5</td><td>6.5</td><td>3.25</td>"), "{}", r.body);
+    assert!(
+        r.body
+            .contains("<td>Top speed (km/h)</td><td>25</td><td>31.5</td><td>6.5</td><td>3.25</td>"),
+        "{}",
+        r.body
+    );
     assert!(r.body.contains("No narrative (provider_not_configured)"));
 }
 
@@ -675,7 +839,10 @@ async fn viewers_read_and_export_managers_generate_and_other_workspaces_see_noth
     assert_eq!(feedback(&app, &viewer, "").await.len(), 1);
     for path in [
         format!("/api/sessions/coaching/{fid}"),
-        format!("/api/sessions/coaching/export?format=html&sessionId={}", sessions[0]),
+        format!(
+            "/api/sessions/coaching/export?format=html&sessionId={}",
+            sessions[0]
+        ),
         format!("/api/sessions/coaching/export?format=json&athleteId={athlete}"),
     ] {
         let r = app.get(&path).session(&viewer).send().await;
@@ -691,7 +858,10 @@ async fn viewers_read_and_export_managers_generate_and_other_workspaces_see_noth
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     for path in [
         format!("/api/sessions/coaching/{fid}"),
-        format!("/api/sessions/coaching/export?format=html&sessionId={}", sessions[0]),
+        format!(
+            "/api/sessions/coaching/export?format=html&sessionId={}",
+            sessions[0]
+        ),
         format!("/api/sessions/coaching/export?format=json&athleteId={athlete}"),
     ] {
         app.get(&path)
@@ -700,11 +870,19 @@ async fn viewers_read_and_export_managers_generate_and_other_workspaces_see_noth
             .await
             .assert_error(StatusCode::NOT_FOUND, "not_found");
     }
-    assert!(feedback(&app, &other, &format!("?sessionId={}", sessions[0])).await.is_empty());
+    assert!(
+        feedback(&app, &other, &format!("?sessionId={}", sessions[0]))
+            .await
+            .is_empty()
+    );
     // Their own athlete with our sessions: the sessions are not theirs.
     let theirs = id(&new_athlete(&app, &other, json!({ "firstName": "X", "lastName": "Y" })).await);
-    progress(&app, &other, json!({ "athleteId": theirs, "sessionIds": [sessions[0]] }))
-        .await
-        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    progress(
+        &app,
+        &other,
+        json!({ "athleteId": theirs, "sessionIds": [sessions[0]] }),
+    )
+    .await
+    .assert_error(StatusCode::NOT_FOUND, "not_found");
     worker.shutdown().await;
 }

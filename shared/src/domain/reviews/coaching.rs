@@ -8,8 +8,8 @@
 //! and [`store`]s every answer in one transaction, so a failed attempt writes nothing.
 //! Progress across sessions is [`super::progress`]; the printable report [`super::report`].
 
-use super::work::{CoachingQueue, GenerateCoaching};
 use super::KeypointOrigin;
+use super::work::{CoachingQueue, GenerateCoaching};
 use crate::config::ModelConfig;
 use crate::db::{Db, Id, Ts, is_unique_violation};
 use crate::domain::InWorkspace;
@@ -184,7 +184,12 @@ pub async fn request(
         None => Some(CoachingMode::Batch),
     };
     if let Some(ids) = raw.clip_ids {
-        v.check(!ids.is_empty(), "clipIds", "required", "name at least one clip");
+        v.check(
+            !ids.is_empty(),
+            "clipIds",
+            "required",
+            "name at least one clip",
+        );
         v.check(
             ids.len() <= MAX_CLIPS,
             "clipIds",
@@ -256,9 +261,7 @@ pub async fn request(
         requested_by: Some(ws.actor.user_id),
     };
     let data = json!({ "clipIds": work.clip_ids, "mode": mode });
-    let (job, existing) = q
-        .generate(&mut tx, work, Some(ws.actor.user_id))
-        .await?;
+    let (job, existing) = q.generate(&mut tx, work, Some(ws.actor.user_id)).await?;
     if !existing {
         let data = json!({ "jobId": job, "request": data });
         audit::record(

@@ -196,8 +196,7 @@ pub fn trends(sessions: &[SessionNumbers]) -> Trends {
             let shares: Vec<Option<f64>> = sessions
                 .iter()
                 .map(|s| {
-                    (s.maneuver_count > 0)
-                        .then(|| s.maneuver_mix.get(t).copied().unwrap_or(0.0))
+                    (s.maneuver_count > 0).then(|| s.maneuver_mix.get(t).copied().unwrap_or(0.0))
                 })
                 .collect();
             (t.clone(), trend(&shares))
@@ -283,7 +282,12 @@ pub async fn request(
         "must be between 1 and 50",
     );
     if let Some(ids) = raw.session_ids {
-        v.check(!ids.is_empty(), "sessionIds", "required", "name at least one session");
+        v.check(
+            !ids.is_empty(),
+            "sessionIds",
+            "required",
+            "name at least one session",
+        );
         v.check(
             ids.len() <= MAX_SESSIONS,
             "sessionIds",
@@ -405,8 +409,13 @@ pub async fn request(
         created_at: Ts::now(),
     };
     let f = insert_next(&mut tx, &f).await?;
-    let data = json!({ "feedbackId": f.id, "version": f.version, "sessions": input.sessions.len() });
-    audit::record(&mut tx, ws.audit("coaching.progress", "athlete", athlete, data)).await?;
+    let data =
+        json!({ "feedbackId": f.id, "version": f.version, "sessions": input.sessions.len() });
+    audit::record(
+        &mut tx,
+        ws.audit("coaching.progress", "athlete", athlete, data),
+    )
+    .await?;
     tx.commit().await?;
     Ok((f, job))
 }
@@ -557,7 +566,12 @@ mod tests {
         let n = session_numbers(
             &session(),
             &[
-                stats(2, 25.0, &[(0, 4000), (10_000, 16_000)], &["cutback", "snap"]),
+                stats(
+                    2,
+                    25.0,
+                    &[(0, 4000), (10_000, 16_000)],
+                    &["cutback", "snap"],
+                ),
                 stats(1, 31.5, &[(0, 5000)], &["cutback"]),
             ],
         );
@@ -570,13 +584,19 @@ mod tests {
         assert_eq!(n.maneuver_mix["cutback"], 0.667);
         assert_eq!(n.maneuver_mix["snap"], 0.333);
         let empty = session_numbers(&session(), &[stats(0, 0.0, &[], &[])]);
-        assert_eq!((empty.mean_ride_seconds, empty.longest_ride_seconds), (None, None));
+        assert_eq!(
+            (empty.mean_ride_seconds, empty.longest_ride_seconds),
+            (None, None)
+        );
     }
 
     #[test]
     fn a_trend_is_first_last_change_and_least_squares_slope() {
         let t = trend(&[Some(2.0), Some(4.0), Some(9.0)]);
-        assert_eq!((t.first, t.last, t.change), (Some(2.0), Some(9.0), Some(7.0)));
+        assert_eq!(
+            (t.first, t.last, t.change),
+            (Some(2.0), Some(9.0), Some(7.0))
+        );
         assert_eq!(t.slope_per_session, Some(3.5));
         // A gap keeps the others' positions.
         let t = trend(&[Some(1.0), None, Some(5.0)]);
