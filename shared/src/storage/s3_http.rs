@@ -1,4 +1,5 @@
-//! The HTTP client under the S3 SDK: hyper's, with its read buffer bounded to 64 KiB.
+//! The HTTP client under the S3 SDK: hyper's, with its read buffer bounded
+//! ([`crate::video::UPSTREAM_READ_BUFFER`]).
 //!
 //! Why our own: the SDK's default client reads up to hyper's default buffer (about 408 KiB) per
 //! read, so every video stream proxied from S3 to a slow player held that much (measured: about
@@ -22,8 +23,6 @@ use hyper_util::client::legacy::connect::HttpConnector as TcpConnector;
 use hyper_util::rt::TokioExecutor;
 use std::time::Duration;
 
-/// hyper's read buffer per connection: what one proxied stream holds while its reader is slow.
-pub const READ_BUFFER: usize = 64 * 1024;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -36,7 +35,7 @@ pub struct BoundedClient {
 impl std::fmt::Debug for BoundedClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BoundedClient")
-            .field("read_buffer", &READ_BUFFER)
+            .field("read_buffer", &crate::video::UPSTREAM_READ_BUFFER)
             .finish()
     }
 }
@@ -54,7 +53,7 @@ impl BoundedClient {
             .enable_http1()
             .wrap_connector(tcp);
         let client = Client::builder(TokioExecutor::new())
-            .http1_max_buf_size(READ_BUFFER)
+            .http1_max_buf_size(crate::video::UPSTREAM_READ_BUFFER)
             .pool_idle_timeout(IDLE_TIMEOUT)
             .build(tls);
         Ok(BoundedClient { client })

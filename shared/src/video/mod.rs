@@ -3,6 +3,12 @@
 //! first bytes ([`sniff`]). The HTTP side (range semantics,
 //! the routes) is in the api (`api/src/http/ranged.rs`, `api/src/areas/video.rs`).
 
+/// hyper's read buffer on every upstream connection the video proxy streams from (S3, an
+/// external origin): what one proxied stream holds while its player reads slowly. hyper's
+/// default (about 408 KiB, fixed in the S3 SDK's and reqwest's clients) made it about 1.2 MiB
+/// per stream (`scripts/bench-video`).
+pub const UPSTREAM_READ_BUFFER: usize = 32 * 1024;
+
 pub mod origin;
 pub mod sniff;
 pub mod ssrf;

@@ -6,11 +6,12 @@ use std::io;
 
 use bytes::Bytes;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
-use reqwest::header::{self, HeaderMap};
+use http::header::{self, HeaderMap};
+use http_body_util::{BodyExt, Empty};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::ssrf::{Checked, OriginPolicy, unreachable};
+use super::ssrf::{Checked, OriginClient, OriginError, OriginPolicy, unreachable};
 use crate::error::{Error, ErrorKind};
 
 /// What to ask the origin for.
@@ -63,41 +64,72 @@ fn redirect_refused(status: u16) -> Error {
     )
 }
 
-fn transport(e: reqwest::Error) -> Error {
-    let what = if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "refused the connection"
-    } else {
-        "failed"
+fn transport(e: OriginError) -> Error {
+    let what = match e {
+        OriginError::TimedOut => "timed out",
+        OriginError::Refused => "refused the connection",
+        OriginError::Failed => "failed",
     };
     unreachable(format!("the video origin {what}"))
 }
 
+/// The response body as a stream of chunks that ends in an error when the origin stays silent
+/// longer than `idle` in the middle of it.
+fn body_stream(
+    body: hyper::body::Incoming,
+    idle: std::time::Duration,
+) -> BoxStream<'static, io::Result<Bytes>> {
+    let data = body.into_data_stream().map_err(io::Error::other);
+    futures::stream::unfold(Some(data), move |s| async move {
+        let mut s = s?;
+        match tokio::time::timeout(idle, s.next()).await {
+            Ok(Some(item)) => Some((item, Some(s))),
+            Ok(None) => None,
+            Err(_) => Some((
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the video origin went silent",
+                )),
+                None,
+            )),
+        }
+    })
+    .boxed()
+}
+
 async fn send(
-    client: &reqwest::Client,
+    client: &OriginClient,
     checked: &Checked,
     req: &OriginRequest,
 ) -> Result<OriginResponse, Error> {
     let method = if req.head {
-        reqwest::Method::HEAD
+        http::Method::HEAD
     } else {
-        reqwest::Method::GET
+        http::Method::GET
     };
-    let mut rb = client.request(method, checked.url.clone());
+    let mut rb = http::Request::builder()
+        .method(method)
+        .uri(checked.url.as_str())
+        .header(
+            header::USER_AGENT,
+            concat!("surfcoach-video/", env!("CARGO_PKG_VERSION")),
+        );
     if let Some(r) = &req.range {
         rb = rb.header(header::RANGE, r);
         if let Some(ir) = &req.if_range {
             rb = rb.header(header::IF_RANGE, ir);
         }
     }
-    let resp = rb.send().await.map_err(transport)?;
+    let request = rb
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| Error::field("url", "invalid_url", format!("not a usable URL: {e}")))?;
+    let resp = client.send(request).await.map_err(transport)?;
     let status = resp.status().as_u16();
     if (300..400).contains(&status) && status != 304 {
         return Err(redirect_refused(status));
     }
     let h = resp.headers();
-    let out = OriginResponse {
+    let mut out = OriginResponse {
         status,
         content_length: text(h, header::CONTENT_LENGTH).and_then(|v| v.parse().ok()),
         content_range: text(h, header::CONTENT_RANGE),
@@ -105,12 +137,11 @@ async fn send(
         etag: text(h, header::ETAG),
         last_modified: text(h, header::LAST_MODIFIED),
         accept_ranges: text(h, header::ACCEPT_RANGES),
-        body: if req.head {
-            futures::stream::empty().boxed()
-        } else {
-            resp.bytes_stream().map_err(io::Error::other).boxed()
-        },
+        body: futures::stream::empty().boxed(),
     };
+    if !req.head {
+        out.body = body_stream(resp.into_body(), client.read_timeout);
+    }
     Ok(out)
 }
 

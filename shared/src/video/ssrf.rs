@@ -4,7 +4,8 @@
 //! on the allow-list (`VIDEO_ALLOWED_HOSTS`, exact host match after WHATWG normalisation, an
 //! entry with a port allows only that port), and every address its host resolves to is public.
 //! The host is resolved **once** ([`OriginPolicy::check`]); the request then goes through a
-//! client whose resolver answers only that host, only with those addresses
+//! client (hyper's, with a bounded read buffer) whose resolver answers only that host, only
+//! with those addresses
 //! ([`Checked::client`]), so a second DNS answer (rebinding) never reaches a socket, and an
 //! IP-literal URL is checked as its address. Redirects are never followed (the caller refuses
 //! a 3xx), and system proxies are ignored (a proxy would make the check meaningless).
@@ -28,7 +29,13 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::future::BoxFuture;
+use http_body_util::Empty;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::connect::dns::Name;
+use hyper_util::rt::TokioExecutor;
 use url::{Host, Url};
 
 use crate::error::{Error, ErrorKind};
@@ -356,33 +363,42 @@ impl OriginPolicy {
     }
 }
 
-/// reqwest's resolver for a checked URL: the checked host gets the checked addresses, any
-/// other name (there should be none: redirects are off) gets an error.
+/// The resolver of a checked URL's connections: the checked host gets the checked addresses,
+/// any other name (there should be none: redirects are off) an error.
+#[derive(Clone)]
 struct Pinned {
     domain: Option<String>,
     addrs: Vec<SocketAddr>,
 }
 
-impl reqwest::dns::Resolve for Pinned {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let answer = match &self.domain {
-            Some(d) if d.eq_ignore_ascii_case(name.as_str()) => Ok(self.addrs.clone()),
-            _ => Err(format!("{} was not checked", name.as_str())),
-        };
-        Box::pin(async move {
-            match answer {
-                Ok(addrs) => Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs),
-                Err(e) => Err(e.into()),
-            }
+impl tower_service::Service<Name> for Pinned {
+    type Response = std::vec::IntoIter<SocketAddr>;
+    type Error = io::Error;
+    type Future = std::future::Ready<Result<Self::Response, io::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), io::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, name: Name) -> Self::Future {
+        std::future::ready(match &self.domain {
+            Some(d) if d.eq_ignore_ascii_case(name.as_str()) => Ok(self.addrs.clone().into_iter()),
+            _ => Err(io::Error::other(format!(
+                "{} was not checked",
+                name.as_str()
+            ))),
         })
     }
 }
 
-/// The TLS settings of origin clients, built once per process. Left to reqwest, every client
-/// (one per proxied request) loads and parses the system's CA certificates from disk: about a
-/// fifth of the api's CPU under ranged reads (`scripts/bench-video`). The same settings reqwest
-/// would choose: the platform verifier, TLS 1.2 and 1.3, HTTP/1.1 by ALPN (`dangerous()` is
-/// only rustls's door for a custom verifier; certificates are verified as before).
+/// The TLS settings of origin clients, built once per process: a client is made per proxied
+/// request, and loading the system's CA certificates for each cost about a fifth of the api's
+/// CPU under ranged reads (`scripts/bench-video`). The platform verifier, TLS 1.2 and 1.3,
+/// HTTP/1.1 by ALPN (`dangerous()` is only rustls's door for a custom verifier; certificates
+/// are verified as usual).
 fn origin_tls() -> Result<rustls::ClientConfig, Error> {
     static TLS: std::sync::OnceLock<Result<rustls::ClientConfig, String>> =
         std::sync::OnceLock::new();
@@ -392,37 +408,77 @@ fn origin_tls() -> Result<rustls::ClientConfig, Error> {
             .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
         let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
             .map_err(|e| format!("TLS verifier: {e}"))?;
-        let mut cfg = rustls::ClientConfig::builder_with_provider(provider)
+        let cfg = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS versions: {e}"))?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(verifier))
             .with_no_client_auth();
-        cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // ALPN (HTTP/1.1) is set by the connector builder.
         Ok(cfg)
     })
     .clone()
     .map_err(|e| Error::internal(anyhow::anyhow!(e)))
 }
 
+type Connector = hyper_rustls::HttpsConnector<HttpConnector<Pinned>>;
+
+/// A client for one checked URL (see [`Checked::client`]).
+#[derive(Clone)]
+pub struct OriginClient {
+    client: Client<Connector, Empty<Bytes>>,
+    /// The longest silence of the origin: before the response head, and between body chunks.
+    pub read_timeout: Duration,
+}
+
+impl OriginClient {
+    /// Sends `req`; the head must arrive within the read timeout.
+    pub async fn send(
+        &self,
+        req: http::Request<Empty<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, OriginError> {
+        match tokio::time::timeout(self.read_timeout, self.client.request(req)).await {
+            Err(_) => Err(OriginError::TimedOut),
+            Ok(Err(e)) if e.is_connect() => Err(OriginError::Refused),
+            Ok(Err(_)) => Err(OriginError::Failed),
+            Ok(Ok(r)) => Ok(r),
+        }
+    }
+}
+
+/// Why an origin gave no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OriginError {
+    TimedOut,
+    Refused,
+    Failed,
+}
+
 impl Checked {
     /// A client that connects only to the checked addresses: no other DNS lookup, no proxy,
-    /// no redirects, with the policy's timeouts (no overall deadline: a long video streams
-    /// for as long as the origin keeps sending).
-    pub fn client(&self, policy: &OriginPolicy) -> Result<reqwest::Client, Error> {
-        reqwest::Client::builder()
-            .tls_backend_preconfigured(origin_tls()?)
-            .user_agent(concat!("surfcoach-video/", env!("CARGO_PKG_VERSION")))
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(policy.connect_timeout)
-            .read_timeout(policy.read_timeout)
-            .dns_resolver(Arc::new(Pinned {
-                domain: self.domain.clone(),
-                addrs: self.addrs.clone(),
-            }))
-            .build()
-            .map_err(Error::internal)
+    /// no redirects (hyper follows none), with the policy's timeouts (no overall deadline: a
+    /// long video streams for as long as the origin keeps sending) and a bounded read buffer.
+    pub fn client(&self, policy: &OriginPolicy) -> Result<OriginClient, Error> {
+        let mut tcp = HttpConnector::new_with_resolver(Pinned {
+            domain: self.domain.clone(),
+            addrs: self.addrs.clone(),
+        });
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_connect_timeout(Some(policy.connect_timeout));
+        let tls = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(origin_tls()?)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(tcp);
+        let client = Client::builder(TokioExecutor::new())
+            .http1_max_buf_size(super::UPSTREAM_READ_BUFFER)
+            .pool_max_idle_per_host(0)
+            .build(tls);
+        Ok(OriginClient {
+            client,
+            read_timeout: policy.read_timeout,
+        })
     }
 }
 
