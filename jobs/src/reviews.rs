@@ -56,6 +56,18 @@ impl ReviewQueue for Enqueuer {
         })
     }
 
+    fn is_live<'a>(&'a self, tx: &'a mut Tx, job: Id) -> BoxFuture<'a, shared::Result<bool>> {
+        Box::pin(async move {
+            let p = crate::progress::get(tx, job).await?;
+            Ok(p.is_some_and(|p| {
+                matches!(
+                    p.status,
+                    crate::progress::JobStatus::Queued | crate::progress::JobStatus::Running
+                )
+            }))
+        })
+    }
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,

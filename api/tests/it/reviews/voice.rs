@@ -423,3 +423,45 @@ async fn a_recording_gone_from_storage_fails_its_note_after_the_retries_not_the_
     assert!(fake.transcriptions().is_empty());
     worker.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_review_left_building_by_a_lost_job_is_built_again_on_request() {
+    let fake = FakeModel::start(MODEL_KEY).await;
+    let app = app_with(&model_env(&fake)).await;
+    let coach = app.signup("coach@example.com").await;
+    let review = draft(&app, &coach).await;
+    add_note(&app, &coach, &review, &m4a(600)).await;
+    let build = || {
+        app.post(&format!("/api/reviews/{review}/build"))
+            .session(&coach)
+            .send()
+    };
+    let first = build().await;
+    let again = build().await;
+    assert_eq!(
+        again.json["jobId"], first.json["jobId"],
+        "a live build is joined"
+    );
+    assert_eq!(again.json["existing"], true);
+    // The build job is lost before it ran (as if its worker kept dying): the review stays
+    // `building` with nothing to move it.
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE job_progress SET status = 'failed' WHERE id = $1")
+            .bind(first.json["jobId"].as_str().unwrap().parse::<Id>().unwrap())
+    )
+    .unwrap();
+    drop(c);
+    let healed = build().await;
+    assert_eq!(healed.status, StatusCode::ACCEPTED, "{}", healed.body);
+    assert_ne!(healed.json["jobId"], first.json["jobId"]);
+    let worker = app.start_worker(&[]).await;
+    let built = build_until_ready(&app, &coach, &review).await;
+    assert_eq!(
+        built["voiceNotes"][0]["transcriptStatus"], "done",
+        "{built}"
+    );
+    assert_eq!(built["jobId"], healed.json["jobId"]);
+    worker.shutdown().await;
+}

@@ -36,6 +36,9 @@ pub trait ReviewQueue: Send + Sync {
         user: Option<Id>,
     ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
 
+    /// Whether job `job` is still queued or running.
+    fn is_live<'a>(&'a self, tx: &'a mut Tx, job: Id) -> BoxFuture<'a, crate::Result<bool>>;
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,
