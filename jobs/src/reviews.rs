@@ -68,6 +68,17 @@ impl ReviewQueue for Enqueuer {
         })
     }
 
+    fn transcribing<'a>(&'a self, tx: &'a mut Tx, note: Id) -> BoxFuture<'a, shared::Result<bool>> {
+        Box::pin(async move {
+            let key = note.to_string();
+            Ok(
+                crate::progress::live_with_key(tx, TranscribeNote::KIND, &key)
+                    .await?
+                    .is_some(),
+            )
+        })
+    }
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,

@@ -48,6 +48,11 @@ pub async fn build_until_ready(app: &TestApp, s: &Session, review: &str) -> Valu
         .send()
         .await;
     assert_eq!(b.status, StatusCode::ACCEPTED, "{}", b.body);
+    wait_ready(app, s, review).await
+}
+
+/// Waits until the review is `ready` (20 s at most).
+pub async fn wait_ready(app: &TestApp, s: &Session, review: &str) -> Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
         let r = app
@@ -456,8 +461,10 @@ async fn a_review_left_building_by_a_lost_job_is_built_again_on_request() {
     let healed = build().await;
     assert_eq!(healed.status, StatusCode::ACCEPTED, "{}", healed.body);
     assert_ne!(healed.json["jobId"], first.json["jobId"]);
+    assert_eq!(healed.json["existing"], false);
     let worker = app.start_worker(&[]).await;
-    let built = build_until_ready(&app, &coach, &review).await;
+    // Waits without asking again: a ready review asked to build would build anew.
+    let built = wait_ready(&app, &coach, &review).await;
     assert_eq!(
         built["voiceNotes"][0]["transcriptStatus"], "done",
         "{built}"

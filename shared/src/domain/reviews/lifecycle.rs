@@ -277,13 +277,13 @@ pub async fn build(
     };
     if r.status == ReviewStatus::Building {
         if let Some(job) = r.job_id
-            && q.is_live(&mut tx, job).await?
+            && still_building(&mut tx, q, job, id).await?
         {
             return Ok((job, true));
         }
-        // The build job has ended but the review is still building: a transcription was lost
-        // (a worker that kept dying past its attempts). A new build asks again for what is
-        // still pending, so a review never stays `building` for good.
+        // The build and its transcriptions have all ended but the review is still building:
+        // one was lost (a worker that kept dying past its attempts). A new build asks again
+        // for what is still pending, so a review never stays `building` for good.
         let work = super::work::BuildReview {
             revision: Ts::now().unix_millis(),
             ..work
@@ -326,6 +326,26 @@ pub async fn build(
     .await?;
     tx.commit().await?;
     Ok((job, existing))
+}
+
+/// Whether the build job, or a transcription it asked for, is still queued or running.
+async fn still_building(
+    tx: &mut Tx,
+    q: &dyn super::work::ReviewQueue,
+    job: Id,
+    review: Id,
+) -> Result<bool> {
+    if q.is_live(tx, job).await? {
+        return Ok(true);
+    }
+    for n in crate::repo::review_audio::notes(tx, review).await? {
+        if n.transcript_status == super::TranscriptStatus::Pending
+            && q.transcribing(tx, n.id).await?
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The build job's end: a `building` review is `ready`. A review deleted or changed meanwhile

@@ -39,6 +39,9 @@ pub trait ReviewQueue: Send + Sync {
     /// Whether job `job` is still queued or running.
     fn is_live<'a>(&'a self, tx: &'a mut Tx, job: Id) -> BoxFuture<'a, crate::Result<bool>>;
 
+    /// Whether a transcription of note `note` is still queued or running.
+    fn transcribing<'a>(&'a self, tx: &'a mut Tx, note: Id) -> BoxFuture<'a, crate::Result<bool>>;
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,
