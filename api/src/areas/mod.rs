@@ -10,6 +10,7 @@ pub mod batch;
 pub mod coaches;
 pub mod cron;
 pub mod footage;
+pub mod heatsource;
 pub mod imports;
 pub mod ingest;
 pub mod invites;

@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod oauth;
 pub mod orgs;
 pub mod platform;
+pub mod provider_cache;
 pub mod ratelimit;
 pub mod review_audio;
 pub mod reviews;

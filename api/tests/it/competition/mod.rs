@@ -1,0 +1,3 @@
+//! Competition data from the providers (issue 15).
+
+mod heatsource;
