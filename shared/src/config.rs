@@ -145,6 +145,9 @@ pub struct HeatsourceConfig {
     /// How long a cached answer is served before it is fetched again
     /// (`HEATSOURCE_CACHE_TTL_SECS`, default 600; 0 disables the cache).
     pub cache_ttl: Duration,
+    /// The organisations' short names the scheduled syncs follow (`HEATSOURCE_ORGANISATIONS`,
+    /// comma-separated, lower-cased; default none).
+    pub organisations: Vec<String>,
 }
 
 impl std::fmt::Debug for HeatsourceConfig {
@@ -159,6 +162,7 @@ impl std::fmt::Debug for HeatsourceConfig {
             )
             .field("timeout", &self.timeout)
             .field("cache_ttl", &self.cache_ttl)
+            .field("organisations", &self.organisations)
             .finish()
     }
 }
@@ -365,6 +369,12 @@ impl Config {
                         get("HEATSOURCE_CACHE_TTL_SECS"),
                         600,
                     )?),
+                    organisations: get("HEATSOURCE_ORGANISATIONS")
+                        .unwrap_or_default()
+                        .split(',')
+                        .map(|s| s.trim().to_lowercase())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
                 })
             }
         };

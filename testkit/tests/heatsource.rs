@@ -20,6 +20,7 @@ fn adapter_with(fake: &FakeHeatsource, creds: Option<(&str, &str)>) -> Heatsourc
             client_secret: creds.map(|c| c.1.to_string()),
             timeout: Duration::from_millis(300),
             cache_ttl: Duration::from_secs(600),
+            organisations: Vec::new(),
         },
         reqwest::Client::new(),
     )
@@ -270,6 +271,7 @@ async fn an_unreachable_provider_is_unavailable() {
             client_secret: None,
             timeout: Duration::from_millis(300),
             cache_ttl: Duration::ZERO,
+            organisations: Vec::new(),
         },
         reqwest::Client::new(),
     );

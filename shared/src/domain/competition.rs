@@ -20,6 +20,7 @@ use crate::providers::ProviderError;
 use crate::providers::heatsource::{
     self, Athlete, Division, Event, Heatsource, Organisation, Ranking, Series,
 };
+use crate::repo::heatsource as synced;
 use crate::repo::provider_cache;
 
 /// At most this many athletes are asked of the provider per search (then paginated here).
@@ -179,4 +180,142 @@ pub async fn heatsource_search(
         hs.search_athletes(&q, SEARCH_LIMIT),
     )
     .await
+}
+
+// ---- the scheduled syncs (`heatsource-orgs-sync`, `heatsource-sync`) ----
+
+/// One item a sync could not bring in, and why; `permanent` when a retry cannot help.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemFailure {
+    pub item: String,
+    pub error: String,
+    pub permanent: bool,
+}
+
+/// What a sync did, item by item: the job's result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub created: u32,
+    pub updated: u32,
+    pub unchanged: u32,
+    pub failed: Vec<ItemFailure>,
+}
+
+impl SyncReport {
+    fn count(&mut self, u: synced::Upserted) {
+        use synced::Upserted::*;
+        match u {
+            Created => self.created += 1,
+            Updated => self.updated += 1,
+            Unchanged => self.unchanged += 1,
+        }
+    }
+
+    fn fail(&mut self, item: String, e: &ProviderError) {
+        self.failed.push(ItemFailure {
+            item,
+            error: e.to_string(),
+            permanent: e.is_permanent(),
+        });
+    }
+
+    /// Items were tried and every one failed for a reason a retry may cure: the provider is
+    /// down, so the job should be retried rather than report nothing done.
+    pub fn all_failed_transiently(&self) -> bool {
+        !self.failed.is_empty()
+            && self.created + self.updated + self.unchanged == 0
+            && self.failed.iter().all(|f| !f.permanent)
+    }
+}
+
+/// Fetches each followed organisation (`HEATSOURCE_ORGANISATIONS`) and upserts it by the
+/// provider's id. An organisation the provider does not know, or that fails, is reported in
+/// `failed`; the others are stored.
+pub async fn heatsource_orgs_sync(db: &Db, hs: Option<&Heatsource>) -> Result<SyncReport> {
+    let hs = hs.ok_or(ProviderError::NotConfigured(heatsource::PROVIDER))?;
+    let mut report = SyncReport::default();
+    for short_name in hs.followed() {
+        let item = format!("organisation {short_name}");
+        let org = match hs.organisation(short_name).await {
+            Ok(Some(o)) => o,
+            Ok(None) => {
+                report.failed.push(ItemFailure {
+                    item,
+                    error: "the provider has no organisation with this short name".into(),
+                    permanent: true,
+                });
+                continue;
+            }
+            Err(e) => {
+                report.fail(item, &e);
+                continue;
+            }
+        };
+        let data = serde_json::to_value(&org).map_err(Error::internal)?;
+        let mut tx = db.begin().await?;
+        let done = synced::upsert_organisation(
+            &mut tx,
+            &org.id,
+            &org.short_name,
+            &org.name,
+            &data,
+            Ts::now(),
+        )
+        .await?;
+        tx.commit().await?;
+        report.count(done);
+    }
+    Ok(report)
+}
+
+/// Fetches every event of the stored organisations (their latest sync's event list) and
+/// upserts it, with its divisions, heats and results, by the provider's id.
+pub async fn heatsource_events_sync(db: &Db, hs: Option<&Heatsource>) -> Result<SyncReport> {
+    let hs = hs.ok_or(ProviderError::NotConfigured(heatsource::PROVIDER))?;
+    let orgs: Vec<Organisation> = {
+        let mut c = db.acquire().await?;
+        synced::organisations(&mut c)
+            .await?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect()
+    };
+    let mut report = SyncReport::default();
+    for org in &orgs {
+        for summary in &org.events {
+            let item = format!("event {}", summary.id);
+            let event = match hs.event(&summary.id).await {
+                Ok(Some(e)) => e,
+                Ok(None) => {
+                    report.failed.push(ItemFailure {
+                        item,
+                        error: "the provider no longer has this event".into(),
+                        permanent: true,
+                    });
+                    continue;
+                }
+                Err(e) => {
+                    report.fail(item, &e);
+                    continue;
+                }
+            };
+            let data = serde_json::to_value(&event).map_err(Error::internal)?;
+            let mut tx = db.begin().await?;
+            let done = synced::upsert_event(
+                &mut tx,
+                &event.id,
+                &org.id,
+                &event.name,
+                event.status.as_deref(),
+                &data,
+                Ts::now(),
+            )
+            .await?;
+            tx.commit().await?;
+            report.count(done);
+        }
+    }
+    Ok(report)
 }

@@ -281,6 +281,11 @@ impl Heatsource {
         self.cfg.cache_ttl
     }
 
+    /// The organisations the scheduled syncs follow.
+    pub fn followed(&self) -> &[String] {
+        &self.cfg.organisations
+    }
+
     fn url(&self, path: &[&str]) -> url::Url {
         let mut u = self.cfg.base_url.clone();
         u.path_segments_mut()

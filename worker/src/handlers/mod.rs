@@ -7,6 +7,7 @@
 //! [`RunJob`] for it here or in its area's handler module, and register it in
 //! [`Runners::new`].
 
+mod competition;
 mod footage;
 mod imports;
 mod mail;
@@ -179,7 +180,8 @@ fn scheduled(task: CronTask) -> Runner {
         TourindexSync | TourindexAthletesSync | TourindexAvatars => {
             task_runner!(|_| not_configured("tourindex"))
         }
-        HeatsourceSync | HeatsourceOrgsSync => task_runner!(|_| not_configured("heatsource")),
+        HeatsourceOrgsSync => task_runner!(competition::heatsource_orgs_sync),
+        HeatsourceSync => task_runner!(competition::heatsource_sync),
         BackfillSpots => task_runner!(|_| not_configured("spotsource")),
         ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
         ClipsPoll => task_runner!(footage::clips_poll),

@@ -31,3 +31,17 @@ pub async fn expire_provider_cache(app: &TestApp) {
     )
     .unwrap();
 }
+
+/// Enqueues a scheduled task through its cron route and waits for it to finish (a running
+/// worker is needed).
+pub async fn run_cron(app: &TestApp, task: &str) -> jobs::progress::Progress {
+    let r = app
+        .post(&format!("/api/cron/{task}"))
+        .bearer("cron-secret-for-tests")
+        .send()
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::ACCEPTED, "{}", r.body);
+    let id: shared::db::Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(id, |p| p.status == "succeeded" || p.status == "failed")
+        .await
+}
