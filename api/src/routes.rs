@@ -3,9 +3,9 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, batch, coaches, cron, footage, heatsource, ingest,
-    invites, jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles, storage,
-    system, training, tv, video,
+    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, heatsource,
+    ingest, invites, jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles,
+    storage, system, training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -782,6 +782,26 @@ pub fn registry() -> Registry {
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: a review delivered or opened on this device (idempotent per reader and device)")
             .body::<reviews::phone::ReceiptInput>().ok::<reviews::ReceiptView>(200),
+        route(POST, "/api/sessions/coaching", coaching::generate)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("Generate coaching feedback from a session's analysed clips and the coach's keypoints (job; per_clip or batch; each run adds a version)")
+            .body::<coaching::CoachingRequest>().ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/sessions/coaching", coaching::list)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("List coaching feedback (sessionId, clipId, athleteId, kind, latest; paginated, newest first)")
+            .empty(200, "a page of feedback ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/sessions/coaching/progress", coaching::progress)
+            .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
+            .area("reviews").summary("An athlete's progress across sessions from stored stats (stored as a version; the narrative follows by job when a model is configured)")
+            .body::<coaching::ProgressRequest>().ok::<coaching::ProgressAnswer>(200),
+        route(GET, "/api/sessions/coaching/export", coaching::export)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("The newest coaching feedback of a session or athlete (format json|html: a printable report, no script, restrictive CSP)")
+            .empty(200, "JSON, or a self-contained HTML report"),
+        route(GET, "/api/sessions/coaching/{id}", coaching::get)
+            .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
+            .area("reviews").summary("Read one version of coaching feedback with its input, output and model")
+            .ok::<coaching::FeedbackView>(200),
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")

@@ -8,7 +8,9 @@ pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
     SubmitClip,
 };
-pub use shared::domain::reviews::work::{BuildReview, TranscribeNote};
+pub use shared::domain::reviews::work::{
+    BuildReview, GenerateCoaching, NarrateProgress, TranscribeNote,
+};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -74,6 +76,8 @@ pub const ALL: &[KindInfo] = &[
     info::<JoinUpload>(),
     info::<BuildReview>(),
     info::<TranscribeNote>(),
+    info::<GenerateCoaching>(),
+    info::<NarrateProgress>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

@@ -7,6 +7,7 @@ use futures::future::BoxFuture;
 use shared::db::{Id, Tx};
 use shared::domain::footage::work::{DeleteObjects, StoredObject};
 use shared::domain::reviews::work::{BuildReview, ReviewQueue, TranscribeNote};
+use shared::domain::reviews::work::{CoachingQueue, GenerateCoaching, NarrateProgress};
 use shared::storage::Store;
 
 impl Job for BuildReview {
@@ -55,6 +56,18 @@ impl ReviewQueue for Enqueuer {
         })
     }
 
+    fn is_live<'a>(&'a self, tx: &'a mut Tx, job: Id) -> BoxFuture<'a, shared::Result<bool>> {
+        Box::pin(async move {
+            let p = crate::progress::get(tx, job).await?;
+            Ok(p.is_some_and(|p| {
+                matches!(
+                    p.status,
+                    crate::progress::JobStatus::Queued | crate::progress::JobStatus::Running
+                )
+            }))
+        })
+    }
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,
@@ -94,5 +107,65 @@ impl ReviewQueue for Enqueuer {
             enqueue(tx, &job.spec(), owner).await?;
             Ok(())
         })
+    }
+}
+
+// ---- coaching ----
+
+impl Job for GenerateCoaching {
+    const KIND: &'static str = "coaching.generate";
+    const QUEUE: Queue = Queue::Providers;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    /// The request: the same session, mode and clips while the job is queued or running is one
+    /// job (a double click); once it has ended, asking again generates the next version.
+    fn idempotency_key(&self) -> Option<String> {
+        let clips: Vec<String> = self.clip_ids.iter().map(ToString::to_string).collect();
+        let digest = shared::crypto::sha256_b64url(clips.join(",").as_bytes());
+        Some(format!("{}:{}:{digest}", self.session_id, self.mode))
+    }
+}
+
+impl Job for NarrateProgress {
+    const KIND: &'static str = "coaching.narrate";
+    const QUEUE: Queue = Queue::Providers;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.feedback_id.to_string())
+    }
+}
+
+async fn push<J: Job>(
+    tx: &mut Tx,
+    job: &J,
+    org: Id,
+    user: Option<Id>,
+) -> shared::Result<(Id, bool)> {
+    let owner = Owner {
+        org_id: Some(org),
+        user_id: user,
+    };
+    let Enqueued { id, existing } = enqueue(tx, &job.spec(), owner).await?;
+    Ok((id, existing))
+}
+
+impl CoachingQueue for Enqueuer {
+    fn generate<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        job: GenerateCoaching,
+        user: Option<Id>,
+    ) -> BoxFuture<'a, shared::Result<(Id, bool)>> {
+        Box::pin(async move { push(tx, &job, job.org_id, user).await })
+    }
+
+    fn narrate<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        job: NarrateProgress,
+        user: Option<Id>,
+    ) -> BoxFuture<'a, shared::Result<(Id, bool)>> {
+        Box::pin(async move { push(tx, &job, job.org_id, user).await })
     }
 }

@@ -7,6 +7,7 @@ pub mod crypto;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod html;
 pub mod import;
 pub mod mail;
 pub mod minors;

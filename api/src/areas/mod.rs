@@ -8,6 +8,7 @@ pub mod admin;
 pub mod athletes;
 pub mod batch;
 pub mod coaches;
+pub mod coaching;
 pub mod cron;
 pub mod footage;
 pub mod heatsource;

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod auth_tokens;
 pub mod batches;
 pub mod coaches;
+pub mod coaching;
 pub mod footage;
 pub mod heatsource;
 pub mod housekeeping;

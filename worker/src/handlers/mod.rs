@@ -7,6 +7,7 @@
 //! [`RunJob`] for it here or in its area's handler module, and register it in
 //! [`Runners::new`].
 
+mod coaching;
 mod competition;
 mod footage;
 mod imports;
@@ -104,6 +105,8 @@ impl Runners {
         t.job::<jobs::kinds::JoinUpload>();
         t.job::<jobs::kinds::BuildReview>();
         t.job::<jobs::kinds::TranscribeNote>();
+        t.job::<jobs::kinds::GenerateCoaching>();
+        t.job::<jobs::kinds::NarrateProgress>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use shared::domain::reviews::voice_notes::{self, Outcome};
 use shared::domain::reviews::work::{BuildReview, TranscribeNote};
 use shared::providers::ProviderError;
-use shared::providers::model::Model;
+use shared::providers::model::{Model, Transcript};
+use shared::repo::review_audio::VoiceNote;
 use shared::storage::Store;
 
 impl RunJob for BuildReview {
@@ -48,22 +49,7 @@ impl RunJob for TranscribeNote {
                 return Ok(json!({ "skipped": voice_notes::NOT_CONFIGURED }));
             }
         };
-        let audio = ctx
-            .deps
-            .storage
-            .get(Store::RawUploads, &note.object_key, None)
-            .await
-            .map_err(|e| JobError::Transient(format!("reading the note: {e}")))?;
-        let bytes: Vec<bytes::Bytes> = audio
-            .body
-            .try_collect()
-            .await
-            .map_err(|e| JobError::Transient(format!("reading the note: {e}")))?;
-        let audio = bytes::Bytes::from(bytes.concat());
-        let answer = model
-            .transcribe(audio, &voice_notes::file_name(&note), &note.content_type)
-            .await;
-        match answer {
+        match transcribe(ctx, &model, &note).await {
             Ok(t) => {
                 let done = Outcome::Done {
                     text: t.text,
@@ -72,13 +58,58 @@ impl RunJob for TranscribeNote {
                 voice_notes::record(db, self.org_id, note.id, &done).await?;
                 Ok(json!({ "transcribed": true }))
             }
+            // Refused, or failing still at the last attempt: the note says so and the build
+            // goes on (a note left pending would hold the review in `building`).
             Err(e) if e.is_permanent() || ctx.last_attempt() => {
-                voice_notes::record(db, self.org_id, note.id, &Outcome::Failed(reason(&e))).await?;
+                voice_notes::record(db, self.org_id, note.id, &Outcome::Failed(e.reason())).await?;
                 Err(JobError::Permanent(e.to_string()))
             }
-            Err(e) => Err(e.into()),
+            Err(Failure::Model(e)) => Err(e.into()),
+            Err(Failure::Storage(e)) => Err(JobError::Transient(e)),
         }
     }
+}
+
+/// Why a transcription did not come back.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("{0}")]
+    Model(ProviderError),
+    #[error("reading the note: {0}")]
+    Storage(String),
+}
+
+impl Failure {
+    fn is_permanent(&self) -> bool {
+        matches!(self, Failure::Model(e) if e.is_permanent())
+    }
+
+    /// What the coach reads when a note has no transcript.
+    fn reason(&self) -> String {
+        match self {
+            Failure::Model(e) => reason(e),
+            Failure::Storage(_) => "the recording could not be read from storage".into(),
+        }
+    }
+}
+
+async fn transcribe(ctx: &Ctx, model: &Model, note: &VoiceNote) -> Result<Transcript, Failure> {
+    let storage = |e: &dyn std::fmt::Display| Failure::Storage(e.to_string());
+    let audio = ctx
+        .deps
+        .storage
+        .get(Store::RawUploads, &note.object_key, None)
+        .await
+        .map_err(|e| storage(&e))?;
+    let chunks: Vec<bytes::Bytes> = audio.body.try_collect().await.map_err(|e| storage(&e))?;
+    model
+        .transcribe(
+            bytes::Bytes::from(chunks.concat()),
+            &voice_notes::file_name(note),
+            &note.content_type,
+        )
+        .await
+        .map_err(Failure::Model)
 }
 
 /// What the coach reads when a note has no transcript.

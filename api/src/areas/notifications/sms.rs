@@ -96,9 +96,7 @@ fn twiml(message: Option<&str>) -> Response {
     let body = match message {
         Some(m) => format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Message>{}</Message></Response>",
-            m.replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;")
+            shared::html::escape(m)
         ),
         None => "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response/>".to_string(),
     };

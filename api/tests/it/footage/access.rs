@@ -154,3 +154,49 @@ async fn cancel_stops_a_clip_and_delete_removes_it_and_queues_its_objects() {
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
 }
+
+/// A member whose role lacks `footage.read` reads none of the footage: every read route is 403,
+/// whatever the id.
+#[tokio::test]
+async fn reads_need_footage_read() {
+    let app = TestApp::new().await;
+    let owner = app.signup("owner@example.com").await;
+    let r = app
+        .post(&format!("/api/orgs/{}/roles", owner.org_id))
+        .session(&owner)
+        .json(json!({ "name": "Front desk", "permissions": ["athletes.read"] }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let desk = add_member(
+        &app,
+        owner.org_id,
+        "desk@example.com",
+        r.json["key"].as_str().unwrap(),
+    )
+    .await;
+    let (session, clip) = uploaded_clip(&app, &owner, b"not really a video").await;
+    for path in [
+        "/api/clips".to_string(),
+        format!("/api/clips/status?ids={clip}"),
+        format!("/api/clips/{clip}"),
+        format!("/api/clips/{clip}/maneuvers"),
+        "/api/sessions".to_string(),
+        format!("/api/sessions/{session}"),
+        format!("/api/video/sign?clipId={clip}"),
+        format!("/api/clips/sidecar?clipId={clip}"),
+        "/api/maneuver-labels/export".to_string(),
+        "/api/video/check?url=https://videos.example.com/a.mp4".to_string(),
+    ] {
+        let r = app.get(&path).session(&desk).send().await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}: {}", r.body);
+        assert_eq!(r.code(), "permission_denied", "{path}");
+    }
+    // The owner reads them (the same paths are real).
+    let r = app
+        .get(&format!("/api/clips/{clip}"))
+        .session(&owner)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+}

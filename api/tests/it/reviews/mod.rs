@@ -1,6 +1,7 @@
 //! Reviews: drafts of a footage session, keypoints (the coach's and the suggested), the build,
 //! publishing to the athlete, permissions and tenancy.
 
+mod coaching;
 mod e2e;
 mod replies;
 mod voice;
@@ -438,4 +439,76 @@ async fn the_athlete_and_a_minors_guardian_read_published_reviews_on_the_phone()
             .any(|r| r["deviceId"] == "iphone-1" && r["openedAt"].is_string())
     );
     worker.shutdown().await;
+}
+
+/// Keypoints are the coach's work: a viewer reads them but neither changes nor deletes one,
+/// and a role without `reviews.read` reads no review at all.
+#[tokio::test]
+async fn keypoints_need_reviews_manage_and_reading_needs_reviews_read() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let viewer = add_member(&app, coach.org_id, "viewer@example.com", "viewer").await;
+    let (session, clip) = uploaded_clip(&app, &coach, b"video").await;
+    let r = new_review(&app, &coach, session, json!({})).await;
+    let id = r.json["id"].as_str().unwrap().to_string();
+    let k = app
+        .post(&format!("/api/reviews/{id}/keypoints"))
+        .session(&coach)
+        .json(json!({ "clipId": clip, "atMs": 500, "body": "Eyes up" }))
+        .send()
+        .await;
+    let kp = k.json["id"].as_str().unwrap().to_string();
+    let path = format!("/api/reviews/{id}/keypoints/{kp}");
+    app.req(Method::PATCH, &path)
+        .session(&viewer)
+        .json(json!({ "body": "changed" }))
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    app.req(Method::DELETE, &path)
+        .session(&viewer)
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    app.post(&format!("/api/reviews/{id}/keypoints"))
+        .session(&viewer)
+        .json(json!({ "clipId": clip, "atMs": 900, "body": "mine" }))
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    let r = app
+        .get(&format!("/api/reviews/{id}"))
+        .session(&viewer)
+        .send()
+        .await;
+    assert_eq!(
+        r.json["keypoints"][0]["body"], "Eyes up",
+        "unchanged: {}",
+        r.body
+    );
+
+    let role = app
+        .post(&format!("/api/orgs/{}/roles", coach.org_id))
+        .session(&coach)
+        .json(json!({ "name": "Front desk", "permissions": ["athletes.read"] }))
+        .send()
+        .await;
+    let desk = add_member(
+        &app,
+        coach.org_id,
+        "desk@example.com",
+        role.json["key"].as_str().unwrap(),
+    )
+    .await;
+    for p in [
+        "/api/reviews".to_string(),
+        format!("/api/reviews/{id}"),
+        format!("/api/reviews/{id}/replies"),
+    ] {
+        app.get(&p)
+            .session(&desk)
+            .send()
+            .await
+            .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    }
 }

@@ -397,3 +397,71 @@ async fn only_managers_add_notes_and_other_workspaces_see_none() {
     .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(stored_notes(&app).await, 1);
 }
+
+#[tokio::test]
+async fn a_recording_gone_from_storage_fails_its_note_after_the_retries_not_the_build() {
+    let fake = FakeModel::start(MODEL_KEY).await;
+    let app = app_with(&model_env(&fake)).await;
+    let coach = app.signup("coach@example.com").await;
+    let worker = app.start_worker(&[]).await;
+    let review = draft(&app, &coach).await;
+    let note = add_note(&app, &coach, &review, &m4a(600)).await;
+    let note_id = note.json["id"].as_str().unwrap();
+    let key = format!("reviews/{}/{review}/notes/{note_id}", coach.org_id);
+    app.state
+        .storage
+        .delete(Store::RawUploads, &key)
+        .await
+        .unwrap();
+    let built = build_until_ready(&app, &coach, &review).await;
+    let n = &built["voiceNotes"][0];
+    assert_eq!(n["transcriptStatus"], "failed", "{n}");
+    assert_eq!(
+        n["transcriptReason"],
+        "the recording could not be read from storage"
+    );
+    assert!(fake.transcriptions().is_empty());
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_review_left_building_by_a_lost_job_is_built_again_on_request() {
+    let fake = FakeModel::start(MODEL_KEY).await;
+    let app = app_with(&model_env(&fake)).await;
+    let coach = app.signup("coach@example.com").await;
+    let review = draft(&app, &coach).await;
+    add_note(&app, &coach, &review, &m4a(600)).await;
+    let build = || {
+        app.post(&format!("/api/reviews/{review}/build"))
+            .session(&coach)
+            .send()
+    };
+    let first = build().await;
+    let again = build().await;
+    assert_eq!(
+        again.json["jobId"], first.json["jobId"],
+        "a live build is joined"
+    );
+    assert_eq!(again.json["existing"], true);
+    // The build job is lost before it ran (as if its worker kept dying): the review stays
+    // `building` with nothing to move it.
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE job_progress SET status = 'failed' WHERE id = $1")
+            .bind(first.json["jobId"].as_str().unwrap().parse::<Id>().unwrap())
+    )
+    .unwrap();
+    drop(c);
+    let healed = build().await;
+    assert_eq!(healed.status, StatusCode::ACCEPTED, "{}", healed.body);
+    assert_ne!(healed.json["jobId"], first.json["jobId"]);
+    let worker = app.start_worker(&[]).await;
+    let built = build_until_ready(&app, &coach, &review).await;
+    assert_eq!(
+        built["voiceNotes"][0]["transcriptStatus"], "done",
+        "{built}"
+    );
+    assert_eq!(built["jobId"], healed.json["jobId"]);
+    worker.shutdown().await;
+}

@@ -32,6 +32,12 @@ pub async fn footage_session(app: &TestApp, coach: &Session) -> Id {
 /// A footage session (provisioned through the training route) holding one uploaded clip.
 pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id, Id) {
     let session = footage_session(app, coach).await;
+    let clip = add_clip(app, coach, session, bytes).await;
+    (session, clip)
+}
+
+/// Another uploaded clip in `session` (its original put straight into raw-uploads).
+pub async fn add_clip(app: &TestApp, coach: &Session, session: Id, bytes: &[u8]) -> Id {
     let clip = Id::new();
     let key = keys::original(coach.org_id, session, clip);
     app.state
@@ -79,7 +85,20 @@ pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id,
     };
     let mut c = app.state.db.acquire().await.unwrap();
     footage::insert_clip(&mut c, &k).await.unwrap();
-    (session, clip)
+    clip
+}
+
+/// Gives the clip `stats` (in the analysis backend's shape) as a finished analysis would, and
+/// marks it stored.
+pub async fn set_clip_stats(app: &TestApp, clip: Id, stats: serde_json::Value) {
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE clips SET stats = $1, status = 'stored' WHERE id = $2")
+            .bind(sqlx::types::Json(stats))
+            .bind(clip)
+    )
+    .unwrap();
 }
 
 /// `len` bytes that start like an MP4 file (an `ftyp` box), then [`video_bytes`].

@@ -270,17 +270,44 @@ pub async fn build(
 ) -> Result<(Id, bool)> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
-    if r.status == ReviewStatus::Building
-        && let Some(job) = r.job_id
-    {
-        return Ok((job, true));
-    }
-    let to = next(r.status, ReviewEvent::Build)?;
     let work = super::work::BuildReview {
         org_id: ws.org_id,
         review_id: id,
         revision: r.updated_at.unix_millis(),
     };
+    if r.status == ReviewStatus::Building {
+        if let Some(job) = r.job_id
+            && q.is_live(&mut tx, job).await?
+        {
+            return Ok((job, true));
+        }
+        // The build job has ended but the review is still building: a transcription was lost
+        // (a worker that kept dying past its attempts). A new build asks again for what is
+        // still pending, so a review never stays `building` for good.
+        let work = super::work::BuildReview {
+            revision: Ts::now().unix_millis(),
+            ..work
+        };
+        let (job, existing) = q.build(&mut tx, work, Some(ws.actor.user_id)).await?;
+        let change = Change {
+            job_id: Some(job),
+            ..Change::default()
+        };
+        reviews::set_status(&mut tx, id, r.status, r.status, change).await?;
+        audit::record(
+            &mut tx,
+            ws.audit(
+                "review.build",
+                TARGET,
+                id,
+                json!({ "jobId": job, "resumed": true }),
+            ),
+        )
+        .await?;
+        tx.commit().await?;
+        return Ok((job, existing));
+    }
+    let to = next(r.status, ReviewEvent::Build)?;
     let (job, existing) = q.build(&mut tx, work, Some(ws.actor.user_id)).await?;
     let change = Change {
         job_id: Some(job),

@@ -6,10 +6,13 @@
 //! coach's recordings, transcribed best-effort while the review builds; the athlete reads a
 //! published review on the phone ([`reading`]) and answers it ([`replies`]).
 
+pub mod coaching;
 pub mod keypoints;
 pub mod lifecycle;
+pub mod progress;
 pub mod reading;
 pub mod replies;
+pub mod report;
 pub mod status;
 pub mod voice_notes;
 pub mod work;

@@ -36,6 +36,9 @@ pub trait ReviewQueue: Send + Sync {
         user: Option<Id>,
     ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
 
+    /// Whether job `job` is still queued or running.
+    fn is_live<'a>(&'a self, tx: &'a mut Tx, job: Id) -> BoxFuture<'a, crate::Result<bool>>;
+
     fn transcribe<'a>(
         &'a self,
         tx: &'a mut Tx,
@@ -50,4 +53,48 @@ pub trait ReviewQueue: Send + Sync {
         owner: String,
         keys: Vec<String>,
     ) -> BoxFuture<'a, crate::Result<()>>;
+}
+
+// ---- coaching ----
+
+/// Generate coaching feedback for clips of a footage session: one feedback per clip
+/// (`per_clip`) or one for all of them (`batch`), from their stats and the coach's keypoints.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateCoaching {
+    pub org_id: Id,
+    pub session_id: Id,
+    /// The clips, sorted, checked analysed when asked for.
+    pub clip_ids: Vec<Id>,
+    pub mode: super::coaching::CoachingMode,
+    /// Who asked (the feedback's `created_by`); not part of the idempotency key.
+    pub requested_by: Option<Id>,
+}
+
+/// Write the narrative of a stored progress report (its numbers stand without it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NarrateProgress {
+    pub org_id: Id,
+    /// The progress row (kind `progress`) whose narrative this writes.
+    pub feedback_id: Id,
+}
+
+/// Enqueues coaching work in the caller's transaction (implemented by
+/// `jobs::reviews::Enqueuer`); returns the job id and whether a live job for the same work was
+/// reused.
+pub trait CoachingQueue: Send + Sync {
+    fn generate<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        job: GenerateCoaching,
+        user: Option<Id>,
+    ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
+
+    fn narrate<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        job: NarrateProgress,
+        user: Option<Id>,
+    ) -> BoxFuture<'a, crate::Result<(Id, bool)>>;
 }
