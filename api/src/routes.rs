@@ -809,7 +809,7 @@ pub fn registry() -> Registry {
         // ---- competition (issue 15): heatsource reads, cached with a TTL (docs/competition.md) ----
         route(GET, "/api/heatsource/organisations", heatsource::organisations)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
-            .area("competition").summary("The provider organisation with this shortName, with its events and series (a list of zero or one; cached)")
+            .area("competition").summary("The provider organisation with this shortName, with its events and series (a list of zero or one; cached); without shortName, the organisations heatsource-orgs-sync keeps (paginated)")
             .empty(200, "a page of organisations ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/series", heatsource::series)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))

@@ -32,14 +32,28 @@ pub struct OrganisationQuery {
     pub short_name: String,
 }
 
-/// The organisation with this short name, as a list of zero or one.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrganisationsQuery {
+    /// Look one organisation up at the provider; absent: the synced organisations.
+    pub short_name: Option<String>,
+}
+
+/// The organisation with this short name (a list of zero or one), or without one the
+/// organisations the syncs keep.
 pub async fn organisations(
     State(state): State<AppState>,
     page: Page,
-    Query(q): Query<OrganisationQuery>,
+    Query(q): Query<OrganisationsQuery>,
 ) -> Result<Json<Paged<shared::providers::heatsource::Organisation>>> {
-    let org = domain::heatsource_organisation(&state.db, state.heatsource.as_ref(), &q.short_name)
-        .await?;
+    let Some(short_name) = q.short_name else {
+        let rows =
+            domain::heatsource_synced_organisations(&state.db, page.fetch_limit(), page.offset)
+                .await?;
+        return Ok(Json(page.wrap(rows)));
+    };
+    let org =
+        domain::heatsource_organisation(&state.db, state.heatsource.as_ref(), &short_name).await?;
     Ok(Json(paged(&page, org.into_iter().collect())))
 }
 

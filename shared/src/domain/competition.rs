@@ -90,6 +90,21 @@ pub async fn heatsource_organisation(
     .await
 }
 
+/// The organisations the syncs keep (`heatsource-orgs-sync`), by name: local data, so it
+/// answers whether or not the provider is configured now.
+pub async fn heatsource_synced_organisations(
+    db: &Db,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Organisation>> {
+    let mut c = db.acquire().await?;
+    Ok(synced::list_organisations(&mut c, limit, offset)
+        .await?
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect())
+}
+
 /// The series of an organisation (by short name); 404 when there is no such organisation.
 pub async fn heatsource_series_of(
     db: &Db,

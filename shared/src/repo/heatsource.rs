@@ -116,3 +116,15 @@ pub async fn organisations(x: &mut impl Executor) -> Result<Vec<Value>, sqlx::Er
         .fetch_all(&mut *c).await)?;
     Ok(rows.into_iter().map(|j| j.0).collect())
 }
+
+/// A page of the stored organisations' data, by name.
+pub async fn list_organisations(
+    x: &mut impl Executor,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Value>, sqlx::Error> {
+    let rows: Vec<Json<Value>> = sql!(x, c => sqlx::query_scalar(
+        "SELECT data FROM heatsource_organisations ORDER BY name, provider_id LIMIT $1 OFFSET $2")
+        .bind(limit).bind(offset).fetch_all(&mut *c).await)?;
+    Ok(rows.into_iter().map(|j| j.0).collect())
+}

@@ -39,6 +39,12 @@ async fn heatsource_organisations_series_divisions_and_rankings_are_read() {
         .await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(items(&r).is_empty(), "an unknown short name: an empty list");
+    let r = app
+        .get("/api/heatsource/organisations")
+        .session(&coach)
+        .send()
+        .await;
+    assert!(items(&r).is_empty(), "nothing synced yet");
 
     let r = app
         .get("/api/heatsource/series?shortName=wsl")
@@ -88,7 +94,10 @@ async fn heatsource_organisations_series_divisions_and_rankings_are_read() {
             "/api/heatsource/series/999/athletes?divisionId=10",
             "not_found",
         ),
-        ("/api/heatsource/organisations", "validation_failed"),
+        (
+            "/api/heatsource/organisations?shortName=%20",
+            "validation_failed",
+        ),
     ] {
         let r = app.get(path).session(&coach).send().await;
         let status = if code == "not_found" {

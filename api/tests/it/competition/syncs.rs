@@ -29,6 +29,21 @@ async fn heatsource_orgs_sync_upserts_followed_organisations_once_and_reports_th
     assert_eq!(r["failed"][0]["item"], "organisation nobody");
     assert_eq!(r["failed"][0]["permanent"], true);
     assert_eq!(app.count("heatsource_organisations").await, 2);
+    let coach = app.signup("coach@example.com").await;
+    let r = app
+        .get("/api/heatsource/organisations?limit=1")
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(items(&r)[0]["name"], "Surfing New Zealand", "by name");
+    assert_eq!(r.json["nextOffset"], 1);
+    let r = app
+        .get("/api/heatsource/organisations?offset=1")
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(items(&r)[0]["shortName"], "wsl");
+    assert_eq!(items(&r)[0]["series"][0]["id"], "100");
     let before = changed_at(&app, "heatsource_organisations", "1").await;
 
     // A re-run that finds nothing new changes nothing.
