@@ -3,9 +3,9 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, ingest, invites,
-    jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles, storage, system,
-    training, tv, video,
+    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, heatsource,
+    ingest, invites, jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles,
+    storage, system, training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -806,6 +806,35 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")
             .ok::<shared::video::origin::Reachability>(200),
+        // ---- competition (issue 15): heatsource reads, cached with a TTL (docs/competition.md) ----
+        route(GET, "/api/heatsource/organisations", heatsource::organisations)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The provider organisation with this shortName, with its events and series (a list of zero or one; cached); without shortName, the organisations heatsource-orgs-sync keeps (paginated)")
+            .empty(200, "a page of organisations ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/heatsource/series", heatsource::series)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The series of a provider organisation (shortName), with the divisions each ranks (paginated; cached)")
+            .empty(200, "a page of series ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/heatsource/series/{id}/divisions", heatsource::divisions)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The divisions a provider series ranks (paginated; cached)")
+            .empty(200, "a page of divisions ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/heatsource/series/{id}/athletes", heatsource::series_athletes)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The ranked athletes of one division (divisionId) of a provider series, in ranking order (paginated; cached)")
+            .empty(200, "a page of rankings ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/heatsource/events/{id}", heatsource::event)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A provider event with its divisions, heats, results and competitors (cached)")
+            .ok::<shared::providers::heatsource::Event>(200),
+        route(GET, "/api/heatsource/athletes/search", heatsource::search_athletes)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Search the provider's athletes by name (q, 2-100 characters; needs the provider's client credentials; paginated; cached)")
+            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/heatsource/athletes/{id}", heatsource::athlete)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A provider athlete's profile (needs the provider's client credentials; cached)")
+            .ok::<shared::providers::heatsource::Athlete>(200),
     ];
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
     for &task in ::jobs::cron::CronTask::ALL {

@@ -4,6 +4,7 @@ use shared::config::Config;
 use shared::crypto::Keys;
 use shared::db::Db;
 use shared::mail::Mailer;
+use shared::providers::heatsource::Heatsource;
 use shared::providers::reviewvideo::ReviewVideo;
 use shared::providers::twilio::Twilio;
 use shared::storage::Storage;
@@ -19,6 +20,8 @@ pub struct Inner {
     pub mailer: Mailer,
     pub reviewvideo: Option<ReviewVideo>,
     pub twilio: Option<Twilio>,
+    /// The competition provider; one per process, so its OAuth token is shared.
+    pub heatsource: Option<Heatsource>,
     pub storage: Storage,
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
@@ -44,6 +47,10 @@ impl AppState {
             .clone()
             .map(|c| ReviewVideo::new(c, http.clone()));
         let twilio = cfg.twilio.clone().map(|c| Twilio::new(c, http.clone()));
+        let heatsource = cfg
+            .heatsource
+            .clone()
+            .map(|c| Heatsource::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
         Ok(AppState(Arc::new(Inner {
@@ -54,6 +61,7 @@ impl AppState {
             mailer,
             reviewvideo,
             twilio,
+            heatsource,
             schedules,
         })))
     }

@@ -36,6 +36,10 @@ pub struct Config {
     /// The generative model (`MODEL_BASE_URL`, `MODEL_API_KEY`, `MODEL_TRANSCRIBE`,
     /// `MODEL_CHAT`); unset: transcription is skipped with a reason, coaching answers 503.
     pub model: Option<ModelConfig>,
+    /// The competition provider (`HEATSOURCE_BASE_URL`, optional `HEATSOURCE_CLIENT_ID` and
+    /// `HEATSOURCE_CLIENT_SECRET`, `HEATSOURCE_TIMEOUT_MS`, `HEATSOURCE_CACHE_TTL_SECS`); unset:
+    /// the heatsource routes answer 503 `provider_not_configured`.
+    pub heatsource: Option<HeatsourceConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -122,6 +126,43 @@ impl std::fmt::Debug for ModelConfig {
             .field("transcribe_model", &self.transcribe_model)
             .field("chat_model", &self.chat_model)
             .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// The competition provider (`docs/competition.md`): a LiveHeats-style GraphQL API at
+/// `{base_url}/api/graphql`, with an OAuth client-credentials token at `{base_url}/oauth/token`
+/// for the licensed queries (athlete search and profiles).
+#[derive(Clone)]
+pub struct HeatsourceConfig {
+    pub base_url: Url,
+    /// Both set, or neither: without them only public data (organisations, series, events) is
+    /// available and the athlete queries answer "not configured".
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// How long one request may take (`HEATSOURCE_TIMEOUT_MS`, default 10000).
+    pub timeout: Duration,
+    /// How long a cached answer is served before it is fetched again
+    /// (`HEATSOURCE_CACHE_TTL_SECS`, default 600; 0 disables the cache).
+    pub cache_ttl: Duration,
+    /// The organisations' short names the scheduled syncs follow (`HEATSOURCE_ORGANISATIONS`,
+    /// comma-separated, lower-cased; default none).
+    pub organisations: Vec<String>,
+}
+
+impl std::fmt::Debug for HeatsourceConfig {
+    // Config is logged at start-up: never the credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeatsourceConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("timeout", &self.timeout)
+            .field("cache_ttl", &self.cache_ttl)
+            .field("organisations", &self.organisations)
             .finish()
     }
 }
@@ -295,6 +336,48 @@ impl Config {
                 })
             }
         };
+        let heatsource = match get("HEATSOURCE_BASE_URL") {
+            None => None,
+            Some(base) => {
+                let client_id = get("HEATSOURCE_CLIENT_ID");
+                let client_secret = get("HEATSOURCE_CLIENT_SECRET");
+                if client_id.is_some() != client_secret.is_some() {
+                    let var = if client_id.is_some() {
+                        "HEATSOURCE_CLIENT_SECRET"
+                    } else {
+                        "HEATSOURCE_CLIENT_ID"
+                    };
+                    return Err(err(
+                        var,
+                        "HEATSOURCE_CLIENT_ID and HEATSOURCE_CLIENT_SECRET are set together",
+                    ));
+                }
+                Some(HeatsourceConfig {
+                    base_url: parse_url("HEATSOURCE_BASE_URL", &base)?,
+                    client_id,
+                    client_secret,
+                    timeout: Duration::from_millis(
+                        parse_num(
+                            "HEATSOURCE_TIMEOUT_MS",
+                            get("HEATSOURCE_TIMEOUT_MS"),
+                            10_000,
+                        )?
+                        .max(1),
+                    ),
+                    cache_ttl: Duration::from_secs(parse_num(
+                        "HEATSOURCE_CACHE_TTL_SECS",
+                        get("HEATSOURCE_CACHE_TTL_SECS"),
+                        600,
+                    )?),
+                    organisations: get("HEATSOURCE_ORGANISATIONS")
+                        .unwrap_or_default()
+                        .split(',')
+                        .map(|s| s.trim().to_lowercase())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
+                })
+            }
+        };
         let hosts = |var: &'static str| -> Result<Vec<String>, ConfigError> {
             let rules = crate::video::ssrf::parse_host_list(&get(var).unwrap_or_default())
                 .map_err(|m| err(var, m))?;
@@ -338,6 +421,7 @@ impl Config {
             twilio,
             analysis,
             model,
+            heatsource,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),

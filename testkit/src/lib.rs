@@ -17,10 +17,13 @@
 //!   webhooks, injected failures), and [`analysis::FakeSource`], a source video server.
 //! - [`model::FakeModel`]: the OpenAI-compatible generative model (transcriptions, JSON-schema
 //!   completions, injected failures).
+//! - [`heatsource::FakeHeatsource`]: the competition provider's GraphQL endpoint and OAuth
+//!   client-credentials token endpoint, serving saved fixtures, with injected failures.
 
 pub mod analysis;
 pub mod db;
 pub mod expo;
+pub mod heatsource;
 pub mod model;
 pub mod reviewvideo;
 pub mod smtp;

@@ -23,6 +23,8 @@ pub struct Deps {
     pub mailer: Mailer,
     pub storage: shared::storage::Storage,
     pub keys: shared::crypto::Keys,
+    /// The competition provider, when configured; one per process, so its token is shared.
+    pub heatsource: Option<shared::providers::heatsource::Heatsource>,
 }
 
 impl Deps {
@@ -33,6 +35,12 @@ impl Deps {
             mailer: Mailer::from_config(&cfg)?,
             storage: shared::storage::Storage::new(&cfg.storage).await?,
             keys: shared::crypto::Keys::new(&cfg.secret_key),
+            heatsource: cfg.heatsource.clone().map(|c| {
+                shared::providers::heatsource::Heatsource::new(
+                    c,
+                    shared::providers::http::shared_client().clone(),
+                )
+            }),
             db,
             cfg,
             worker,

@@ -11,6 +11,7 @@ pub mod coaches;
 pub mod coaching;
 pub mod cron;
 pub mod footage;
+pub mod heatsource;
 pub mod imports;
 pub mod ingest;
 pub mod invites;

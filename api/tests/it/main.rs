@@ -6,6 +6,7 @@ mod accounts;
 mod admin;
 mod athletes;
 mod coaches;
+mod competition;
 mod embedded;
 mod footage;
 mod health;

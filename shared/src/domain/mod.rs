@@ -16,6 +16,7 @@ pub mod activity;
 pub mod admin;
 pub mod athletes;
 pub mod coaches;
+pub mod competition;
 pub mod footage;
 pub mod invites;
 pub mod members;

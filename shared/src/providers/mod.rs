@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod expo;
+pub mod heatsource;
 pub mod http;
 pub mod model;
 pub mod reviewvideo;

@@ -8,16 +8,17 @@ use shared::db::Ts;
 use shared::repo::housekeeping;
 
 /// Expired sessions and tokens, used or expired emailed tokens and OAuth states, and stale
-/// rate-limit windows.
+/// rate-limit windows; provider answers cached more than a day past their expiry.
 pub async fn tokens_cleanup(ctx: &Ctx) -> Result<Value, JobError> {
     let now = Ts::now();
     let week_ago = now.minus(chrono::Duration::days(7));
     let day_ago = now.minus(chrono::Duration::days(1));
     let mut tx = ctx.deps.db.begin().await?;
     let n = housekeeping::delete_expired_auth(&mut tx, now, week_ago, day_ago).await?;
+    let cache = shared::repo::provider_cache::delete_expired(&mut tx, day_ago).await?;
     tx.commit().await?;
     Ok(
-        json!({ "sessions": n.sessions, "apiTokens": n.api_tokens, "emailTokens": n.email_tokens, "oauthStates": n.oauth_states, "rateLimits": n.rate_limits }),
+        json!({ "sessions": n.sessions, "apiTokens": n.api_tokens, "emailTokens": n.email_tokens, "oauthStates": n.oauth_states, "rateLimits": n.rate_limits, "providerCache": cache }),
     )
 }
 

@@ -8,6 +8,7 @@
 //! [`Runners::new`].
 
 mod coaching;
+mod competition;
 mod footage;
 mod imports;
 mod mail;
@@ -182,7 +183,8 @@ fn scheduled(task: CronTask) -> Runner {
         TourindexSync | TourindexAthletesSync | TourindexAvatars => {
             task_runner!(|_| not_configured("tourindex"))
         }
-        HeatsourceSync | HeatsourceOrgsSync => task_runner!(|_| not_configured("heatsource")),
+        HeatsourceOrgsSync => task_runner!(competition::heatsource_orgs_sync),
+        HeatsourceSync => task_runner!(competition::heatsource_sync),
         BackfillSpots => task_runner!(|_| not_configured("spotsource")),
         ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
         ClipsPoll => task_runner!(footage::clips_poll),

@@ -1,13 +1,14 @@
 //! What every area's tests share, taken with `use crate::support::*;`: the harness (`app`:
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
 //! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
-//! `messaging`, `notifications`, `queue`, `training`, `video`: stream tokens, stored videos, a
+//! `competition`: the fake competition provider; `messaging`, `notifications`, `queue`, `training`, `video`: stream tokens, stored videos, a
 //! loopback video origin). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
 
 mod accounts;
 mod app;
 mod athletes;
+mod competition;
 mod footage;
 mod messaging;
 mod notifications;
@@ -18,6 +19,7 @@ mod video;
 pub use accounts::*;
 pub use app::*;
 pub use athletes::*;
+pub use competition::*;
 pub use footage::*;
 pub use messaging::*;
 pub use notifications::*;

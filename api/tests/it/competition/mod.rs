@@ -1,0 +1,4 @@
+//! Competition data from the providers (issue 15).
+
+mod heatsource;
+mod syncs;

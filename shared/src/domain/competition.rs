@@ -1,0 +1,336 @@
+//! Competition data from the providers (issue 15): the `heatsource` reads, served from the
+//! shared response cache (`provider_cache`) while fresh, else fetched and cached.
+//!
+//! The cache holds our typed reading of an answer (`T` serialized), so a row that is served is
+//! one that parsed; a row that no longer parses (a release changed `T`) counts as a miss. A
+//! provider failure is never cached and never served from an expired row: it is a 502 (or a 503
+//! when the provider is not configured), so callers see the provider's state, not a silent
+//! stale copy. Provider data belongs to no workspace: the cache is global, and what callers may
+//! read is decided by the route's permission (`competition.read`).
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::db::{Db, Ts};
+use crate::error::{Error, Result, Validator};
+use crate::providers::ProviderError;
+use crate::providers::heatsource::{
+    self, Athlete, Division, Event, Heatsource, Organisation, Ranking, Series,
+};
+use crate::repo::heatsource as synced;
+use crate::repo::provider_cache;
+
+/// At most this many athletes are asked of the provider per search (then paginated here).
+pub const SEARCH_LIMIT: u32 = 50;
+
+/// `T` for `key` from the cache when fresh, else from `fetch` (then cached for `ttl`). A zero
+/// `ttl` bypasses the cache.
+pub async fn cached<T, F>(db: &Db, provider: &str, key: &str, ttl: Duration, fetch: F) -> Result<T>
+where
+    T: Serialize + DeserializeOwned,
+    F: Future<Output = Result<T, ProviderError>>,
+{
+    if ttl.is_zero() {
+        return Ok(fetch.await?);
+    }
+    {
+        let mut c = db.acquire().await?;
+        if let Some(v) = provider_cache::fresh(&mut c, provider, key, Ts::now()).await?
+            && let Ok(t) = serde_json::from_value(v)
+        {
+            return Ok(t);
+        }
+    } // the connection goes back to the pool while the provider is asked
+    let t = fetch.await?;
+    let value = serde_json::to_value(&t).map_err(Error::internal)?;
+    let now = Ts::now();
+    let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(365));
+    let mut c = db.acquire().await?;
+    provider_cache::put(&mut c, provider, key, &value, now, now.plus(ttl)).await?;
+    Ok(t)
+}
+
+fn configured(hs: Option<&Heatsource>) -> Result<&Heatsource> {
+    hs.ok_or_else(|| Error::provider_not_configured(heatsource::PROVIDER))
+}
+
+/// A provider id or short name from a path or query: trimmed, 1–100 characters.
+fn provider_ref(field: &str, value: &str) -> Result<String> {
+    let mut v = Validator::new();
+    let s = v.text(field, value, 100);
+    v.finish()?;
+    Ok(s)
+}
+
+async fn heatsource_cached<T, F>(db: &Db, hs: &Heatsource, key: &str, fetch: F) -> Result<T>
+where
+    T: Serialize + DeserializeOwned,
+    F: Future<Output = Result<T, ProviderError>>,
+{
+    cached(db, heatsource::PROVIDER, key, hs.cache_ttl(), fetch).await
+}
+
+/// The organisation with this short name, or none.
+pub async fn heatsource_organisation(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    short_name: &str,
+) -> Result<Option<Organisation>> {
+    let hs = configured(hs)?;
+    let short_name = provider_ref("shortName", short_name)?.to_lowercase();
+    heatsource_cached(
+        db,
+        hs,
+        &format!("organisation:{short_name}"),
+        hs.organisation(&short_name),
+    )
+    .await
+}
+
+/// The organisations the syncs keep (`heatsource-orgs-sync`), by name: local data, so it
+/// answers whether or not the provider is configured now.
+pub async fn heatsource_synced_organisations(
+    db: &Db,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Organisation>> {
+    let mut c = db.acquire().await?;
+    Ok(synced::list_organisations(&mut c, limit, offset)
+        .await?
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect())
+}
+
+/// The series of an organisation (by short name); 404 when there is no such organisation.
+pub async fn heatsource_series_of(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    short_name: &str,
+) -> Result<Vec<Series>> {
+    heatsource_organisation(db, hs, short_name)
+        .await?
+        .map(|o| o.series)
+        .ok_or_else(|| Error::not_found("organisation"))
+}
+
+/// The divisions a series ranks.
+pub async fn heatsource_divisions(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    series_id: &str,
+) -> Result<Vec<Division>> {
+    let hs = configured(hs)?;
+    let id = provider_ref("id", series_id)?;
+    let s: Option<Series> =
+        heatsource_cached(db, hs, &format!("series:{id}"), hs.series(&id)).await?;
+    s.map(|s| s.rankings_divisions)
+        .ok_or_else(|| Error::not_found("series"))
+}
+
+/// The athletes of a series division, in ranking order.
+pub async fn heatsource_rankings(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    series_id: &str,
+    division_id: &str,
+) -> Result<Vec<Ranking>> {
+    let hs = configured(hs)?;
+    let id = provider_ref("id", series_id)?;
+    let division = provider_ref("divisionId", division_id)?;
+    let r: Option<Vec<Ranking>> = heatsource_cached(
+        db,
+        hs,
+        &format!("rankings:{id}:{division}"),
+        hs.rankings(&id, &division),
+    )
+    .await?;
+    r.ok_or_else(|| Error::not_found("series"))
+}
+
+/// An event with its divisions, heats, results and competitors.
+pub async fn heatsource_event(db: &Db, hs: Option<&Heatsource>, event_id: &str) -> Result<Event> {
+    let hs = configured(hs)?;
+    let id = provider_ref("id", event_id)?;
+    let e: Option<Event> = heatsource_cached(db, hs, &format!("event:{id}"), hs.event(&id)).await?;
+    e.ok_or_else(|| Error::not_found("event"))
+}
+
+/// An athlete's profile (needs the provider's client credentials).
+pub async fn heatsource_athlete(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    athlete_id: &str,
+) -> Result<Athlete> {
+    let hs = configured(hs)?;
+    let id = provider_ref("id", athlete_id)?;
+    let a: Option<Athlete> =
+        heatsource_cached(db, hs, &format!("athlete:{id}"), hs.athlete(&id)).await?;
+    a.ok_or_else(|| Error::not_found("athlete"))
+}
+
+/// Athletes whose name matches `query` (2–100 characters; case and surrounding spaces do not
+/// matter), at most [`SEARCH_LIMIT`] (needs the provider's client credentials).
+pub async fn heatsource_search(
+    db: &Db,
+    hs: Option<&Heatsource>,
+    query: &str,
+) -> Result<Vec<Athlete>> {
+    let hs = configured(hs)?;
+    let q = query.trim().to_lowercase();
+    if q.chars().count() < 2 || q.chars().count() > 100 {
+        return Err(Error::field(
+            "q",
+            "out_of_range",
+            "must be between 2 and 100 characters",
+        ));
+    }
+    heatsource_cached(
+        db,
+        hs,
+        &format!("athleteSearch:{q}"),
+        hs.search_athletes(&q, SEARCH_LIMIT),
+    )
+    .await
+}
+
+// ---- the scheduled syncs (`heatsource-orgs-sync`, `heatsource-sync`) ----
+
+/// One item a sync could not bring in, and why; `permanent` when a retry cannot help.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemFailure {
+    pub item: String,
+    pub error: String,
+    pub permanent: bool,
+}
+
+/// What a sync did, item by item: the job's result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub created: u32,
+    pub updated: u32,
+    pub unchanged: u32,
+    pub failed: Vec<ItemFailure>,
+}
+
+impl SyncReport {
+    fn count(&mut self, u: synced::Upserted) {
+        use synced::Upserted::*;
+        match u {
+            Created => self.created += 1,
+            Updated => self.updated += 1,
+            Unchanged => self.unchanged += 1,
+        }
+    }
+
+    fn fail(&mut self, item: String, e: &ProviderError) {
+        self.failed.push(ItemFailure {
+            item,
+            error: e.to_string(),
+            permanent: e.is_permanent(),
+        });
+    }
+
+    /// Items were tried and every one failed for a reason a retry may cure: the provider is
+    /// down, so the job should be retried rather than report nothing done.
+    pub fn all_failed_transiently(&self) -> bool {
+        !self.failed.is_empty()
+            && self.created + self.updated + self.unchanged == 0
+            && self.failed.iter().all(|f| !f.permanent)
+    }
+}
+
+/// Fetches each followed organisation (`HEATSOURCE_ORGANISATIONS`) and upserts it by the
+/// provider's id. An organisation the provider does not know, or that fails, is reported in
+/// `failed`; the others are stored.
+pub async fn heatsource_orgs_sync(db: &Db, hs: Option<&Heatsource>) -> Result<SyncReport> {
+    let hs = hs.ok_or(ProviderError::NotConfigured(heatsource::PROVIDER))?;
+    let mut report = SyncReport::default();
+    for short_name in hs.followed() {
+        let item = format!("organisation {short_name}");
+        let org = match hs.organisation(short_name).await {
+            Ok(Some(o)) => o,
+            Ok(None) => {
+                report.failed.push(ItemFailure {
+                    item,
+                    error: "the provider has no organisation with this short name".into(),
+                    permanent: true,
+                });
+                continue;
+            }
+            Err(e) => {
+                report.fail(item, &e);
+                continue;
+            }
+        };
+        let data = serde_json::to_value(&org).map_err(Error::internal)?;
+        let mut tx = db.begin().await?;
+        let done = synced::upsert_organisation(
+            &mut tx,
+            &org.id,
+            &org.short_name,
+            &org.name,
+            &data,
+            Ts::now(),
+        )
+        .await?;
+        tx.commit().await?;
+        report.count(done);
+    }
+    Ok(report)
+}
+
+/// Fetches every event of the stored organisations (their latest sync's event list) and
+/// upserts it, with its divisions, heats and results, by the provider's id.
+pub async fn heatsource_events_sync(db: &Db, hs: Option<&Heatsource>) -> Result<SyncReport> {
+    let hs = hs.ok_or(ProviderError::NotConfigured(heatsource::PROVIDER))?;
+    let orgs: Vec<Organisation> = {
+        let mut c = db.acquire().await?;
+        synced::organisations(&mut c)
+            .await?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect()
+    };
+    let mut report = SyncReport::default();
+    for org in &orgs {
+        for summary in &org.events {
+            let item = format!("event {}", summary.id);
+            let event = match hs.event(&summary.id).await {
+                Ok(Some(e)) => e,
+                Ok(None) => {
+                    report.failed.push(ItemFailure {
+                        item,
+                        error: "the provider no longer has this event".into(),
+                        permanent: true,
+                    });
+                    continue;
+                }
+                Err(e) => {
+                    report.fail(item, &e);
+                    continue;
+                }
+            };
+            let data = serde_json::to_value(&event).map_err(Error::internal)?;
+            let mut tx = db.begin().await?;
+            let done = synced::upsert_event(
+                &mut tx,
+                &event.id,
+                &org.id,
+                &event.name,
+                event.status.as_deref(),
+                &data,
+                Ts::now(),
+            )
+            .await?;
+            tx.commit().await?;
+            report.count(done);
+        }
+    }
+    Ok(report)
+}
