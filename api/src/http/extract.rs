@@ -10,6 +10,18 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use shared::ErrorKind;
 
+/// Whether the request says its body is JSON (`application/json` or `…+json`).
+pub fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            let m = m.trim();
+            m.eq_ignore_ascii_case("application/json") || m.ends_with("+json")
+        })
+}
+
 /// A JSON request body, deserialized with the failing field's path in the error.
 pub struct Body<T>(pub T);
 
@@ -17,16 +29,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let is_json = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|m| {
-                let m = m.trim();
-                m.eq_ignore_ascii_case("application/json") || m.ends_with("+json")
-            });
-        if !is_json {
+        if !is_json(req.headers()) {
             return Err(Error::unsupported_media_type(
                 "the request body must be JSON with Content-Type: application/json",
             )

@@ -236,6 +236,15 @@ impl SyncReport {
         });
     }
 
+    /// The provider does not know the item: retrying will not bring it back.
+    fn missing(&mut self, item: String, why: &str) {
+        self.failed.push(ItemFailure {
+            item,
+            error: why.into(),
+            permanent: true,
+        });
+    }
+
     /// Items were tried and every one failed for a reason a retry may cure: the provider is
     /// down, so the job should be retried rather than report nothing done.
     pub fn all_failed_transiently(&self) -> bool {
@@ -256,11 +265,10 @@ pub async fn heatsource_orgs_sync(db: &Db, hs: Option<&Heatsource>) -> Result<Sy
         let org = match hs.organisation(short_name).await {
             Ok(Some(o)) => o,
             Ok(None) => {
-                report.failed.push(ItemFailure {
+                report.missing(
                     item,
-                    error: "the provider has no organisation with this short name".into(),
-                    permanent: true,
-                });
+                    "the provider has no organisation with this short name",
+                );
                 continue;
             }
             Err(e) => {
@@ -304,11 +312,7 @@ pub async fn heatsource_events_sync(db: &Db, hs: Option<&Heatsource>) -> Result<
             let event = match hs.event(&summary.id).await {
                 Ok(Some(e)) => e,
                 Ok(None) => {
-                    report.failed.push(ItemFailure {
-                        item,
-                        error: "the provider no longer has this event".into(),
-                        permanent: true,
-                    });
+                    report.missing(item, "the provider no longer has this event");
                     continue;
                 }
                 Err(e) => {

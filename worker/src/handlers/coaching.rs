@@ -10,13 +10,7 @@ use serde_json::{Value, json};
 use shared::domain::reviews::coaching::{self, Answered, CoachingText};
 use shared::domain::reviews::progress::{self, Narrated, NarrativeStatus};
 use shared::domain::reviews::work::{GenerateCoaching, NarrateProgress};
-use shared::providers::http::shared_client;
-use shared::providers::model::Model;
 use shared::repo::coaching::Feedback;
-
-fn model(ctx: &Ctx) -> Result<Model, shared::providers::ProviderError> {
-    Model::from_config(ctx.deps.cfg.model.as_ref(), shared_client().clone())
-}
 
 fn stored(rows: &[Feedback]) -> Value {
     let items: Vec<Value> = rows
@@ -33,7 +27,7 @@ impl RunJob for GenerateCoaching {
         if !done.is_empty() {
             return Ok(stored(&done));
         }
-        let m = model(ctx)?;
+        let m = ctx.model()?;
         let name = ctx
             .deps
             .cfg
@@ -89,7 +83,7 @@ impl RunJob for NarrateProgress {
                 progress::record_narrative(db, work, outcome).await
             }
         };
-        let m = match model(ctx) {
+        let m = match ctx.model() {
             Ok(m) => m,
             Err(e) => {
                 missing(

@@ -62,6 +62,14 @@ impl Ctx {
         Ok(())
     }
 
+    /// The generative model's adapter (not configured: `ProviderError::NotConfigured`).
+    pub fn model(&self) -> Result<shared::providers::model::Model, ProviderError> {
+        shared::providers::model::Model::from_config(
+            self.deps.cfg.model.as_ref(),
+            shared::providers::http::shared_client().clone(),
+        )
+    }
+
     /// Whether someone asked this job to stop; long handlers check it between steps.
     pub async fn cancelled(&self) -> Result<bool, JobError> {
         let mut c = self.deps.db.acquire().await?;

@@ -38,10 +38,7 @@ impl RunJob for TranscribeNote {
             voice_notes::finish_build(db, self.org_id, self.review_id).await?;
             return Ok(json!({ "skipped": "no transcription pending" }));
         };
-        let model = match Model::from_config(
-            ctx.deps.cfg.model.as_ref(),
-            shared::providers::http::shared_client().clone(),
-        ) {
+        let model = match ctx.model() {
             Ok(m) => m,
             Err(_) => {
                 let why = voice_notes::NOT_CONFIGURED.to_string();

@@ -6,12 +6,12 @@
 use super::play_url;
 use crate::auth::{Caller, Ws};
 use crate::http::Result;
-use crate::http::extract::{Path, Query, parse_json};
+use crate::http::extract::{Body, Path, Query, is_json};
 use crate::http::pagination::{Page, Paged};
 use crate::http::upload::{self, Media};
 use crate::state::AppState;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{FromRequest, Request, State};
+use axum::http::StatusCode;
 use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
@@ -140,17 +140,9 @@ pub async fn add(
     req: Request,
 ) -> Result<(StatusCode, axum::Json<ReplyView>)> {
     let actor = caller.actor();
-    let is_json = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
-    if is_json {
-        let bytes = axum::body::to_bytes(req.into_body(), 64 * 1024)
-            .await
-            .map_err(|_| shared::Error::payload_too_large("the request body is too large"))?;
-        let b: TextReply = parse_json(&bytes)?;
+    if is_json(req.headers()) {
+        // A written reply: the JSON extractor's limits and error codes, as on every route.
+        let Body(b) = Body::<TextReply>::from_request(req, &state).await?;
         let client = b.client_reply_id.as_deref();
         let done = domain::add(
             &state.db,
