@@ -3,9 +3,10 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athletes, batch, coaches, coaching, cron, footage, heatsource,
-    ingest, invites, jobs, members, messaging, notifications, orgs, reviews, reviewvideo, roles,
-    storage, system, training, tv, video,
+    accounts, activity, admin, athlete_search, athletes, batch, circuits, coaches, coaching,
+    competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members, messaging,
+    notifications, orgs, reviews, reviewvideo, roles, storage, system, tourindex, training, tv,
+    video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -835,6 +836,85 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A provider athlete's profile (needs the provider's client credentials; cached)")
             .ok::<shared::providers::heatsource::Athlete>(200),
+        // heatsource imports and syncs (jobs; docs/competition.md)
+        route(POST, "/api/heatsource/import-rankings", competition_jobs::import_rankings)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Import a provider series' rankings (all divisions, or divisionId) into the workspace's circuit for it, created on the first import (job)")
+            .body::<competition_jobs::ImportRankings>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/heatsource/circuits/{id}/import-standings", competition_jobs::import_standings)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Import a circuit's events, its linked athletes' results and its rankings (job)")
+            .ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/heatsource/events/{id}/bulk-add", competition_jobs::heatsource_bulk_add)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Add a provider event's competitors (one division, or all) to the roster, linked or created, optionally enrolled in a circuit (job; needs athletes.create too)")
+            .body::<competition_jobs::BulkAdd>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/heatsource/organisations/sync", competition_jobs::organisations_sync)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Run heatsource-orgs-sync now (the scheduled task's job; joins one already queued)")
+            .ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/heatsource/sync", competition_jobs::heatsource_sync)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Run heatsource-sync now: the followed organisations' events (the scheduled task's job)")
+            .ok::<jobs::JobAccepted>(202),
+        // ---- the tour index: reads (cached) and imports (jobs) ----
+        route(GET, "/api/tourindex/athletes/search", tourindex::search)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Search the tour index's athletes by name (q, 2-100 characters; paginated; cached)")
+            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/tourindex/athletes/{id}", tourindex::athlete)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A tour-index athlete's profile with results, and what its page had that could not be read (cached)")
+            .ok::<shared::providers::tourindex_pages::TourProfile>(200),
+        route(GET, "/api/tourindex/live-search", tourindex::live_search)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Typeahead over the tour index's athletes and events (q; paginated; cached)")
+            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/tourindex/import-results", competition_jobs::import_results)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Import a roster athlete's tour-index results, linking tourindexId first when given (best-effort job)")
+            .body::<competition_jobs::ImportResults>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/tourindex/scrape", competition_jobs::scrape)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Read one tour's athlete directory and events from the tour index (job; one per tour at a time)")
+            .body::<competition_jobs::Scrape>().ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/tourindex/athletes/sync", competition_jobs::tourindex_athletes_sync)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Refresh the workspace's tour-index-linked athletes and their results (job)")
+            .ok::<jobs::JobAccepted>(202),
+        route(POST, "/api/tourindex/events/{id}/bulk-add", competition_jobs::tourindex_bulk_add)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Add a tour-index event's athletes to the roster, optionally enrolled in a circuit (job; needs athletes.create too)")
+            .body::<competition_jobs::BulkAdd>().ok::<jobs::JobAccepted>(202),
+        // ---- multi-source search, import, directory, circuits ----
+        route(GET, "/api/athlete-search/search", athlete_search::search)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Search the roster and every configured provider at once (q); the same person merged, ranked; each provider's status (ok, timeout, failed, not_configured)")
+            .ok::<shared::domain::competition::search::SearchAnswer>(200),
+        route(GET, "/api/athlete-search/{source}/{id}", athlete_search::profile)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("One provider profile (source heatsource or tourindex) with its results (cached)")
+            .ok::<shared::domain::competition::roster::Profile>(200),
+        route(POST, "/api/athlete-search/import", athlete_search::import)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Resolve a provider profile into a roster athlete (linked, never duplicated; created when new: 201), optionally enrolled in a circuit (needs athletes.create too)")
+            .body::<athlete_search::ImportAthlete>().ok::<shared::domain::competition::roster::Imported>(200),
+        route(GET, "/api/discover", athlete_search::discover)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The provider directory (tour-index athletes), by name, filterable by tour and q, with headshots and the workspace's linked athletes (paginated)")
+            .empty(200, "a page of directory entries ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/circuits", circuits::list)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The workspace's circuits (provider series it imported), by name (paginated)")
+            .empty(200, "a page of circuits ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/circuits/{id}", circuits::get)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A circuit with its enrolled athletes, events and rankings")
+            .ok::<shared::domain::competition::circuits::CircuitView>(200),
+        route(GET, "/api/athletes/{id}/results", circuits::athlete_results)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A roster athlete's competition results from the providers, newest first")
+            .ok::<Vec<shared::repo::competition::ResultRow>>(200),
     ];
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
     for &task in ::jobs::cron::CronTask::ALL {

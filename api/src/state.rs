@@ -6,6 +6,7 @@ use shared::db::Db;
 use shared::mail::Mailer;
 use shared::providers::heatsource::Heatsource;
 use shared::providers::reviewvideo::ReviewVideo;
+use shared::providers::tourindex::Tourindex;
 use shared::providers::twilio::Twilio;
 use shared::storage::Storage;
 use std::sync::Arc;
@@ -22,6 +23,8 @@ pub struct Inner {
     pub twilio: Option<Twilio>,
     /// The competition provider; one per process, so its OAuth token is shared.
     pub heatsource: Option<Heatsource>,
+    /// The tour index; one per process, so its pacing is shared.
+    pub tourindex: Option<Tourindex>,
     pub storage: Storage,
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
@@ -32,6 +35,16 @@ impl std::ops::Deref for AppState {
     type Target = Inner;
     fn deref(&self) -> &Inner {
         &self.0
+    }
+}
+
+impl Inner {
+    /// The competition providers, for `shared::domain::competition`.
+    pub fn providers(&self) -> shared::domain::competition::roster::Providers<'_> {
+        shared::domain::competition::roster::Providers {
+            heatsource: self.heatsource.as_ref(),
+            tourindex: self.tourindex.as_ref(),
+        }
     }
 }
 
@@ -51,6 +64,10 @@ impl AppState {
             .heatsource
             .clone()
             .map(|c| Heatsource::new(c, http.clone()));
+        let tourindex = cfg
+            .tourindex
+            .clone()
+            .map(|c| Tourindex::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
         Ok(AppState(Arc::new(Inner {
@@ -62,6 +79,7 @@ impl AppState {
             reviewvideo,
             twilio,
             heatsource,
+            tourindex,
             schedules,
         })))
     }

@@ -63,6 +63,7 @@ pub const ALL: &[KindInfo] = &[
     info::<AthleteImport>(),
     info::<TrainingImport>(),
     info::<AthleteResync>(),
+    info::<CompetitionImport>(),
     info::<NotificationFanout>(),
     info::<NotificationDrain>(),
     info::<Announcement>(),
@@ -135,6 +136,9 @@ impl Job for TrainingImport {
 pub struct AthleteResync {
     pub org_id: shared::db::Id,
     pub athlete_id: shared::db::Id,
+    /// Only the links to this provider (`POST /api/tourindex/import-results`); all when absent.
+    #[serde(default)]
+    pub only: Option<shared::domain::competition::roster::Source>,
 }
 
 impl Job for AthleteResync {
@@ -142,7 +146,63 @@ impl Job for AthleteResync {
     const QUEUE: Queue = Queue::Providers;
 
     fn idempotency_key(&self) -> Option<String> {
-        Some(self.athlete_id.to_string())
+        Some(match self.only {
+            None => self.athlete_id.to_string(),
+            Some(s) => format!("{}:{s}", self.athlete_id),
+        })
+    }
+}
+
+/// A competition import a member asked for (`/api/heatsource/*`, `/api/tourindex/*` job
+/// routes): what to import is the `op`; it runs as the member who asked, in their workspace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompetitionImport {
+    pub org_id: shared::db::Id,
+    pub user_id: Option<shared::db::Id>,
+    pub op: ImportOp,
+}
+
+/// What a [`CompetitionImport`] does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ImportOp {
+    /// A heatsource series' rankings into the workspace's circuit for it.
+    Rankings {
+        series_id: String,
+        division_id: Option<String>,
+    },
+    /// A circuit's events, results and rankings.
+    Standings { circuit_id: shared::db::Id },
+    /// An event's competitors into the roster (and a circuit).
+    BulkAdd {
+        source: shared::domain::competition::roster::Source,
+        event_id: String,
+        division_id: Option<String>,
+        circuit_id: Option<shared::db::Id>,
+    },
+    /// One tour's directory and events from the tour index.
+    Scrape { tour: String },
+    /// The workspace's tour-index-linked athletes refreshed.
+    TourAthletes,
+}
+
+impl Job for CompetitionImport {
+    const KIND: &'static str = "competition.import";
+    const QUEUE: Queue = Queue::Providers;
+
+    /// The same import asked again while one runs joins it. Directory scrapes are global
+    /// data: one per tour whoever asks.
+    fn idempotency_key(&self) -> Option<String> {
+        let op = serde_json::to_string(&self.op).unwrap_or_default();
+        Some(match &self.op {
+            ImportOp::Scrape { .. } => op,
+            _ => format!("{}:{op}", self.org_id),
+        })
     }
 }
 

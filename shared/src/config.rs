@@ -40,6 +40,13 @@ pub struct Config {
     /// `HEATSOURCE_CLIENT_SECRET`, `HEATSOURCE_TIMEOUT_MS`, `HEATSOURCE_CACHE_TTL_SECS`); unset:
     /// the heatsource routes answer 503 `provider_not_configured`.
     pub heatsource: Option<HeatsourceConfig>,
+    /// The professional tour's athlete index (`TOURINDEX_BASE_URL`, `TOURINDEX_TOURS`,
+    /// `TOURINDEX_TIMEOUT_MS`, `TOURINDEX_CACHE_TTL_SECS`, `TOURINDEX_RATE_PER_SEC`); unset:
+    /// the tourindex routes answer 503 `provider_not_configured`.
+    pub tourindex: Option<TourindexConfig>,
+    /// How long the multi-source athlete search waits for each provider
+    /// (`ATHLETE_SEARCH_TIMEOUT_MS`, default 3000): a slower provider is reported, not awaited.
+    pub athlete_search_timeout: Duration,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -148,6 +155,25 @@ pub struct HeatsourceConfig {
     /// The organisations' short names the scheduled syncs follow (`HEATSOURCE_ORGANISATIONS`,
     /// comma-separated, lower-cased; default none).
     pub organisations: Vec<String>,
+    /// Outbound requests per second, per process (`HEATSOURCE_RATE_PER_SEC`, default 5).
+    pub rate_per_sec: u32,
+}
+
+/// The tour index (`docs/competition.md`): JSON search endpoints and HTML pages read
+/// tolerantly, at `{base_url}/...`.
+#[derive(Clone, Debug)]
+pub struct TourindexConfig {
+    pub base_url: Url,
+    /// The tours the scheduled sync scrapes (`TOURINDEX_TOURS`, comma-separated, lower-cased;
+    /// default none).
+    pub tours: Vec<String>,
+    /// How long one request may take (`TOURINDEX_TIMEOUT_MS`, default 10000).
+    pub timeout: Duration,
+    /// (`TOURINDEX_CACHE_TTL_SECS`, default 600; 0 disables the cache).
+    pub cache_ttl: Duration,
+    /// Outbound requests per second, per process (`TOURINDEX_RATE_PER_SEC`, default 2: pages
+    /// are scraped, so be gentle).
+    pub rate_per_sec: u32,
 }
 
 impl std::fmt::Debug for HeatsourceConfig {
@@ -369,15 +395,41 @@ impl Config {
                         get("HEATSOURCE_CACHE_TTL_SECS"),
                         600,
                     )?),
-                    organisations: get("HEATSOURCE_ORGANISATIONS")
-                        .unwrap_or_default()
-                        .split(',')
-                        .map(|s| s.trim().to_lowercase())
-                        .filter(|s| !s.is_empty())
-                        .collect(),
+                    organisations: name_list(get("HEATSOURCE_ORGANISATIONS")),
+                    rate_per_sec: parse_num(
+                        "HEATSOURCE_RATE_PER_SEC",
+                        get("HEATSOURCE_RATE_PER_SEC"),
+                        5,
+                    )?
+                    .clamp(1, 10_000) as u32,
                 })
             }
         };
+        let tourindex = match get("TOURINDEX_BASE_URL") {
+            None => None,
+            Some(base) => Some(TourindexConfig {
+                base_url: parse_url("TOURINDEX_BASE_URL", &base)?,
+                tours: name_list(get("TOURINDEX_TOURS")),
+                timeout: Duration::from_millis(
+                    parse_num("TOURINDEX_TIMEOUT_MS", get("TOURINDEX_TIMEOUT_MS"), 10_000)?.max(1),
+                ),
+                cache_ttl: Duration::from_secs(parse_num(
+                    "TOURINDEX_CACHE_TTL_SECS",
+                    get("TOURINDEX_CACHE_TTL_SECS"),
+                    600,
+                )?),
+                rate_per_sec: parse_num("TOURINDEX_RATE_PER_SEC", get("TOURINDEX_RATE_PER_SEC"), 2)?
+                    .clamp(1, 10_000) as u32,
+            }),
+        };
+        let athlete_search_timeout = Duration::from_millis(
+            parse_num(
+                "ATHLETE_SEARCH_TIMEOUT_MS",
+                get("ATHLETE_SEARCH_TIMEOUT_MS"),
+                3_000,
+            )?
+            .max(1),
+        );
         let hosts = |var: &'static str| -> Result<Vec<String>, ConfigError> {
             let rules = crate::video::ssrf::parse_host_list(&get(var).unwrap_or_default())
                 .map_err(|m| err(var, m))?;
@@ -422,6 +474,8 @@ impl Config {
             analysis,
             model,
             heatsource,
+            tourindex,
+            athlete_search_timeout,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),
@@ -501,6 +555,15 @@ fn parse_bool(var: &'static str, v: Option<String>, default: bool) -> Result<boo
         Some("0" | "false" | "no" | "off") => Ok(false),
         Some(_) => Err(err(var, "must be true or false")),
     }
+}
+
+/// A comma-separated list of names, trimmed and lower-cased, empty entries dropped.
+fn name_list(v: Option<String>) -> Vec<String> {
+    v.unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 fn parse_num(var: &'static str, v: Option<String>, default: u64) -> Result<u64, ConfigError> {

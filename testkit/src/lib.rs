@@ -19,6 +19,8 @@
 //!   completions, injected failures).
 //! - [`heatsource::FakeHeatsource`]: the competition provider's GraphQL endpoint and OAuth
 //!   client-credentials token endpoint, serving saved fixtures, with injected failures.
+//! - [`tourindex::FakeTourindex`]: the tour index's JSON search and HTML pages rendered from a
+//!   saved fixture, with page overrides (malformed, partial) and injected failures.
 
 pub mod analysis;
 pub mod db;
@@ -27,4 +29,5 @@ pub mod heatsource;
 pub mod model;
 pub mod reviewvideo;
 pub mod smtp;
+pub mod tourindex;
 pub mod twilio;

@@ -21,6 +21,7 @@ fn adapter_with(fake: &FakeHeatsource, creds: Option<(&str, &str)>) -> Heatsourc
             timeout: Duration::from_millis(300),
             cache_ttl: Duration::from_secs(600),
             organisations: Vec::new(),
+            rate_per_sec: 1000,
         },
         reqwest::Client::new(),
     )
@@ -272,6 +273,7 @@ async fn an_unreachable_provider_is_unavailable() {
             timeout: Duration::from_millis(300),
             cache_ttl: Duration::ZERO,
             organisations: Vec::new(),
+            rate_per_sec: 1000,
         },
         reqwest::Client::new(),
     );

@@ -25,6 +25,18 @@ pub struct Deps {
     pub keys: shared::crypto::Keys,
     /// The competition provider, when configured; one per process, so its token is shared.
     pub heatsource: Option<shared::providers::heatsource::Heatsource>,
+    /// The tour index, when configured; one per process, so its pacing is shared.
+    pub tourindex: Option<shared::providers::tourindex::Tourindex>,
+}
+
+impl Deps {
+    /// The competition providers, for `shared::domain::competition`.
+    pub fn providers(&self) -> shared::domain::competition::roster::Providers<'_> {
+        shared::domain::competition::roster::Providers {
+            heatsource: self.heatsource.as_ref(),
+            tourindex: self.tourindex.as_ref(),
+        }
+    }
 }
 
 impl Deps {
@@ -37,6 +49,12 @@ impl Deps {
             keys: shared::crypto::Keys::new(&cfg.secret_key),
             heatsource: cfg.heatsource.clone().map(|c| {
                 shared::providers::heatsource::Heatsource::new(
+                    c,
+                    shared::providers::http::shared_client().clone(),
+                )
+            }),
+            tourindex: cfg.tourindex.clone().map(|c| {
+                shared::providers::tourindex::Tourindex::new(
                     c,
                     shared::providers::http::shared_client().clone(),
                 )

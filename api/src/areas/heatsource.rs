@@ -13,17 +13,6 @@ use serde::Deserialize;
 use shared::domain::competition as domain;
 use shared::providers::heatsource::{Athlete, Event};
 
-/// A page of an in-memory list (the provider answers whole lists).
-fn paged<T>(page: &Page, items: Vec<T>) -> Paged<T> {
-    page.wrap(
-        items
-            .into_iter()
-            .skip(page.offset as usize)
-            .take(page.fetch_limit() as usize)
-            .collect(),
-    )
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrganisationQuery {
@@ -54,7 +43,7 @@ pub async fn organisations(
     };
     let org =
         domain::heatsource_organisation(&state.db, state.heatsource.as_ref(), &short_name).await?;
-    Ok(Json(paged(&page, org.into_iter().collect())))
+    Ok(Json(page.slice(org.into_iter().collect())))
 }
 
 /// The series of an organisation, with the divisions each ranks.
@@ -65,7 +54,7 @@ pub async fn series(
 ) -> Result<Json<Paged<shared::providers::heatsource::Series>>> {
     let s =
         domain::heatsource_series_of(&state.db, state.heatsource.as_ref(), &q.short_name).await?;
-    Ok(Json(paged(&page, s)))
+    Ok(Json(page.slice(s)))
 }
 
 pub async fn divisions(
@@ -74,7 +63,7 @@ pub async fn divisions(
     Path(id): Path<String>,
 ) -> Result<Json<Paged<shared::providers::heatsource::Division>>> {
     let d = domain::heatsource_divisions(&state.db, state.heatsource.as_ref(), &id).await?;
-    Ok(Json(paged(&page, d)))
+    Ok(Json(page.slice(d)))
 }
 
 #[derive(Deserialize)]
@@ -93,7 +82,7 @@ pub async fn series_athletes(
 ) -> Result<Json<Paged<shared::providers::heatsource::Ranking>>> {
     let r = domain::heatsource_rankings(&state.db, state.heatsource.as_ref(), &id, &q.division_id)
         .await?;
-    Ok(Json(paged(&page, r)))
+    Ok(Json(page.slice(r)))
 }
 
 pub async fn event(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<Event>> {
@@ -123,5 +112,5 @@ pub async fn search_athletes(
     Query(q): Query<SearchQuery>,
 ) -> Result<Json<Paged<Athlete>>> {
     let found = domain::heatsource_search(&state.db, state.heatsource.as_ref(), &q.q).await?;
-    Ok(Json(paged(&page, found)))
+    Ok(Json(page.slice(found)))
 }

@@ -52,6 +52,16 @@ impl Page {
         self.limit + 1
     }
 
+    /// This page of a whole list held in memory (a provider's answer).
+    pub fn slice<T>(&self, all: Vec<T>) -> Paged<T> {
+        self.wrap(
+            all.into_iter()
+                .skip(self.offset as usize)
+                .take(self.fetch_limit() as usize)
+                .collect(),
+        )
+    }
+
     pub fn wrap<T>(&self, mut rows: Vec<T>) -> Paged<T> {
         let more = rows.len() as i64 > self.limit;
         rows.truncate(self.limit as usize);

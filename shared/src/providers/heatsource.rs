@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::http::{ProviderError, Retry, json_or_error, send};
+use super::pace::Pace;
 use crate::config::HeatsourceConfig;
 
 pub const PROVIDER: &str = "heatsource";
@@ -39,6 +40,7 @@ pub struct Heatsource {
     cfg: HeatsourceConfig,
     http: reqwest::Client,
     token: Arc<tokio::sync::Mutex<Option<Token>>>,
+    pace: Pace,
 }
 
 impl std::fmt::Debug for Heatsource {
@@ -261,6 +263,7 @@ struct TokenAnswer {
 impl Heatsource {
     pub fn new(cfg: HeatsourceConfig, http: reqwest::Client) -> Self {
         Heatsource {
+            pace: Pace::per_sec(cfg.rate_per_sec),
             cfg,
             http,
             token: Arc::default(),
@@ -435,6 +438,7 @@ impl Heatsource {
         };
         let body = json!({ "query": query, "variables": variables, "operationName": operation });
         let url = self.url(&["api", "graphql"]);
+        self.pace.wait().await;
         let resp = send(PROVIDER, Retry::Idempotent, || {
             let mut r = self
                 .http

@@ -6,7 +6,10 @@ pub mod expo;
 pub mod heatsource;
 pub mod http;
 pub mod model;
+pub mod pace;
 pub mod reviewvideo;
+pub mod tourindex;
+pub mod tourindex_pages;
 pub mod twilio;
 pub mod webhooks;
 

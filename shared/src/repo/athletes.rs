@@ -566,6 +566,45 @@ pub async fn add_provider_link(
     Ok(id)
 }
 
+/// Roster athletes (not archived) whose "first last" name contains `q` (case-insensitive),
+/// by name: `(id, first, last)`.
+pub async fn search_names(
+    x: &mut impl Executor,
+    org: Id,
+    q: &str,
+    limit: i64,
+) -> Result<Vec<(Id, String, String)>, sqlx::Error> {
+    let like = format!(
+        "%{}%",
+        q.to_lowercase()
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_")
+    );
+    sql!(x, c => sqlx::query_as(
+        "SELECT id, first_name, last_name FROM athletes WHERE org_id = $1 AND status <> 'archived'
+           AND lower(first_name || ' ' || last_name) LIKE $2 ESCAPE '\\'
+         ORDER BY first_name, last_name, id LIMIT $3")
+        .bind(org).bind(like).bind(limit).fetch_all(&mut *c).await)
+}
+
+/// Roster athletes (not archived) named exactly so (case-insensitive) with no link to
+/// `provider`: the candidates an import may link instead of creating a duplicate.
+pub async fn unlinked_by_name(
+    x: &mut impl Executor,
+    org: Id,
+    first: &str,
+    last: &str,
+    provider: &str,
+) -> Result<Vec<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar(
+        "SELECT a.id FROM athletes a WHERE a.org_id = $1 AND lower(a.first_name) = lower($2)
+           AND lower(a.last_name) = lower($3) AND a.status <> 'archived'
+           AND NOT EXISTS (SELECT 1 FROM athlete_provider_links l WHERE l.athlete_id = a.id AND l.provider = $4)
+         ORDER BY a.created_at, a.id LIMIT 10")
+        .bind(org).bind(first.trim()).bind(last.trim()).bind(provider).fetch_all(&mut *c).await)
+}
+
 pub async fn provider_links(
     x: &mut impl Executor,
     athlete: Id,
@@ -589,6 +628,8 @@ pub struct Moved {
     pub footage_sessions: u64,
     pub provider_links: u64,
     pub conversations: u64,
+    pub circuits: u64,
+    pub results: u64,
 }
 
 /// Moves every reference from `from` to `into` (both in `org`). Rows that would collide
@@ -668,6 +709,33 @@ pub async fn move_references(
     m.provider_links = execute!(x, sqlx::query("UPDATE athlete_provider_links SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3")
         .bind(from).bind(into).bind(org))?;
     m.conversations = move_conversations(x, org, from, into).await?;
+    execute!(x, sqlx::query(
+        "DELETE FROM circuit_athletes WHERE athlete_id = $1 AND circuit_id IN (SELECT circuit_id FROM circuit_athletes WHERE athlete_id = $2)")
+        .bind(from).bind(into))?;
+    m.circuits = execute!(
+        x,
+        sqlx::query(
+            "UPDATE circuit_athletes SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3"
+        )
+        .bind(from)
+        .bind(into)
+        .bind(org)
+    )?;
+    // The same result on both (one person linked twice): `into`'s stays.
+    execute!(x, sqlx::query(
+        "DELETE FROM competition_results WHERE athlete_id = $1 AND EXISTS (SELECT 1 FROM competition_results k
+           WHERE k.athlete_id = $2 AND k.provider = competition_results.provider
+             AND k.event_key = competition_results.event_key AND k.division = competition_results.division)")
+        .bind(from).bind(into))?;
+    m.results = execute!(
+        x,
+        sqlx::query(
+            "UPDATE competition_results SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3"
+        )
+        .bind(from)
+        .bind(into)
+        .bind(org)
+    )?;
     Ok(m)
 }
 

@@ -128,3 +128,11 @@ pub async fn list_organisations(
         .bind(limit).bind(offset).fetch_all(&mut *c).await)?;
     Ok(rows.into_iter().map(|j| j.0).collect())
 }
+
+/// Every stored event's data (for an athlete's results across the synced events).
+pub async fn events(x: &mut impl Executor) -> Result<Vec<Value>, sqlx::Error> {
+    let rows: Vec<Json<Value>> = sql!(x, c => sqlx::query_scalar(
+        "SELECT data FROM heatsource_events ORDER BY provider_id")
+        .fetch_all(&mut *c).await)?;
+    Ok(rows.into_iter().map(|j| j.0).collect())
+}

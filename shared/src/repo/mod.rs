@@ -9,6 +9,7 @@ pub mod auth_tokens;
 pub mod batches;
 pub mod coaches;
 pub mod coaching;
+pub mod competition;
 pub mod footage;
 pub mod heatsource;
 pub mod housekeeping;

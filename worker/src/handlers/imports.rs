@@ -2,14 +2,13 @@
 
 use super::Ctx;
 use jobs::JobError;
-use jobs::kinds::{AthleteImport, AthleteResync, TrainingImport};
+use jobs::kinds::{AthleteImport, TrainingImport};
 use serde_json::Value;
 use shared::db::Id;
 use shared::domain::Actor;
 use shared::import::athletes::AthleteImporter;
 use shared::import::training::TrainingImporter;
 use shared::import::{self, ImportError, Importer, Options, Progress, Source};
-use shared::repo::athletes;
 
 /// The job's progress row, as the import pipeline reports into it.
 struct JobProgress<'a>(&'a Ctx);
@@ -87,21 +86,4 @@ pub async fn training_import(ctx: &Ctx, job: TrainingImport) -> Result<Value, Jo
         options,
     )
     .await
-}
-
-/// Provider adapters arrive with the competition area; until one is configured for the
-/// athlete's links the job fails permanently and says so.
-pub async fn athletes_resync(ctx: &Ctx, job: AthleteResync) -> Result<Value, JobError> {
-    let mut c = ctx.deps.db.acquire().await?;
-    let links = athletes::provider_links(&mut c, job.athlete_id).await?;
-    let provider = links
-        .first()
-        .map(|l| l.provider.clone())
-        .unwrap_or_else(|| "athlete".into());
-    let name: &'static str = match provider.as_str() {
-        "heatsource" => "heatsource",
-        "tourindex" => "tourindex",
-        _ => "athlete provider",
-    };
-    Err(shared::providers::ProviderError::NotConfigured(name).into())
 }

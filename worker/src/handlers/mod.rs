@@ -21,8 +21,8 @@ use crate::Deps;
 use futures::future::BoxFuture;
 use jobs::cron::CronTask;
 use jobs::kinds::{
-    Announcement, AthleteImport, AthleteResync, NotificationDrain, NotificationFanout, Probe,
-    TrainingImport,
+    Announcement, AthleteImport, AthleteResync, CompetitionImport, NotificationDrain,
+    NotificationFanout, Probe, TrainingImport,
 };
 use jobs::{Job, JobError, progress};
 use serde::de::DeserializeOwned;
@@ -100,6 +100,7 @@ impl Runners {
         t.job::<AthleteImport>();
         t.job::<TrainingImport>();
         t.job::<AthleteResync>();
+        t.job::<CompetitionImport>();
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
@@ -186,11 +187,11 @@ fn scheduled(task: CronTask) -> Runner {
         WaitlistDigest => task_runner!(mail::waitlist_digest),
         VerificationReminders => task_runner!(mail::verification_reminders),
         UploadsExpire => task_runner!(uploads::expire),
-        // Provider syncs: their adapters arrive with the competition, footage and forecast
-        // areas. Until a provider is configured the job fails permanently and says so.
-        TourindexSync | TourindexAthletesSync | TourindexAvatars => {
-            task_runner!(|_| not_configured("tourindex"))
-        }
+        // Forecast syncs arrive with the forecast area (issue 16); until then the job fails
+        // permanently and says so.
+        TourindexSync => task_runner!(competition::tourindex_sync),
+        TourindexAthletesSync => task_runner!(competition::tourindex_athletes_sync),
+        TourindexAvatars => task_runner!(competition::tourindex_avatars),
         HeatsourceOrgsSync => task_runner!(competition::heatsource_orgs_sync),
         HeatsourceSync => task_runner!(competition::heatsource_sync),
         BackfillSpots => task_runner!(|_| not_configured("spotsource")),
@@ -219,7 +220,13 @@ impl RunJob for TrainingImport {
 
 impl RunJob for AthleteResync {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
-        imports::athletes_resync(ctx, self).await
+        competition::athletes_resync(ctx, self).await
+    }
+}
+
+impl RunJob for CompetitionImport {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        competition::import(ctx, self).await
     }
 }
 

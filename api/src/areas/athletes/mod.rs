@@ -575,6 +575,7 @@ pub async fn resync(
         let job = jobs::kinds::AthleteResync {
             org_id: a.org_id,
             athlete_id: a.id,
+            only: None,
         };
         Box::pin(async move {
             let enq = jobs::enqueue(tx, &jobs::Job::spec(&job), owner).await?;

@@ -1,4 +1,7 @@
 //! Competition data from the providers (issue 15).
 
 mod heatsource;
+mod imports;
+mod search;
 mod syncs;
+mod tourindex;

@@ -1,7 +1,8 @@
-//! Competition: the app pointed at the fake `heatsource` provider.
+//! Competition: the app pointed at the fake `heatsource` and `tourindex` providers.
 
 use super::app::TestApp;
 use testkit::heatsource::FakeHeatsource;
+use testkit::tourindex::FakeTourindex;
 
 pub const HS_CLIENT_ID: &str = "hs-client";
 pub const HS_CLIENT_SECRET: &str = "hs-secret";
@@ -41,6 +42,49 @@ pub async fn run_cron(app: &TestApp, task: &str) -> jobs::progress::Progress {
         .send()
         .await;
     assert_eq!(r.status, axum::http::StatusCode::ACCEPTED, "{}", r.body);
+    let id: shared::db::Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(id, |p| p.status == "succeeded" || p.status == "failed")
+        .await
+}
+
+/// The app with both providers configured at fresh fakes (heatsource with client credentials,
+/// the tour index following the `ct` tour), plus `extra` variables.
+pub async fn app_with_providers(
+    extra: &[(&str, &str)],
+) -> (TestApp, FakeHeatsource, FakeTourindex) {
+    let hs = FakeHeatsource::start(HS_CLIENT_ID, HS_CLIENT_SECRET).await;
+    let ti = FakeTourindex::start().await;
+    let (hs_base, ti_base) = (hs.base_url(), ti.base_url());
+    let mut vars = vec![
+        ("HEATSOURCE_BASE_URL", hs_base.as_str()),
+        ("HEATSOURCE_CLIENT_ID", HS_CLIENT_ID),
+        ("HEATSOURCE_CLIENT_SECRET", HS_CLIENT_SECRET),
+        ("HEATSOURCE_TIMEOUT_MS", "300"),
+        ("HEATSOURCE_ORGANISATIONS", "wsl"),
+        ("TOURINDEX_BASE_URL", ti_base.as_str()),
+        ("TOURINDEX_TIMEOUT_MS", "300"),
+        ("TOURINDEX_TOURS", "ct"),
+        ("TOURINDEX_RATE_PER_SEC", "1000"),
+        ("HEATSOURCE_RATE_PER_SEC", "1000"),
+    ];
+    vars.extend_from_slice(extra);
+    (TestApp::with_env(&vars).await, hs, ti)
+}
+
+/// Enqueues through a member's job route and waits for the job to end; the job's progress.
+pub async fn run_job_route(
+    app: &TestApp,
+    who: &super::app::Session,
+    path: &str,
+    body: serde_json::Value,
+) -> jobs::progress::Progress {
+    let r = app.post(path).session(who).json(body).send().await;
+    assert_eq!(
+        r.status,
+        axum::http::StatusCode::ACCEPTED,
+        "{path}: {}",
+        r.body
+    );
     let id: shared::db::Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
     app.wait_job(id, |p| p.status == "succeeded" || p.status == "failed")
         .await

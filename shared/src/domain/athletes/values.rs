@@ -18,6 +18,8 @@ crate::text_enum! {
         Import = "import",
         Invite = "invite",
         Enrollment = "enrollment",
+        /// Imported from a competition provider's profile.
+        Provider = "provider",
     }
 }
 

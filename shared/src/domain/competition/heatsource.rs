@@ -1,68 +1,21 @@
-//! Competition data from the providers (issue 15): the `heatsource` reads, served from the
-//! shared response cache (`provider_cache`) while fresh, else fetched and cached.
-//!
-//! The cache holds our typed reading of an answer (`T` serialized), so a row that is served is
-//! one that parsed; a row that no longer parses (a release changed `T`) counts as a miss. A
-//! provider failure is never cached and never served from an expired row: it is a 502 (or a 503
-//! when the provider is not configured), so callers see the provider's state, not a silent
-//! stale copy. Provider data belongs to no workspace: the cache is global, and what callers may
-//! read is decided by the route's permission (`competition.read`).
-
-use std::future::Future;
-use std::time::Duration;
+//! The `heatsource` reads (cached) and its scheduled syncs (`heatsource-orgs-sync`,
+//! `heatsource-sync`).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::future::Future;
 
+use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref};
 use crate::db::{Db, Ts};
-use crate::error::{Error, Result, Validator};
+use crate::error::{Error, Result};
 use crate::providers::ProviderError;
 use crate::providers::heatsource::{
     self, Athlete, Division, Event, Heatsource, Organisation, Ranking, Series,
 };
 use crate::repo::heatsource as synced;
-use crate::repo::provider_cache;
-
-/// At most this many athletes are asked of the provider per search (then paginated here).
-pub const SEARCH_LIMIT: u32 = 50;
-
-/// `T` for `key` from the cache when fresh, else from `fetch` (then cached for `ttl`). A zero
-/// `ttl` bypasses the cache.
-pub async fn cached<T, F>(db: &Db, provider: &str, key: &str, ttl: Duration, fetch: F) -> Result<T>
-where
-    T: Serialize + DeserializeOwned,
-    F: Future<Output = Result<T, ProviderError>>,
-{
-    if ttl.is_zero() {
-        return Ok(fetch.await?);
-    }
-    {
-        let mut c = db.acquire().await?;
-        if let Some(v) = provider_cache::fresh(&mut c, provider, key, Ts::now()).await?
-            && let Ok(t) = serde_json::from_value(v)
-        {
-            return Ok(t);
-        }
-    } // the connection goes back to the pool while the provider is asked
-    let t = fetch.await?;
-    let value = serde_json::to_value(&t).map_err(Error::internal)?;
-    let now = Ts::now();
-    let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(365));
-    let mut c = db.acquire().await?;
-    provider_cache::put(&mut c, provider, key, &value, now, now.plus(ttl)).await?;
-    Ok(t)
-}
 
 fn configured(hs: Option<&Heatsource>) -> Result<&Heatsource> {
     hs.ok_or_else(|| Error::provider_not_configured(heatsource::PROVIDER))
-}
-
-/// A provider id or short name from a path or query: trimmed, 1–100 characters.
-fn provider_ref(field: &str, value: &str) -> Result<String> {
-    let mut v = Validator::new();
-    let s = v.text(field, value, 100);
-    v.finish()?;
-    Ok(s)
 }
 
 async fn heatsource_cached<T, F>(db: &Db, hs: &Heatsource, key: &str, fetch: F) -> Result<T>
@@ -197,62 +150,7 @@ pub async fn heatsource_search(
     .await
 }
 
-// ---- the scheduled syncs (`heatsource-orgs-sync`, `heatsource-sync`) ----
-
-/// One item a sync could not bring in, and why; `permanent` when a retry cannot help.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ItemFailure {
-    pub item: String,
-    pub error: String,
-    pub permanent: bool,
-}
-
-/// What a sync did, item by item: the job's result.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SyncReport {
-    pub created: u32,
-    pub updated: u32,
-    pub unchanged: u32,
-    pub failed: Vec<ItemFailure>,
-}
-
-impl SyncReport {
-    fn count(&mut self, u: synced::Upserted) {
-        use synced::Upserted::*;
-        match u {
-            Created => self.created += 1,
-            Updated => self.updated += 1,
-            Unchanged => self.unchanged += 1,
-        }
-    }
-
-    fn fail(&mut self, item: String, e: &ProviderError) {
-        self.failed.push(ItemFailure {
-            item,
-            error: e.to_string(),
-            permanent: e.is_permanent(),
-        });
-    }
-
-    /// The provider does not know the item: retrying will not bring it back.
-    fn missing(&mut self, item: String, why: &str) {
-        self.failed.push(ItemFailure {
-            item,
-            error: why.into(),
-            permanent: true,
-        });
-    }
-
-    /// Items were tried and every one failed for a reason a retry may cure: the provider is
-    /// down, so the job should be retried rather than report nothing done.
-    pub fn all_failed_transiently(&self) -> bool {
-        !self.failed.is_empty()
-            && self.created + self.updated + self.unchanged == 0
-            && self.failed.iter().all(|f| !f.permanent)
-    }
-}
+// ---- the scheduled syncs ----
 
 /// Fetches each followed organisation (`HEATSOURCE_ORGANISATIONS`) and upserts it by the
 /// provider's id. An organisation the provider does not know, or that fails, is reported in
