@@ -108,3 +108,23 @@ CREATE TABLE competition_results (
     changed_at TEXT NOT NULL,
     UNIQUE (athlete_id, provider, event_key, division)
 );
+
+-- Surf spots as the spot provider (spotsource) knows them, and which spot a training session's
+-- spot name (or location) is: `backfill-spots` resolves each distinct name once (`outcome`
+-- matched, no_match or ambiguous; unmatched names are asked again after 30 days).
+CREATE TABLE spots (
+    slug TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    region TEXT,
+    country TEXT,
+    latitude DOUBLE PRECISION,
+    longitude DOUBLE PRECISION,
+    synced_at TEXT NOT NULL
+);
+
+CREATE TABLE spot_names (
+    name_key TEXT PRIMARY KEY,
+    slug TEXT REFERENCES spots(slug),
+    outcome TEXT NOT NULL,
+    checked_at TEXT NOT NULL
+);

@@ -44,6 +44,9 @@ pub struct Config {
     /// `TOURINDEX_TIMEOUT_MS`, `TOURINDEX_CACHE_TTL_SECS`, `TOURINDEX_RATE_PER_SEC`); unset:
     /// the tourindex routes answer 503 `provider_not_configured`.
     pub tourindex: Option<TourindexConfig>,
+    /// The surf-spot provider (`SPOTSOURCE_BASE_URL`, optional `SPOTSOURCE_API_KEY`,
+    /// `SPOTSOURCE_TIMEOUT_MS`); unset: `backfill-spots` fails "not configured".
+    pub spotsource: Option<SpotsourceConfig>,
     /// How long the multi-source athlete search waits for each provider
     /// (`ATHLETE_SEARCH_TIMEOUT_MS`, default 3000): a slower provider is reported, not awaited.
     pub athlete_search_timeout: Duration,
@@ -157,6 +160,27 @@ pub struct HeatsourceConfig {
     pub organisations: Vec<String>,
     /// Outbound requests per second, per process (`HEATSOURCE_RATE_PER_SEC`, default 5).
     pub rate_per_sec: u32,
+}
+
+/// The surf-spot provider (`docs/competition.md`, "spotsource").
+#[derive(Clone)]
+pub struct SpotsourceConfig {
+    pub base_url: Url,
+    /// Sent as a bearer token when set.
+    pub api_key: Option<String>,
+    /// How long one request may take (`SPOTSOURCE_TIMEOUT_MS`, default 10000).
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for SpotsourceConfig {
+    // Config is logged at start-up: never the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpotsourceConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 /// The tour index (`docs/competition.md`): JSON search endpoints and HTML pages read
@@ -422,6 +446,21 @@ impl Config {
                     .clamp(1, 10_000) as u32,
             }),
         };
+        let spotsource = match get("SPOTSOURCE_BASE_URL") {
+            None => None,
+            Some(base) => Some(SpotsourceConfig {
+                base_url: parse_url("SPOTSOURCE_BASE_URL", &base)?,
+                api_key: get("SPOTSOURCE_API_KEY"),
+                timeout: Duration::from_millis(
+                    parse_num(
+                        "SPOTSOURCE_TIMEOUT_MS",
+                        get("SPOTSOURCE_TIMEOUT_MS"),
+                        10_000,
+                    )?
+                    .max(1),
+                ),
+            }),
+        };
         let athlete_search_timeout = Duration::from_millis(
             parse_num(
                 "ATHLETE_SEARCH_TIMEOUT_MS",
@@ -475,6 +514,7 @@ impl Config {
             model,
             heatsource,
             tourindex,
+            spotsource,
             athlete_search_timeout,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",

@@ -19,6 +19,7 @@
 //!   completions, injected failures).
 //! - [`heatsource::FakeHeatsource`]: the competition provider's GraphQL endpoint and OAuth
 //!   client-credentials token endpoint, serving saved fixtures, with injected failures.
+//! - [`spotsource::FakeSpotsource`]: the surf-spot provider's spot search.
 //! - [`tourindex::FakeTourindex`]: the tour index's JSON search and HTML pages rendered from a
 //!   saved fixture, with page overrides (malformed, partial) and injected failures.
 
@@ -29,5 +30,6 @@ pub mod heatsource;
 pub mod model;
 pub mod reviewvideo;
 pub mod smtp;
+pub mod spotsource;
 pub mod tourindex;
 pub mod twilio;

@@ -27,6 +27,8 @@ pub struct Deps {
     pub heatsource: Option<shared::providers::heatsource::Heatsource>,
     /// The tour index, when configured; one per process, so its pacing is shared.
     pub tourindex: Option<shared::providers::tourindex::Tourindex>,
+    /// The surf-spot provider, when configured.
+    pub spotsource: Option<shared::providers::spotsource::Spotsource>,
 }
 
 impl Deps {
@@ -55,6 +57,12 @@ impl Deps {
             }),
             tourindex: cfg.tourindex.clone().map(|c| {
                 shared::providers::tourindex::Tourindex::new(
+                    c,
+                    shared::providers::http::shared_client().clone(),
+                )
+            }),
+            spotsource: cfg.spotsource.clone().map(|c| {
+                shared::providers::spotsource::Spotsource::new(
                     c,
                     shared::providers::http::shared_client().clone(),
                 )

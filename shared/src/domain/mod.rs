@@ -26,6 +26,7 @@ pub mod orgs;
 pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;
+pub mod spots;
 pub mod training;
 pub mod tv;
 

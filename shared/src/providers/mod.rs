@@ -8,6 +8,7 @@ pub mod http;
 pub mod model;
 pub mod pace;
 pub mod reviewvideo;
+pub mod spotsource;
 pub mod tourindex;
 pub mod tourindex_pages;
 pub mod twilio;

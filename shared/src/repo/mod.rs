@@ -29,6 +29,7 @@ pub mod roles;
 pub mod settings;
 pub mod signup_invites;
 pub mod sms;
+pub mod spots;
 pub mod subscriptions;
 pub mod training;
 pub mod tv;

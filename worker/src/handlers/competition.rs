@@ -57,6 +57,11 @@ pub async fn tourindex_avatars(ctx: &Ctx) -> Result<Value, JobError> {
     report(tourindex::copy_avatars(&ctx.deps.db, ctx.deps.providers(), &ctx.deps.storage).await?)
 }
 
+/// `backfill-spots`: the training sessions' spot names resolved at the spot provider.
+pub async fn backfill_spots(ctx: &Ctx) -> Result<Value, JobError> {
+    report(shared::domain::spots::backfill(&ctx.deps.db, ctx.deps.spotsource.as_ref()).await?)
+}
+
 /// `POST /api/athletes/{id}/resync` and `POST /api/tourindex/import-results`.
 pub async fn athletes_resync(ctx: &Ctx, job: AthleteResync) -> Result<Value, JobError> {
     report(roster::resync(&ctx.deps.db, ctx.deps.providers(), job.athlete_id, job.only).await?)

@@ -194,7 +194,7 @@ fn scheduled(task: CronTask) -> Runner {
         TourindexAvatars => task_runner!(competition::tourindex_avatars),
         HeatsourceOrgsSync => task_runner!(competition::heatsource_orgs_sync),
         HeatsourceSync => task_runner!(competition::heatsource_sync),
-        BackfillSpots => task_runner!(|_| not_configured("spotsource")),
+        BackfillSpots => task_runner!(competition::backfill_spots),
         ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
         ClipsPoll => task_runner!(footage::clips_poll),
     }

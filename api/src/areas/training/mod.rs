@@ -194,6 +194,9 @@ pub async fn create(
 pub struct SessionDetail {
     pub session: SessionView,
     pub roster: RosterView,
+    /// The surf spot the session's spot name (else its location) resolved to at the spot
+    /// provider (`backfill-spots`), when it did.
+    pub spot_details: Option<shared::providers::spotsource::Spot>,
 }
 
 impl From<(Session, Roster)> for SessionDetail {
@@ -201,6 +204,7 @@ impl From<(Session, Roster)> for SessionDetail {
         SessionDetail {
             session: SessionView::from(&s),
             roster: r.into(),
+            spot_details: None,
         }
     }
 }
@@ -210,8 +214,15 @@ pub async fn get(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<SessionDetail>> {
-    let detail = domain::get(&state.db, ws.org_id, id).await?;
-    Ok(axum::Json(detail.into()))
+    let (session, roster) = domain::get(&state.db, ws.org_id, id).await?;
+    let spot = shared::domain::spots::details_for(
+        &state.db,
+        session.spot.as_deref().or(session.location.as_deref()),
+    )
+    .await?;
+    let mut detail = SessionDetail::from((session, roster));
+    detail.spot_details = spot;
+    Ok(axum::Json(detail))
 }
 
 #[derive(Deserialize, ToSchema)]

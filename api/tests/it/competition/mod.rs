@@ -3,5 +3,6 @@
 mod heatsource;
 mod imports;
 mod search;
+mod spots;
 mod syncs;
 mod tourindex;

@@ -1,0 +1,93 @@
+//! Surf spots (`spots`) and the resolution of spot names to them (`spot_names`), written by
+//! `backfill-spots`.
+
+use crate::db::{Executor, Ts};
+use crate::providers::spotsource::Spot;
+use crate::{execute, sql};
+
+/// The distinct spot names training sessions use: the spot, else the location.
+pub async fn session_spot_names(x: &mut impl Executor) -> Result<Vec<String>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar(
+        "SELECT DISTINCT COALESCE(spot, location) AS name FROM training_sessions
+         WHERE COALESCE(spot, location) IS NOT NULL ORDER BY name")
+        .fetch_all(&mut *c).await)
+}
+
+/// Every resolved name: `(name_key, outcome, checked_at)`.
+pub async fn checked_names(
+    x: &mut impl Executor,
+) -> Result<Vec<(String, String, Ts)>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as(
+        "SELECT name_key, outcome, checked_at FROM spot_names")
+        .fetch_all(&mut *c).await)
+}
+
+pub async fn upsert_spot(x: &mut impl Executor, s: &Spot, now: Ts) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query(
+            "INSERT INTO spots (slug, name, region, country, latitude, longitude, synced_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (slug) DO UPDATE SET name = excluded.name, region = excluded.region,
+            country = excluded.country, latitude = excluded.latitude,
+            longitude = excluded.longitude, synced_at = excluded.synced_at"
+        )
+        .bind(&s.slug)
+        .bind(&s.name)
+        .bind(&s.region)
+        .bind(&s.country)
+        .bind(s.latitude)
+        .bind(s.longitude)
+        .bind(now)
+    )?;
+    Ok(())
+}
+
+/// Records how a name resolved (`slug` when matched).
+pub async fn set_name(
+    x: &mut impl Executor,
+    name_key: &str,
+    slug: Option<&str>,
+    outcome: &str,
+    now: Ts,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query(
+            "INSERT INTO spot_names (name_key, slug, outcome, checked_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name_key) DO UPDATE SET slug = excluded.slug, outcome = excluded.outcome,
+            checked_at = excluded.checked_at"
+        )
+        .bind(name_key)
+        .bind(slug)
+        .bind(outcome)
+        .bind(now)
+    )?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct SpotRow {
+    slug: String,
+    name: String,
+    region: Option<String>,
+    country: Option<String>,
+    latitude: Option<f64>,
+    longitude: Option<f64>,
+}
+
+/// The spot a name resolved to, if it did.
+pub async fn spot_for(x: &mut impl Executor, name_key: &str) -> Result<Option<Spot>, sqlx::Error> {
+    let row: Option<SpotRow> = sql!(x, c => sqlx::query_as::<_, SpotRow>(
+        "SELECT s.slug, s.name, s.region, s.country, s.latitude, s.longitude
+         FROM spot_names n JOIN spots s ON s.slug = n.slug WHERE n.name_key = $1")
+        .bind(name_key).fetch_optional(&mut *c).await)?;
+    Ok(row.map(|r| Spot {
+        slug: r.slug,
+        name: r.name,
+        region: r.region,
+        country: r.country,
+        latitude: r.latitude,
+        longitude: r.longitude,
+    }))
+}
