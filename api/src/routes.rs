@@ -863,6 +863,9 @@ fn pages() -> Vec<crate::registry::RouteDef> {
         route(GET, "/assets/site.css", assets::site_css)
             .auth(Auth::Page("the pages' stylesheet; nothing secret in it"))
             .area("pages").summary("The pages' one stylesheet"),
+        route(GET, "/assets/icon.svg", assets::icon)
+            .auth(Auth::Page("the pages' icon; nothing secret in it"))
+            .area("pages").summary("The pages' icon"),
         route(GET, "/", acc::home)
             .auth(Auth::Page("the front page: who is signed in, or the way to sign in"))
             .area("pages").summary("Home: the signed-in user's workspaces, or sign-in and sign-up links"),

@@ -13,8 +13,8 @@
 //! - headers ([`page`]): a Content-Security-Policy without script (`default-src 'none'`),
 //!   `frame-ancestors 'none'`, `form-action 'self'`, `Referrer-Policy: no-referrer` (several
 //!   pages carry a token in their URL), `nosniff`, `Cache-Control: no-store`;
-//! - forms post `application/x-www-form-urlencoded` ([`Form`]); a post whose `Origin` is another
-//!   site is refused; a post that acts as the signed-in user carries the session's CSRF token
+//! - forms post `application/x-www-form-urlencoded` ([`Form`]); a post from another site
+//!   (`Sec-Fetch-Site`, else `Origin`) is refused; a post that acts as the signed-in user carries the session's CSRF token
 //!   in a hidden `csrf` field ([`check_csrf`]), the same token the API wants in `X-CSRF-Token`;
 //! - errors of the domain are shown in the page with the HTTP status the API would answer;
 //! - the sign-in and sign-up pages set the same `sc_session`/`sc_csrf` cookies as the API.
@@ -316,9 +316,16 @@ impl<T: DeserializeOwned> FromRequest<AppState> for Form<T> {
     }
 }
 
-/// A post without `Origin` (a mail client's one-click unsubscribe, an old browser) passes; one
-/// with an `Origin` must be this service's public origin or the request's own host.
+/// Whether a form post comes from this site. Browsers say so in `Sec-Fetch-Site` (sent whatever
+/// the referrer policy); without it, an `Origin` must be this service's public origin or the
+/// request's own host. Pages send `Referrer-Policy: no-referrer`, under which a browser's form
+/// posts carry `Origin: null`, so `null` alone proves nothing and is refused. A post with
+/// neither header (a mail client's one-click unsubscribe, a script) is no browser's cross-site
+/// form and passes.
 fn same_origin(h: &HeaderMap, state: &AppState) -> bool {
+    if let Some(site) = h.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        return matches!(site, "same-origin" | "none");
+    }
     let Some(origin) = h.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };

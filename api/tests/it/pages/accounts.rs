@@ -153,6 +153,28 @@ async fn cross_site_form_posts_are_refused() {
         .await;
     assert_page(&r, StatusCode::FORBIDDEN);
     assert!(r.cookie("sc_session").is_none());
+    for (name, value) in [
+        ("sec-fetch-site", "cross-site"),
+        ("sec-fetch-site", "same-site"),
+        ("origin", "null"),
+    ] {
+        let r = app
+            .post("/signin")
+            .header(name, value)
+            .form(&[("email", "kai@example.com"), ("password", PASSWORD)])
+            .send()
+            .await;
+        assert_page(&r, StatusCode::FORBIDDEN);
+    }
+    // What a browser sends from the page itself under no-referrer.
+    let r = app
+        .post("/signin")
+        .header("origin", "null")
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("email", "kai@example.com"), ("password", PASSWORD)])
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
     let r = app
         .post("/signin")
         .header("origin", BASE)
