@@ -38,7 +38,7 @@ pub fn build(state: AppState) -> Router {
                             .get::<RequestId>()
                             .and_then(|r| r.header_value().to_str().ok())
                             .unwrap_or("-");
-                        tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+                        tracing::info_span!("request", request_id = %id, method = %req.method(), path = %crate::http::loggable_path(req.uri().path()))
                     })
                     .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
                 )

@@ -77,6 +77,10 @@ where
 }
 
 impl RouteDef {
+    /// An HTML page (`Auth::Page`): in the router and docs/routes.md, not in the OpenAPI document.
+    pub fn is_page(&self) -> bool {
+        matches!(self.auth, Auth::Page(_))
+    }
     pub fn auth(mut self, auth: Auth) -> Self {
         self.auth = auth;
         self
@@ -170,10 +174,7 @@ impl Registry {
             (a.area, &a.path, a.method.as_str()).cmp(&(b.area, &b.path, b.method.as_str()))
         });
         for r in rows {
-            let why = match r.auth {
-                Auth::Public(w) | Auth::Token(w) | Auth::Webhook(w) => w,
-                _ => "",
-            };
+            let why = r.auth.why_open().unwrap_or("");
             let auth = if r.bearer_only {
                 format!("{} (bearer only)", r.auth.label())
             } else {
@@ -187,11 +188,11 @@ impl Registry {
         out
     }
 
-    /// The OpenAPI 3.1 document.
+    /// The OpenAPI 3.1 document: the JSON API, so every route but the HTML pages.
     pub fn openapi(&self) -> OpenApi {
         let mut paths = Paths::new();
         let mut schemas: SchemaList = vec![];
-        for r in &self.routes {
+        for r in self.routes.iter().filter(|r| !r.is_page()) {
             let mut op = OperationBuilder::new()
                 .summary(Some(r.summary))
                 .tag(r.area)

@@ -23,6 +23,7 @@ pub mod members;
 pub mod messaging;
 pub mod notifications;
 pub mod orgs;
+pub mod pages;
 pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;

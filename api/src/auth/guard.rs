@@ -52,6 +52,13 @@ pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response
 async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Error> {
     match g.auth {
         Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) => Ok(None),
+        Auth::Page(_) => match page_session(g, parts).await? {
+            Some((signed_in, imp)) => {
+                parts.extensions.insert(signed_in);
+                Ok(imp)
+            }
+            None => Ok(None),
+        },
         Auth::Service => {
             shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()).map(|_| None)
         }
@@ -101,23 +108,67 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
                 WsFrom::Path => Some(path_org_id(parts).await?),
                 WsFrom::Selected => selected_org(&parts.headers)?,
             };
-            let ws = resolve_workspace(g, &caller, org_id).await?;
-            if let Some(m) = module
-                && ws.disabled_modules.iter().any(|d| d == m.key())
-            {
-                return Err(Error::forbidden(
-                    "module_disabled",
-                    format!("the {} module is switched off in this workspace", m.key()),
-                ));
-            }
-            if let Some(p) = perm {
-                ws.require(p)?;
-            }
+            let ws = workspace_for(&g.app, &caller, org_id, module, perm).await?;
             parts.extensions.insert(caller);
             parts.extensions.insert(ws);
             Ok(imp)
         }
     }
+}
+
+/// The caller's workspace (`org`, or their default), checked as a `Member` policy checks it:
+/// 404 when not a member, 403 `module_disabled`, 403 `permission_denied`. Pages that act in a
+/// workspace the user picks in a form call it with the form's choice.
+pub async fn workspace_for(
+    app: &AppState,
+    caller: &Caller,
+    org: Option<Id>,
+    module: Option<shared::authz::Module>,
+    perm: Option<shared::authz::Perm>,
+) -> Result<Ws, Error> {
+    let ws = resolve_workspace(app, caller, org).await?;
+    if let Some(m) = module
+        && ws.disabled_modules.iter().any(|d| d == m.key())
+    {
+        return Err(Error::forbidden(
+            "module_disabled",
+            format!("the {} module is switched off in this workspace", m.key()),
+        ));
+    }
+    if let Some(p) = perm {
+        ws.require(p)?;
+    }
+    Ok(ws)
+}
+
+/// A page's web session: the user behind a valid `sc_session` cookie (impersonation applied)
+/// and its CSRF token. A missing, unknown or expired cookie is no session, not an error: the
+/// page then shows itself to an anonymous visitor or asks them to sign in.
+async fn page_session(
+    g: &Guard,
+    parts: &Parts,
+) -> Result<Option<(super::SignedIn, Option<(Id, Id)>)>, Error> {
+    let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
+        return Ok(None);
+    };
+    let mut conn = g.app.db.acquire().await?;
+    let Some(session) = auth_tokens::session_by_token(&mut conn, &token).await? else {
+        return Ok(None);
+    };
+    let Some(user) = users::by_id(&mut conn, session.user_id).await? else {
+        return Ok(None);
+    };
+    drop(conn);
+    let caller = Caller {
+        user,
+        via: Via::Session {
+            session_id: session.id,
+        },
+        impersonator: None,
+    };
+    let (caller, imp) = impersonated(g, caller).await?;
+    let csrf = g.app.keys.sign("csrf", token.as_bytes());
+    Ok(Some((super::SignedIn { caller, csrf }, imp)))
 }
 
 /// Swaps in the impersonated user when this sign-in has an active impersonation.
@@ -264,8 +315,8 @@ async fn path_org_id(parts: &mut Parts) -> Result<Id, Error> {
 
 /// The caller's membership of `org` (or of their default workspace). Not being a member is
 /// indistinguishable from the workspace not existing: 404.
-async fn resolve_workspace(g: &Guard, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
-    let mut conn = g.app.db.acquire().await?;
+async fn resolve_workspace(app: &AppState, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
+    let mut conn = app.db.acquire().await?;
     let m = match org {
         Some(org) => orgs::membership(&mut conn, caller.user.id, org)
             .await?

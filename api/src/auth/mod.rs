@@ -10,7 +10,7 @@
 
 mod guard;
 
-pub use guard::{Guard, bearer, guard};
+pub use guard::{Guard, bearer, guard, workspace_for};
 
 use crate::http::{ApiError, Error};
 use axum::extract::FromRequestParts;
@@ -54,6 +54,11 @@ pub enum Auth {
     Cron,
     /// A signed-in TV (`Bearer sctv_…`): only routes that show things on a TV accept it.
     Tv,
+    /// An HTML page (`areas/pages`): open to anyone, so the guard refuses no one; it reads the
+    /// web session cookie when there is one ([`SignedIn`]), and a page that needs a user sends
+    /// the browser to the sign-in page itself. Its form posts check the CSRF token in the form
+    /// (the session's, as `X-CSRF-Token` is for the API). The text says why it is open.
+    Page(&'static str),
 }
 
 impl Auth {
@@ -91,7 +96,18 @@ impl Auth {
 
     /// Routes that need no credentials from the guard (their handler may check a token).
     pub fn is_open(&self) -> bool {
-        matches!(self, Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_))
+        matches!(
+            self,
+            Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) | Auth::Page(_)
+        )
+    }
+
+    /// The written reason an open route is open.
+    pub fn why_open(&self) -> Option<&'static str> {
+        match *self {
+            Auth::Public(w) | Auth::Token(w) | Auth::Webhook(w) | Auth::Page(w) => Some(w),
+            _ => None,
+        }
     }
 
     /// The short label used in the OpenAPI document and the README's route table.
@@ -115,6 +131,7 @@ impl Auth {
             Auth::Service => "service".into(),
             Auth::Cron => "cron".into(),
             Auth::Tv => "tv device".into(),
+            Auth::Page(_) => "page".into(),
         }
     }
 }
@@ -173,6 +190,14 @@ impl Caller {
             Via::Bearer { family_id } => format!("bearer:{family_id}"),
         }
     }
+}
+
+/// The web session of a request to a page (`Auth::Page`), when its cookie is valid: the user
+/// and the session's CSRF token (the `sc_csrf` cookie's value), which the page's forms carry.
+#[derive(Clone, Debug)]
+pub struct SignedIn {
+    pub caller: Caller,
+    pub csrf: String,
 }
 
 /// The TV of a request under `Auth::Tv`.

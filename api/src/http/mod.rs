@@ -24,6 +24,26 @@ pub fn client_ip(parts: &Parts) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// Paths whose next segment is a secret (an invite token): the logs show `{token}` instead.
+const SECRET_SEGMENT_AFTER: &[&str] = &[
+    "/join/",
+    "/invite/",
+    "/api/invite/lookup/",
+    "/api/orgs/invite/",
+];
+
+/// A request path as log lines show it: no token of an invite link is ever logged (query
+/// strings, where the other emailed tokens travel, are not logged at all).
+pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    for p in SECRET_SEGMENT_AFTER {
+        if let Some(rest) = path.strip_prefix(p) {
+            let tail = rest.find('/').map_or("", |i| &rest[i..]);
+            return format!("{p}{{token}}{tail}").into();
+        }
+    }
+    path.into()
+}
+
 /// The longest wait for the next chunk of a streamed request body (the routes of
 /// `app::STREAMED_BODIES`, which the request timeout does not bound).
 pub const BODY_IDLE: std::time::Duration = std::time::Duration::from_secs(60);

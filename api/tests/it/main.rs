@@ -14,6 +14,7 @@ mod jobs;
 mod messaging;
 mod notifications;
 mod orgs;
+mod pages;
 mod registry;
 mod reviews;
 mod reviewvideo;

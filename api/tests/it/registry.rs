@@ -39,7 +39,7 @@ fn every_route_has_a_policy_and_open_routes_say_why() {
             r.path
         );
         match r.auth {
-            Auth::Public(why) | Auth::Token(why) | Auth::Webhook(why) => {
+            Auth::Public(why) | Auth::Token(why) | Auth::Webhook(why) | Auth::Page(why) => {
                 assert!(
                     !why.starts_with("unset"),
                     "{} {} has no auth policy",
@@ -81,12 +81,18 @@ fn openapi_lists_exactly_the_registered_routes() {
             );
         }
     }
+    // The HTML pages are routes of the registry but not of the JSON API's document.
     let registered: BTreeSet<_> = reg
         .routes
         .iter()
+        .filter(|r| !r.is_page())
         .map(|r| (r.method.to_string(), r.path.clone()))
         .collect();
     assert_eq!(documented, registered);
+    assert!(
+        reg.routes.iter().any(|r| r.is_page()),
+        "the pages are registered"
+    );
     // Request bodies refer to schemas that exist.
     let schemas = doc["components"]["schemas"].as_object().unwrap();
     for item in doc["paths"].as_object().unwrap().values() {
@@ -140,7 +146,8 @@ async fn every_non_public_route_refuses_missing_and_bad_credentials() {
     let reg = api::routes::registry();
     let mut checked = 0;
     for r in &reg.routes {
-        if matches!(r.auth, Auth::Public(_)) {
+        // Pages answer HTML and ask for a sign-in themselves (api/tests/it/pages).
+        if matches!(r.auth, Auth::Public(_) | Auth::Page(_)) {
             continue;
         }
         let path = concrete(&r.path);

@@ -12,19 +12,6 @@ async fn rewind_poll(app: &TestApp) {
     .unwrap();
 }
 
-async fn enable_tv(app: &TestApp, owner: &Session) {
-    let r = app
-        .req(
-            Method::PATCH,
-            &format!("/api/orgs/{}/modules", owner.org_id),
-        )
-        .session(owner)
-        .json(json!({ "modules": { "tv": true } }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::OK);
-}
-
 #[tokio::test]
 async fn device_code_flow_from_start_to_sign_out() {
     let app = TestApp::new().await;

@@ -190,8 +190,9 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
             let keys = Keys::new(&ctx.deps.cfg.secret_key);
             let base = ctx.deps.cfg.public_base_url.as_str();
             let url = domain::unsubscribe::link(&keys, base, user.id, category);
+            let page = domain::unsubscribe::page_link(&keys, base, user.id, category);
             let text = format!(
-                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {url}\n",
+                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {page}\n",
                 n.title, n.body
             );
             let mail = Email {

@@ -323,6 +323,8 @@ pub struct EnrollmentView {
     pub enabled: bool,
     /// POST /api/club/enroll with this workspace id.
     pub enroll_url: String,
+    /// The public enrollment page of this workspace (a form that posts the same enrollment).
+    pub page_url: String,
 }
 
 fn enrollment_view(state: &AppState, ws: &Ws, enabled: bool) -> axum::Json<EnrollmentView> {
@@ -330,6 +332,7 @@ fn enrollment_view(state: &AppState, ws: &Ws, enabled: bool) -> axum::Json<Enrol
         workspace_id: ws.org_id,
         enabled,
         enroll_url: state.cfg.public_url("/api/club/enroll"),
+        page_url: state.cfg.public_url(&format!("/club/{}", ws.org_id)),
     })
 }
 

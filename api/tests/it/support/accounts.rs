@@ -128,3 +128,17 @@ pub async fn audit_count(app: &TestApp, action: &str) -> i64 {
     shared::sql!(&mut c, c => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM audit_log WHERE action = $1")
         .bind(action).fetch_one(&mut *c).await).unwrap()
 }
+
+/// Switches the TV module on in the owner's workspace (it starts off).
+pub async fn enable_tv(app: &TestApp, owner: &Session) {
+    let r = app
+        .req(
+            axum::http::Method::PATCH,
+            &format!("/api/orgs/{}/modules", owner.org_id),
+        )
+        .session(owner)
+        .json(json!({ "modules": { "tv": true } }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+}

@@ -236,6 +236,13 @@ impl Req<'_> {
         self.body = Some(serde_json::to_vec(&v).unwrap());
         self
     }
+    /// A form post as a browser sends it (`application/x-www-form-urlencoded`).
+    pub fn form(self, fields: &[(&str, &str)]) -> Self {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(fields)
+            .finish();
+        self.raw("application/x-www-form-urlencoded", body.as_bytes())
+    }
     pub fn raw(mut self, content_type: &str, body: &[u8]) -> Self {
         self.headers.insert(
             header::CONTENT_TYPE,

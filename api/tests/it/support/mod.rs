@@ -1,7 +1,7 @@
 //! What every area's tests share, taken with `use crate::support::*;`: the harness (`app`:
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
 //! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
-//! `competition`: the fake competition provider; `messaging`, `notifications`, `queue`, `training`, `video`: stream tokens, stored videos, a
+//! `competition`: the fake competition provider; `messaging`, `notifications`, `pages`: reading HTML pages and their forms, `queue`, `training`, `video`: stream tokens, stored videos, a
 //! loopback video origin). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
 
@@ -12,6 +12,7 @@ mod competition;
 mod footage;
 mod messaging;
 mod notifications;
+mod pages;
 mod queue;
 mod training;
 mod video;
@@ -23,6 +24,7 @@ pub use competition::*;
 pub use footage::*;
 pub use messaging::*;
 pub use notifications::*;
+pub use pages::*;
 pub use queue::*;
 pub use training::*;
 pub use video::*;

@@ -683,6 +683,30 @@ pub async fn set_enrollment(ws: &InWorkspace, db: &Db, enabled: bool) -> Result<
     Ok(())
 }
 
+/// What the public enrollment page of a workspace shows: its name and the age under which a
+/// guardian must fill in the form too.
+#[derive(Clone, Debug)]
+pub struct EnrollmentForm {
+    pub workspace_name: String,
+    pub consent_age: u32,
+}
+
+/// The enrollment page's facts for a workspace that allows self-enrollment; unknown workspaces
+/// and workspaces that do not allow it are not found alike, as [`enroll`] answers them.
+pub async fn enrollment_form(db: &Db, workspace_id: Id) -> Result<EnrollmentForm> {
+    let mut c = db.acquire().await?;
+    let org = orgs::by_id(&mut c, workspace_id)
+        .await?
+        .ok_or_else(|| Error::not_found("workspace"))?;
+    if !athletes::enrollment_enabled(&mut c, org.id).await? {
+        return Err(Error::not_found("workspace"));
+    }
+    Ok(EnrollmentForm {
+        consent_age: minors::consent_age(org.country.as_deref()),
+        workspace_name: org.name,
+    })
+}
+
 /// The guardian part of an enrollment, as it arrives.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RawEnrollGuardian<'a> {

@@ -21,6 +21,20 @@ pub fn link(keys: &Keys, public_base_url: &str, user: Id, category: &str) -> Str
     )
 }
 
+/// The page a person opens from the mail's text (`/unsubscribe?token=…`): it describes what
+/// the link does and unsubscribes on its button. The `List-Unsubscribe` header keeps [`link`],
+/// the API route that mail clients post to.
+pub const PAGE_PATH: &str = "/unsubscribe";
+
+/// The unsubscribe page's URL for `user` and `category`, under `public_base_url`.
+pub fn page_link(keys: &Keys, public_base_url: &str, user: Id, category: &str) -> String {
+    let token = crate::unsubscribe::token(keys, user, category);
+    format!(
+        "{}{PAGE_PATH}?token={token}",
+        public_base_url.trim_end_matches('/')
+    )
+}
+
 /// Where a token's user stands for its category of email.
 pub struct Subscription {
     pub category: String,
