@@ -911,6 +911,26 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A circuit with its enrolled athletes, events and rankings")
             .ok::<shared::domain::competition::circuits::CircuitView>(200),
+        route(GET, "/api/circuits/{id}/events", circuits::events)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A circuit's events with manual edits applied: which fields are manual and what the provider has (paginated)")
+            .empty(200, "a page of events ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/circuits/{id}/events", circuits::add_event)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Add a member's own event to a circuit (name; date, status)")
+            .body::<circuits::EventBody>().ok::<shared::domain::competition::events::EventView>(201),
+        route(GET, "/api/circuits/{id}/events/{eventId}", circuits::event)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("One circuit event, manual edits applied")
+            .ok::<shared::domain::competition::events::EventView>(200),
+        route(PATCH, "/api/circuits/{id}/events/{eventId}", circuits::edit_event)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Edit a circuit event: a synced event keeps the values as overrides that win over later syncs (null clears one)")
+            .body::<circuits::EventBody>().ok::<shared::domain::competition::events::EventView>(200),
+        route(DELETE, "/api/circuits/{id}/events/{eventId}", circuits::delete_event)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Delete a member's own event, or hide a synced one for good (later syncs do not bring it back)")
+            .empty(204, "deleted"),
         route(GET, "/api/athletes/{id}/results", circuits::athlete_results)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's competition results from the providers, newest first")

@@ -60,7 +60,8 @@ CREATE TABLE circuit_athletes (
 );
 CREATE INDEX circuit_athletes_athlete ON circuit_athletes (athlete_id);
 
--- Events, keyed by the provider's id within the circuit; `data` is the event as read.
+-- Events, keyed by the provider's id within the circuit; `data` is the event as read. The
+-- name, date and status columns are the provider's (or a manual event's own).
 CREATE TABLE circuit_events (
     id UUID PRIMARY KEY,
     org_id UUID NOT NULL,
@@ -72,6 +73,14 @@ CREATE TABLE circuit_events (
     data JSONB NOT NULL,
     synced_at TIMESTAMPTZ NOT NULL,
     changed_at TIMESTAMPTZ NOT NULL,
+    -- provider (synced) or manual (added by a member: external_id is `manual:{id}`)
+    origin TEXT NOT NULL DEFAULT 'provider',
+    -- A member's overrides of the provider's fields ({name?, date?, status?}): they win over
+    -- every later sync until cleared.
+    manual JSONB NOT NULL DEFAULT '{}',
+    -- A provider event a member deleted: kept as a tombstone so the next sync does not bring
+    -- it back.
+    deleted_at TIMESTAMPTZ,
     UNIQUE (circuit_id, external_id)
 );
 

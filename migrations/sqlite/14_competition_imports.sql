@@ -60,7 +60,8 @@ CREATE TABLE circuit_athletes (
 );
 CREATE INDEX circuit_athletes_athlete ON circuit_athletes (athlete_id);
 
--- Events, keyed by the provider's id within the circuit; `data` is the event as read.
+-- Events, keyed by the provider's id within the circuit; `data` is the event as read. The
+-- name, date and status columns are the provider's (or a manual event's own).
 CREATE TABLE circuit_events (
     id TEXT PRIMARY KEY,
     org_id TEXT NOT NULL,
@@ -72,6 +73,14 @@ CREATE TABLE circuit_events (
     data TEXT NOT NULL,
     synced_at TEXT NOT NULL,
     changed_at TEXT NOT NULL,
+    -- provider (synced) or manual (added by a member: external_id is `manual:{id}`)
+    origin TEXT NOT NULL DEFAULT 'provider',
+    -- A member's overrides of the provider's fields ({name?, date?, status?}): they win over
+    -- every later sync until cleared.
+    manual TEXT NOT NULL DEFAULT '{}',
+    -- A provider event a member deleted: kept as a tombstone so the next sync does not bring
+    -- it back.
+    deleted_at TEXT,
     UNIQUE (circuit_id, external_id)
 );
 

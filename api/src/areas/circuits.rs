@@ -4,15 +4,19 @@
 
 use crate::auth::{Caller, Ws};
 use crate::http::Result;
-use crate::http::extract::Path;
+use crate::http::extract::{Body, Path, nullable};
 use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
 use shared::db::Id;
 use shared::domain::competition::circuits::{self, CircuitSummary, CircuitView};
+use shared::domain::competition::events::{self, EventFields, EventView};
 use shared::domain::competition::roster;
 use shared::repo::competition::ResultRow;
+use utoipa::ToSchema;
 
 pub async fn list(
     State(state): State<AppState>,
@@ -45,4 +49,90 @@ pub async fn athlete_results(
 ) -> Result<Json<Vec<ResultRow>>> {
     let ws = ws.acting(&caller);
     Ok(Json(roster::results(&state.db, &ws, id).await?))
+}
+
+/// The circuit's events, manual edits applied (which fields are manual, what the provider has).
+pub async fn events(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    page: Page,
+    Path(id): Path<Id>,
+) -> Result<Json<Paged<EventView>>> {
+    let ws = ws.acting(&caller);
+    Ok(Json(page.slice(events::list(&state.db, &ws, id).await?)))
+}
+
+/// A new event, or a change. In a change a field left out stays; `null` clears a synced
+/// event's override (the provider's value returns).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventBody {
+    /// 1-200 characters (required for a new event).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Option<String>>,
+    /// YYYY-MM-DD.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub date: Option<Option<String>>,
+    /// 1-40 characters of a-z and _ (e.g. upcoming, completed, cancelled).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub status: Option<Option<String>>,
+}
+
+impl EventBody {
+    fn fields(self) -> EventFields {
+        EventFields::new(self.name, self.date, self.status)
+    }
+}
+
+/// Adds a member's own event to the circuit.
+pub async fn add_event(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<EventBody>,
+) -> Result<(StatusCode, Json<EventView>)> {
+    let ws = ws.acting(&caller);
+    let e = events::create(&state.db, &ws, id, &b.fields()).await?;
+    Ok((StatusCode::CREATED, Json(e)))
+}
+
+pub async fn event(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path((id, event)): Path<(Id, Id)>,
+) -> Result<Json<EventView>> {
+    let ws = ws.acting(&caller);
+    Ok(Json(events::get(&state.db, &ws, id, event).await?))
+}
+
+pub async fn edit_event(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path((id, event)): Path<(Id, Id)>,
+    Body(b): Body<EventBody>,
+) -> Result<Json<EventView>> {
+    let ws = ws.acting(&caller);
+    Ok(Json(
+        events::update(&state.db, &ws, id, event, &b.fields()).await?,
+    ))
+}
+
+/// Deletes a member's own event; a synced one is hidden for good (the next sync does not bring
+/// it back).
+pub async fn delete_event(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path((id, event)): Path<(Id, Id)>,
+) -> Result<StatusCode> {
+    let ws = ws.acting(&caller);
+    events::delete(&state.db, &ws, id, event).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -119,3 +119,14 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
             .map_err(|_| Error::new(ErrorKind::NotFound, "not_found", "not found").into())
     }
 }
+
+/// For `#[serde(default, deserialize_with = "nullable")]` on an `Option<Option<T>>` field of a
+/// patch body: absent is `None`, an explicit `null` is `Some(None)` ("clear it"), a value is
+/// `Some(Some(v))` (plain serde reads `null` as absent).
+pub fn nullable<'de, T, D>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
+}

@@ -408,24 +408,99 @@ pub async fn upsert_circuit_event(
     Ok(done)
 }
 
-/// A circuit event as listed.
-#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CircuitEvent {
+/// A circuit event as stored: the provider's (or a manual event's own) fields and the
+/// member's overrides.
+#[derive(Debug, Clone, FromRow)]
+pub struct CircuitEventRow {
     pub id: Id,
+    pub circuit_id: Id,
     pub external_id: String,
+    pub origin: String,
     pub name: String,
     pub date: Option<String>,
     pub status: Option<String>,
+    pub manual: Json<Value>,
+    pub changed_at: Ts,
 }
 
+const EVENT: &str = "id, circuit_id, external_id, origin, name, date, status, manual, changed_at";
+
+/// The circuit's events (deleted ones left out), by date then name.
 pub async fn circuit_events(
     x: &mut impl Executor,
     circuit: Id,
-) -> Result<Vec<CircuitEvent>, sqlx::Error> {
-    sql!(x, c => sqlx::query_as::<_, CircuitEvent>(
-        "SELECT id, external_id, name, date, status FROM circuit_events WHERE circuit_id = $1 ORDER BY date IS NULL, date, name, id")
+) -> Result<Vec<CircuitEventRow>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, CircuitEventRow>(sqlx::AssertSqlSafe(format!(
+        "SELECT {EVENT} FROM circuit_events WHERE circuit_id = $1 AND deleted_at IS NULL
+         ORDER BY date IS NULL, date, name, id")))
         .bind(circuit).fetch_all(&mut *c).await)
+}
+
+/// One event of the circuit (not deleted).
+pub async fn circuit_event(
+    x: &mut impl Executor,
+    circuit: Id,
+    id: Id,
+) -> Result<Option<CircuitEventRow>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, CircuitEventRow>(sqlx::AssertSqlSafe(format!(
+        "SELECT {EVENT} FROM circuit_events WHERE circuit_id = $1 AND id = $2 AND deleted_at IS NULL")))
+        .bind(circuit).bind(id).fetch_optional(&mut *c).await)
+}
+
+/// Adds a member's own event.
+pub async fn insert_manual_event(
+    x: &mut impl Executor,
+    org: Id,
+    circuit: Id,
+    name: &str,
+    date: Option<&str>,
+    status: Option<&str>,
+    now: Ts,
+) -> Result<Id, sqlx::Error> {
+    let id = Id::new();
+    execute!(x, sqlx::query(
+        "INSERT INTO circuit_events (id, org_id, circuit_id, external_id, name, date, status, data,
+            synced_at, changed_at, origin)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 'manual')")
+        .bind(id).bind(org).bind(circuit).bind(format!("manual:{id}")).bind(name).bind(date)
+        .bind(status).bind(Json(serde_json::json!({}))).bind(now))?;
+    Ok(id)
+}
+
+/// Writes an event's fields (a manual event's own) and overrides.
+pub async fn update_event(
+    x: &mut impl Executor,
+    e: &CircuitEventRow,
+    now: Ts,
+) -> Result<u64, sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE circuit_events SET name = $1, date = $2, status = $3, manual = $4, changed_at = $5
+         WHERE id = $6 AND deleted_at IS NULL")
+        .bind(&e.name).bind(&e.date).bind(&e.status).bind(&e.manual).bind(now).bind(e.id))
+}
+
+/// Deletes a manual event, or leaves a tombstone for a provider's (so syncs do not bring it
+/// back).
+pub async fn delete_event(
+    x: &mut impl Executor,
+    e: &CircuitEventRow,
+    now: Ts,
+) -> Result<u64, sqlx::Error> {
+    if e.origin == "manual" {
+        execute!(
+            x,
+            sqlx::query("DELETE FROM circuit_events WHERE id = $1").bind(e.id)
+        )
+    } else {
+        execute!(
+            x,
+            sqlx::query(
+                "UPDATE circuit_events SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL"
+            )
+            .bind(now)
+            .bind(e.id)
+        )
+    }
 }
 
 /// One line of a division's ranking.

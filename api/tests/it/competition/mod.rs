@@ -1,5 +1,6 @@
 //! Competition data from the providers (issue 15).
 
+mod events;
 mod heatsource;
 mod imports;
 mod search;

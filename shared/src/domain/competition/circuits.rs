@@ -8,12 +8,13 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::SyncReport;
+use super::events::EventView;
 use super::roster::{self, Importer, Profile, Providers, Source};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::{Error, Result};
 use crate::providers::heatsource::{self, Event, Organisation};
-use crate::repo::competition::{self as repo, CircuitEvent, RankingRow, ResultRow};
+use crate::repo::competition::{self as repo, RankingRow, ResultRow};
 use crate::repo::heatsource as synced;
 
 /// A circuit as listed.
@@ -49,7 +50,8 @@ pub struct CircuitView {
     #[serde(flatten)]
     pub circuit: CircuitSummary,
     pub athlete_ids: Vec<Id>,
-    pub events: Vec<CircuitEvent>,
+    /// Manual edits applied (`/api/circuits/{id}/events`).
+    pub events: Vec<EventView>,
     pub rankings: Vec<RankingRow>,
 }
 
@@ -75,7 +77,11 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<CircuitView> {
         .ok_or_else(|| Error::not_found("circuit"))?;
     Ok(CircuitView {
         athlete_ids: repo::enrolled(&mut c, circuit.id).await?,
-        events: repo::circuit_events(&mut c, circuit.id).await?,
+        events: repo::circuit_events(&mut c, circuit.id)
+            .await?
+            .iter()
+            .map(EventView::from)
+            .collect(),
         rankings: repo::rankings(&mut c, circuit.id).await?,
         circuit: circuit.into(),
     })

@@ -5,7 +5,7 @@
 //! - [`roster`]: provider profiles brought into the roster (import, link, resync, results);
 //! - [`search`]: the multi-source athlete search and the provider directory;
 //! - [`circuits`]: a workspace's circuits (provider series) with their rankings, events and
-//!   results, and the event bulk-adds.
+//!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -16,6 +16,7 @@
 //! and what callers may read is decided by the route's permission (`competition.read`).
 
 pub mod circuits;
+pub mod events;
 pub mod heatsource;
 pub mod roster;
 pub mod search;
