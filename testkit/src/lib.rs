@@ -19,12 +19,16 @@
 //!   completions, injected failures).
 //! - [`heatsource::FakeHeatsource`]: the competition provider's GraphQL endpoint and OAuth
 //!   client-credentials token endpoint, serving saved fixtures, with injected failures.
+//! - [`payments::FakePayments`]: the payment processor in the Stripe protocol (customers,
+//!   Checkout, portal, prices, subscriptions, Connect accounts; idempotency keys replayed;
+//!   state changes and the signed events they send).
 
 pub mod analysis;
 pub mod db;
 pub mod expo;
 pub mod heatsource;
 pub mod model;
+pub mod payments;
 pub mod reviewvideo;
 pub mod smtp;
 pub mod twilio;

@@ -7,6 +7,7 @@ pub mod activity;
 pub mod admin;
 pub mod athletes;
 pub mod batch;
+pub mod billing;
 pub mod coaches;
 pub mod coaching;
 pub mod cron;

@@ -6,6 +6,7 @@ pub mod expo;
 pub mod heatsource;
 pub mod http;
 pub mod model;
+pub mod payments;
 pub mod reviewvideo;
 pub mod twilio;
 pub mod webhooks;
