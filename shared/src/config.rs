@@ -678,6 +678,42 @@ mod tests {
     }
 
     #[test]
+    fn payments_need_a_secret_key_and_take_several_webhook_secrets() {
+        assert!(cfg(&[]).unwrap().payments.is_none());
+        let e = cfg(&[("PAYMENTS_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
+        assert_eq!(e.var, "PAYMENTS_SECRET_KEY");
+        let base = [
+            ("PAYMENTS_BASE_URL", "http://127.0.0.1:9"),
+            ("PAYMENTS_SECRET_KEY", "sk_test_123"),
+        ];
+        let e = cfg(&[
+            base[0],
+            base[1],
+            ("PAYMENTS_APPLICATION_FEE_PERCENT", "101"),
+        ])
+        .unwrap_err();
+        assert_eq!(e.var, "PAYMENTS_APPLICATION_FEE_PERCENT");
+        let c = cfg(&[
+            base[0],
+            base[1],
+            ("PAYMENTS_WEBHOOK_SECRETS", "whsec_new, whsec_old"),
+            ("PAYMENTS_PRICE_IDS", "price_a,,price_b"),
+        ])
+        .unwrap()
+        .payments
+        .unwrap();
+        assert_eq!(c.webhook_secrets, ["whsec_new", "whsec_old"]);
+        assert_eq!(c.price_ids, ["price_a", "price_b"]);
+        assert_eq!(c.application_fee_percent, 10);
+        assert!(!c.livemode);
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("sk_test_123") && !shown.contains("whsec_new"),
+            "{shown}"
+        );
+    }
+
+    #[test]
     fn the_analysis_backend_needs_a_key_with_its_url() {
         assert!(cfg(&[]).unwrap().analysis.is_none());
         let e = cfg(&[("ANALYSIS_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
