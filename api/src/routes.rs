@@ -3,10 +3,10 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athlete_search, athletes, batch, circuits, coaches, coaching,
-    competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members, messaging,
-    notifications, orgs, pages, reviews, reviewvideo, roles, storage, system, tourindex, training,
-    tv, video,
+    accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
+    coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
+    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, system, tourindex,
+    training, tv, video,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -223,6 +223,47 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::AuditRead))
             .area("workspaces").summary("What the coach did in the workspace (audit entries)")
             .empty(200, "a page of audit entries"),
+        // ---- billing (issue 13, docs/billing.md): platform subscription, marketplace, webhook ----
+        route(GET, "/api/billing", billing::status)
+            .auth(Auth::any_member()).mobile()
+            .area("billing").summary("The workspace's plan, subscription status and seats (every member; read-only)")
+            .ok::<billing::BillingStatus>(200),
+        route(POST, "/api/billing/subscribe", billing::subscribe)
+            .auth(Auth::member(Perm::BillingManage)).mobile()
+            .area("billing").summary("Start (Checkout, mode=subscription) or modify the workspace's platform subscription; monthly prices only (Idempotency-Key)")
+            .body::<billing::SubscribeRequest>().ok::<billing::SubscribeAnswer>(200),
+        route(POST, "/api/billing/portal", billing::portal)
+            .auth(Auth::member(Perm::BillingManage)).mobile()
+            .area("billing").summary("Open the provider's customer portal for the workspace's subscription")
+            .ok::<billing::PortalLink>(200),
+        route(POST, "/api/payments/connect", billing::connect)
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Billing))
+            .area("billing").summary("A coach connects (or continues onboarding) their payout account (Connect)")
+            .ok::<billing::PayoutAccountView>(200),
+        route(POST, "/api/payments/offerings", billing::create_offering)
+            .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Billing))
+            .area("billing").summary("A coach offers something for sale: one-off or monthly")
+            .body::<billing::CreateOffering>().ok::<billing::OfferingView>(201),
+        route(GET, "/api/payments/offerings", billing::offerings)
+            .auth(Auth::any_member().in_module(Module::Billing))
+            .area("billing").summary("The workspace's offerings (paginated)")
+            .empty(200, "a page of offerings ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/payments/checkout", billing::checkout)
+            .auth(Auth::User)
+            .area("billing").summary("A student, or a minor's guardian, pays a coach's offering: Checkout as a destination charge with the platform's fee (Idempotency-Key)")
+            .body::<billing::CheckoutRequest>().ok::<billing::CheckoutAnswer>(200),
+        route(POST, "/api/payments/portal", billing::payer_portal)
+            .auth(Auth::User)
+            .area("billing").summary("Open the provider's customer portal for the caller's payments to coaches")
+            .ok::<billing::PortalLink>(200),
+        route(GET, "/api/payments/access", billing::my_access)
+            .auth(Auth::User)
+            .area("billing").summary("The offerings the caller paid for, or was paid for as the athlete, with their status")
+            .empty(200, "a page of access rows ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/payments/webhook", billing::webhook)
+            .auth(Auth::Webhook("the payment provider's events, verified by Stripe-Signature (HMAC-SHA256 over t.body with any configured secret, 300 s tolerance)"))
+            .area("billing").summary("Payment events (platform and marketplace): stored once, acknowledged at once, applied by a job")
+            .ok::<billing::WebhookAck>(200),
         // ---- platform admin (mirrored under /api/mobile/admin) ----
         route(GET, "/api/admin/metrics", admin::metrics)
             .auth(Auth::Admin).mobile()
@@ -298,7 +339,7 @@ pub fn registry() -> Registry {
             .body::<admin::SettingsUpdate>().ok::<admin::SettingsView>(200),
         route(GET, "/api/admin/subscriptions", admin::subscriptions)
             .auth(Auth::Admin).mobile()
-            .area("admin").summary("Subscriptions and grants (filters: orgId, status)")
+            .area("admin").summary("Paid subscriptions and grants side by side (source provider|grant; filters: orgId, status)")
             .empty(200, "a page of subscriptions"),
         route(POST, "/api/admin/subscriptions/grant", admin::grant)
             .auth(Auth::Admin).mobile()

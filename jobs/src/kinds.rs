@@ -4,6 +4,7 @@
 
 use super::{Job, Queue};
 use serde::{Deserialize, Serialize};
+pub use shared::domain::billing::work::ApplyPaymentEvent;
 pub use shared::domain::footage::work::{
     CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip, StoreSession,
     SubmitClip,
@@ -79,6 +80,7 @@ pub const ALL: &[KindInfo] = &[
     info::<TranscribeNote>(),
     info::<GenerateCoaching>(),
     info::<NarrateProgress>(),
+    info::<ApplyPaymentEvent>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

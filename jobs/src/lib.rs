@@ -7,6 +7,7 @@
 //! tasks through apalis and records every outcome in the progress row; retries are scheduled by
 //! the worker as new queue tasks with a future `run_at`, so a backoff survives restarts.
 
+pub mod billing;
 pub mod cron;
 pub mod footage;
 pub mod kinds;

@@ -50,6 +50,10 @@ pub struct Config {
     /// How long the multi-source athlete search waits for each provider
     /// (`ATHLETE_SEARCH_TIMEOUT_MS`, default 3000): a slower provider is reported, not awaited.
     pub athlete_search_timeout: Duration,
+    /// The payment processor, Stripe protocol (`PAYMENTS_BASE_URL`, `PAYMENTS_SECRET_KEY`,
+    /// `PAYMENTS_WEBHOOK_SECRETS`, `PAYMENTS_PRICE_IDS`, …); unset: the billing and payments
+    /// routes answer 503 `provider_not_configured`.
+    pub payments: Option<PaymentsConfig>,
     /// Run the job worker inside the api process (the embedded default on SQLite).
     pub embedded_worker: bool,
     pub storage: crate::storage::StorageConfig,
@@ -213,6 +217,40 @@ impl std::fmt::Debug for HeatsourceConfig {
             .field("timeout", &self.timeout)
             .field("cache_ttl", &self.cache_ttl)
             .field("organisations", &self.organisations)
+            .finish()
+    }
+}
+
+/// The payment processor (`docs/billing.md`), spoken to in the Stripe protocol.
+#[derive(Clone)]
+pub struct PaymentsConfig {
+    /// `https://api.stripe.com` in production; the adapter appends `/v1/…`.
+    pub base_url: Url,
+    /// Sent as `Authorization: Bearer` (`sk_live_…`/`sk_test_…`).
+    pub secret_key: String,
+    /// The webhook endpoint's signing secrets (`whsec_…`), several during a rotation; empty:
+    /// the webhook answers 503 `provider_not_configured`.
+    pub webhook_secrets: Vec<String>,
+    /// The monthly platform prices a workspace may subscribe to (`price_…`).
+    pub price_ids: Vec<String>,
+    /// Whether this deployment takes live events (`PAYMENTS_LIVEMODE`, default false): an event
+    /// of the other mode is refused.
+    pub livemode: bool,
+    /// The platform's share of marketplace payments, in percent (`PAYMENTS_APPLICATION_FEE_PERCENT`,
+    /// default 10).
+    pub application_fee_percent: u32,
+}
+
+impl std::fmt::Debug for PaymentsConfig {
+    // Config is logged at start-up: never the credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaymentsConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("secret_key", &"<redacted>")
+            .field("webhook_secrets", &self.webhook_secrets.len())
+            .field("price_ids", &self.price_ids)
+            .field("livemode", &self.livemode)
+            .field("application_fee_percent", &self.application_fee_percent)
             .finish()
     }
 }
@@ -469,6 +507,43 @@ impl Config {
             )?
             .max(1),
         );
+        let list = |var: &str| -> Vec<String> {
+            get(var)
+                .unwrap_or_default()
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let payments = match get("PAYMENTS_BASE_URL") {
+            None => None,
+            Some(base) => {
+                let fee = parse_num(
+                    "PAYMENTS_APPLICATION_FEE_PERCENT",
+                    get("PAYMENTS_APPLICATION_FEE_PERCENT"),
+                    10,
+                )?;
+                if fee > 100 {
+                    return Err(err(
+                        "PAYMENTS_APPLICATION_FEE_PERCENT",
+                        "must be between 0 and 100",
+                    ));
+                }
+                Some(PaymentsConfig {
+                    base_url: parse_url("PAYMENTS_BASE_URL", &base)?,
+                    secret_key: get("PAYMENTS_SECRET_KEY").ok_or_else(|| {
+                        err(
+                            "PAYMENTS_SECRET_KEY",
+                            "required when PAYMENTS_BASE_URL is set",
+                        )
+                    })?,
+                    webhook_secrets: list("PAYMENTS_WEBHOOK_SECRETS"),
+                    price_ids: list("PAYMENTS_PRICE_IDS"),
+                    livemode: parse_bool("PAYMENTS_LIVEMODE", get("PAYMENTS_LIVEMODE"), false)?,
+                    application_fee_percent: fee as u32,
+                })
+            }
+        };
         let hosts = |var: &'static str| -> Result<Vec<String>, ConfigError> {
             let rules = crate::video::ssrf::parse_host_list(&get(var).unwrap_or_default())
                 .map_err(|m| err(var, m))?;
@@ -516,6 +591,7 @@ impl Config {
             tourindex,
             spotsource,
             athlete_search_timeout,
+            payments,
             embedded_worker: parse_bool(
                 "EMBEDDED_WORKER",
                 get("EMBEDDED_WORKER"),
@@ -702,6 +778,42 @@ mod tests {
             ("whisper-1", "gpt-4o-mini")
         );
         assert!(!format!("{c:?}").contains("\"k\""), "the key is not logged");
+    }
+
+    #[test]
+    fn payments_need_a_secret_key_and_take_several_webhook_secrets() {
+        assert!(cfg(&[]).unwrap().payments.is_none());
+        let e = cfg(&[("PAYMENTS_BASE_URL", "http://127.0.0.1:9")]).unwrap_err();
+        assert_eq!(e.var, "PAYMENTS_SECRET_KEY");
+        let base = [
+            ("PAYMENTS_BASE_URL", "http://127.0.0.1:9"),
+            ("PAYMENTS_SECRET_KEY", "sk_test_123"),
+        ];
+        let e = cfg(&[
+            base[0],
+            base[1],
+            ("PAYMENTS_APPLICATION_FEE_PERCENT", "101"),
+        ])
+        .unwrap_err();
+        assert_eq!(e.var, "PAYMENTS_APPLICATION_FEE_PERCENT");
+        let c = cfg(&[
+            base[0],
+            base[1],
+            ("PAYMENTS_WEBHOOK_SECRETS", "whsec_new, whsec_old"),
+            ("PAYMENTS_PRICE_IDS", "price_a,,price_b"),
+        ])
+        .unwrap()
+        .payments
+        .unwrap();
+        assert_eq!(c.webhook_secrets, ["whsec_new", "whsec_old"]);
+        assert_eq!(c.price_ids, ["price_a", "price_b"]);
+        assert_eq!(c.application_fee_percent, 10);
+        assert!(!c.livemode);
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("sk_test_123") && !shown.contains("whsec_new"),
+            "{shown}"
+        );
     }
 
     #[test]

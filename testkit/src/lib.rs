@@ -22,12 +22,16 @@
 //! - [`spotsource::FakeSpotsource`]: the surf-spot provider's spot search.
 //! - [`tourindex::FakeTourindex`]: the tour index's JSON search and HTML pages rendered from a
 //!   saved fixture, with page overrides (malformed, partial) and injected failures.
+//! - [`payments::FakePayments`]: the payment processor in the Stripe protocol (customers,
+//!   Checkout, portal, prices, subscriptions, Connect accounts; idempotency keys replayed;
+//!   state changes and the signed events they send).
 
 pub mod analysis;
 pub mod db;
 pub mod expo;
 pub mod heatsource;
 pub mod model;
+pub mod payments;
 pub mod reviewvideo;
 pub mod smtp;
 pub mod spotsource;

@@ -529,7 +529,13 @@ pub struct SubscriptionView {
     pub current_period_end: Option<Ts>,
     pub granted_by: Option<Id>,
     pub grant_reason: Option<String>,
+    /// `provider` (paid through the payment provider) or `grant` (an admin's).
+    pub source: &'static str,
+    pub provider_subscription_id: Option<String>,
+    pub provider_customer_id: Option<String>,
+    pub price_id: Option<String>,
     pub created_at: Ts,
+    pub updated_at: Ts,
 }
 
 fn sub_view(s: subscriptions::Subscription) -> SubscriptionView {
@@ -543,7 +549,16 @@ fn sub_view(s: subscriptions::Subscription) -> SubscriptionView {
         current_period_end: s.current_period_end,
         granted_by: s.granted_by,
         grant_reason: s.grant_reason,
+        source: if s.provider_subscription_id.is_some() {
+            "provider"
+        } else {
+            "grant"
+        },
+        provider_subscription_id: s.provider_subscription_id,
+        provider_customer_id: s.provider_customer_id,
+        price_id: s.price_id,
         created_at: s.created_at,
+        updated_at: s.updated_at,
     }
 }
 

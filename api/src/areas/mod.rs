@@ -8,6 +8,7 @@ pub mod admin;
 pub mod athlete_search;
 pub mod athletes;
 pub mod batch;
+pub mod billing;
 pub mod circuits;
 pub mod coaches;
 pub mod coaching;

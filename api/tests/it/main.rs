@@ -5,6 +5,7 @@
 mod accounts;
 mod admin;
 mod athletes;
+mod billing;
 mod coaches;
 mod competition;
 mod embedded;

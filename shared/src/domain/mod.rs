@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod activity;
 pub mod admin;
 pub mod athletes;
+pub mod billing;
 pub mod coaches;
 pub mod competition;
 pub mod footage;

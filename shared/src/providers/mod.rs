@@ -7,6 +7,7 @@ pub mod heatsource;
 pub mod http;
 pub mod model;
 pub mod pace;
+pub mod payments;
 pub mod reviewvideo;
 pub mod spotsource;
 pub mod tourindex;

@@ -7,6 +7,7 @@ pub mod athletes;
 pub mod audit;
 pub mod auth_tokens;
 pub mod batches;
+pub mod billing;
 pub mod coaches;
 pub mod coaching;
 pub mod competition;

@@ -1,6 +1,6 @@
 use crate::authz::{BUILTIN_ROLES, default_disabled_modules};
 use crate::db::{Executor, Id, Ts};
-use crate::repo::subscriptions::SubscriptionStatus;
+use crate::repo::subscriptions::COUNTING;
 use crate::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;
@@ -203,17 +203,19 @@ pub async fn list_members(
 /// Seats included in the free plan (members plus pending invites).
 pub const FREE_PLAN_SEATS: i64 = 3;
 
-/// The workspace's seat cap: an explicit override, else the largest active subscription or
-/// grant, else the free plan's.
+/// The workspace's seat cap: an explicit override, else the largest counting subscription or
+/// grant (`subscriptions::COUNTING`), else the free plan's.
 pub async fn seat_cap(x: &mut impl Executor, org: &Org) -> Result<i64, sqlx::Error> {
     if let Some(cap) = org.seat_cap {
         return Ok(cap);
     }
+    // A provider subscription counts by its status alone (the provider renews it and says so
+    // by webhook); a grant until its end.
     let subs: Option<i64> = sql!(x, c => sqlx::query_scalar(
-        "SELECT MAX(seats) FROM subscriptions WHERE org_id = $1 AND status IN ($3, $4, $5)
-           AND (current_period_end IS NULL OR current_period_end > $2)")
+        "SELECT MAX(seats) FROM subscriptions WHERE org_id = $1 AND status IN ($3, $4, $5, $6)
+           AND (provider_subscription_id IS NOT NULL OR current_period_end IS NULL OR current_period_end > $2)")
         .bind(org.id).bind(Ts::now())
-        .bind(SubscriptionStatus::Active).bind(SubscriptionStatus::Trialing).bind(SubscriptionStatus::Granted).fetch_one(&mut *c).await)?;
+        .bind(COUNTING[0]).bind(COUNTING[1]).bind(COUNTING[2]).bind(COUNTING[3]).fetch_one(&mut *c).await)?;
     Ok(subs.unwrap_or(FREE_PLAN_SEATS).max(FREE_PLAN_SEATS))
 }
 

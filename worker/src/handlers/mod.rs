@@ -7,6 +7,7 @@
 //! [`RunJob`] for it here or in its area's handler module, and register it in
 //! [`Runners::new`].
 
+mod billing;
 mod coaching;
 mod competition;
 mod footage;
@@ -116,6 +117,7 @@ impl Runners {
         t.job::<jobs::kinds::TranscribeNote>();
         t.job::<jobs::kinds::GenerateCoaching>();
         t.job::<jobs::kinds::NarrateProgress>();
+        t.job::<jobs::kinds::ApplyPaymentEvent>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

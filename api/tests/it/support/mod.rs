@@ -1,6 +1,6 @@
 //! What every area's tests share, taken with `use crate::support::*;`: the harness (`app`:
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
-//! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
+//! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians; `billing`: the fake payment processor, webhook deliveries;
 //! `competition`: the fake competition provider; `messaging`, `notifications`, `pages`: reading HTML pages and their forms, `queue`, `training`, `video`: stream tokens, stored videos, a
 //! loopback video origin). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
@@ -8,6 +8,7 @@
 mod accounts;
 mod app;
 mod athletes;
+mod billing;
 mod competition;
 mod footage;
 mod messaging;
@@ -20,6 +21,7 @@ mod video;
 pub use accounts::*;
 pub use app::*;
 pub use athletes::*;
+pub use billing::*;
 pub use competition::*;
 pub use footage::*;
 pub use messaging::*;
