@@ -28,6 +28,7 @@ pub mod reviewvideo;
 pub mod roles;
 pub mod training;
 pub mod tv;
+pub mod wearable;
 
 use crate::authz::{Perm, PermSet};
 use crate::db::Id;
