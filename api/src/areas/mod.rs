@@ -28,3 +28,4 @@ pub mod system;
 pub mod training;
 pub mod tv;
 pub mod video;
+pub mod wearable;

@@ -24,4 +24,5 @@ mod support;
 mod training;
 mod tv;
 mod video;
+mod wearable;
 mod workspaces;

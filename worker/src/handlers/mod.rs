@@ -16,6 +16,7 @@ mod maintenance;
 mod notify;
 mod reviews;
 mod uploads;
+mod wearable;
 
 use crate::Deps;
 use futures::future::BoxFuture;
@@ -115,6 +116,9 @@ impl Runners {
         t.job::<jobs::kinds::TranscribeNote>();
         t.job::<jobs::kinds::GenerateCoaching>();
         t.job::<jobs::kinds::NarrateProgress>();
+        t.job::<jobs::kinds::DeriveSession>();
+        t.job::<jobs::kinds::IngestFile>();
+        t.job::<jobs::kinds::ExpireSession>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

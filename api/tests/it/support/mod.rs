@@ -2,7 +2,7 @@
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
 //! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians;
 //! `competition`: the fake competition provider; `messaging`, `notifications`, `queue`, `training`, `video`: stream tokens, stored videos, a
-//! loopback video origin). A test file takes its set-up from here, never
+//! loopback video origin; `wearable`: generated labelled watch sessions). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
 
 mod accounts;
@@ -15,6 +15,7 @@ mod notifications;
 mod queue;
 mod training;
 mod video;
+mod wearable;
 
 pub use accounts::*;
 pub use app::*;
@@ -26,3 +27,4 @@ pub use notifications::*;
 pub use queue::*;
 pub use training::*;
 pub use video::*;
+pub use wearable::*;
