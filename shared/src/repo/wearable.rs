@@ -436,7 +436,8 @@ pub async fn schedule(
     to: Ts,
 ) -> Result<Vec<ScheduleEntry>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, ScheduleEntry>(
-        "SELECT s.id, s.org_id, s.title, s.starts_at, s.ends_at, s.location, s.spot,
+        "SELECT id, org_id, title, starts_at, ends_at, location, spot, athlete_id, participant_status FROM (
+         SELECT s.id, s.org_id, s.title, s.starts_at, s.ends_at, s.location, s.spot,
             p.athlete_id, p.status AS participant_status
          FROM training_sessions s
          JOIN athletes a ON a.org_id = s.org_id AND a.user_id = $1 AND a.status <> 'archived'
@@ -447,7 +448,7 @@ pub async fn schedule(
             NULL AS athlete_id, NULL AS participant_status
          FROM training_sessions s JOIN members m ON m.org_id = s.org_id AND m.user_id = $1
          WHERE s.coach_user_id = $1 AND s.starts_at < $3 AND s.ends_at > $2
-         ORDER BY starts_at, id LIMIT 200")
+         ) day ORDER BY starts_at, id LIMIT 200")
         .bind(user).bind(from).bind(to).fetch_all(&mut *c).await)
 }
 

@@ -49,4 +49,3 @@ async fn a_member_without_wearable_manage_cannot_send_for_an_athlete() {
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(app.count("wearable_sessions").await, 0);
 }
-
