@@ -42,13 +42,16 @@ enum Field {
     Speed,
 }
 
+/// A track point being read: lat, lon, time, accuracy, heart rate, speed.
+type Partial = (f64, f64, Option<i64>, Option<f64>, Option<u16>, Option<f64>);
+
 pub struct GpxReader<R> {
     r: NsReader<R>,
     buf: Vec<u8>,
     saw_gpx: bool,
     depth_trkpt: bool,
     field: Field,
-    cur: Option<(f64, f64, Option<i64>, Option<f64>, Option<u16>, Option<f64>)>,
+    cur: Option<Partial>,
     /// Byte position where the current point started (for errors about it).
     cur_at: u64,
 }

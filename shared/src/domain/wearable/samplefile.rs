@@ -160,7 +160,7 @@ mod tests {
         let doc = "# watch\ngps,1767247200000,-33.9,151.2,3.5,\nhr,1767247200000,120\n\nimu,1767247200010,0.1,0.2,9.8\n";
         let mut r = SampleFileReader::new(doc.as_bytes());
         let mut n = 0;
-        while let Some(_) = r.next().await.unwrap() {
+        while r.next().await.unwrap().is_some() {
             n += 1;
         }
         assert_eq!(n, 3);

@@ -791,6 +791,7 @@ pub struct SamplePage {
 /// The most samples one page holds.
 pub const MAX_SAMPLE_PAGE: i64 = 10_000;
 
+#[allow(clippy::too_many_arguments)]
 pub async fn samples(
     db: &Db,
     ws: &InWorkspace,

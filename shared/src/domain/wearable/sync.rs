@@ -430,7 +430,7 @@ pub async fn highlights(
                 let end_cap = dur.unwrap_or(i64::MAX);
                 let (a, b) = (a.max(0), b.min(end_cap));
                 (b > a && r.end_ms > *clip_start && r.start_ms < clip_start.saturating_add(end_cap))
-                    .then(|| ClipSegment {
+                    .then_some(ClipSegment {
                         clip_id: sy.clip_id,
                         start_ms: a,
                         end_ms: b,
