@@ -75,6 +75,8 @@ const STREAMED_BODIES: &[(&str, &str)] = &[
     ("PUT", "/api/storage/{store}/{*key}"),
     ("POST", "/api/reviews/{id}/voice-notes"),
     ("POST", "/api/mobile/reviews/{id}/replies"),
+    ("POST", "/api/wearable/import"),
+    ("POST", "/api/mobile/wearable/import"),
 ];
 
 /// Bounds every request's handling time; answers JSON 503 `timeout` past it.

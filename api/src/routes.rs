@@ -6,12 +6,14 @@ use crate::areas::{
     accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
     coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
     messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, system, tourindex,
-    training, tv, video,
+    training, tv, video, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
 use axum::http::Method;
 use shared::authz::{Module, Perm};
+use shared::domain::wearable::labels::NewLabel;
+use shared::domain::wearable::sync::{SyncPatch, SyncRequest};
 
 const GET: Method = Method::GET;
 const POST: Method = Method::POST;
@@ -848,6 +850,95 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")
             .ok::<shared::video::origin::Reachability>(200),
+        // ---- wearable (issue 12; docs/wearable.md). The routes taking a wearer's data are for
+        // the athlete's own login or a member with wearable.manage in the athlete's workspace
+        // (checked by domain::wearable::access); the watch uses their /api/mobile twins ----
+        route(POST, "/api/wearable/sessions", wearable::upload)
+            .auth(Auth::User).mobile()
+            .area("wearable").summary("A finished watch session: metadata and samples (columnar; 201, derived by a job), or uploadId of a file sent to upload-url (202, read by a job); the same clientSessionId again is 200")
+            .body::<shared::domain::wearable::sessions::SessionUpload>().ok::<wearable::SessionAccepted>(201)
+            .ok::<wearable::SessionAccepted>(202).ok::<wearable::SessionAccepted>(200),
+        route(GET, "/api/wearable/sessions", wearable::list)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("List the workspace's watch sessions, newest first (athleteId; paginated)")
+            .empty(200, "a page of sessions ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/wearable/sessions/live", wearable::live)
+            .auth(Auth::User).mobile()
+            .area("wearable").summary("Start a live session (201) or report on one (sessionId: samples appended; end: ends and derives it); a session silent for 2 minutes ends on its own")
+            .body::<shared::domain::wearable::sessions::LiveReport>().ok::<wearable::SessionAccepted>(201)
+            .ok::<wearable::SessionAccepted>(200),
+        route(POST, "/api/wearable/upload-url", wearable::upload_url)
+            .auth(Auth::User).mobile()
+            .area("wearable").summary("A signed PUT URL (1 hour) for a bulk sample file (format csv or gpx); then POST /api/wearable/sessions with its uploadId")
+            .body::<shared::domain::wearable::sessions::UploadRequest>().ok::<shared::domain::wearable::sessions::UploadUrl>(201),
+        route(GET, "/api/wearable/sessions/{id}", wearable::get)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("Read a watch session with its rides (current detector version) and summary")
+            .ok::<shared::domain::wearable::sessions::SessionDetail>(200),
+        route(DELETE, "/api/wearable/sessions/{id}", wearable::delete)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Delete a watch session with its samples, rides, labels and alignments (the session's coach or a workspace admin only)")
+            .empty(204, "deleted"),
+        route(POST, "/api/wearable/sessions/{id}/rederive", wearable::rederive)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Run the ride detector again (job); its windows record the detector version")
+            .ok::<super::areas::jobs::JobAccepted>(202),
+        route(GET, "/api/wearable/sessions/{id}/gpx", wearable::export_gpx)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("GPX 1.1 export of a session: the track with heart rate, each ride as a waypoint and a track segment")
+            .empty(200, "application/gpx+xml"),
+        route(GET, "/api/wearable/samples/{id}", wearable::samples)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("A session's samples of one stream (stream gps|hr|imu; from, to in Unix ms), columnar, paginated (limit up to 10000)")
+            .ok::<shared::domain::wearable::sessions::SamplePage>(200),
+        route(GET, "/api/wearable/my-schedule", wearable::my_schedule)
+            .auth(Auth::User).mobile()
+            .area("wearable").summary("The wearer's training sessions today (date, tzOffsetMinutes): on the roster as an athlete, or as the coach")
+            .ok::<shared::domain::wearable::people::Schedule>(200),
+        route(GET, "/api/wearable/who-is-surfing", wearable::who_is_surfing)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("The workspace's live wearers (reported within 2 minutes), for the capture screen (paginated)")
+            .empty(200, "a page of live wearers ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/wearable/roster", wearable::roster)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("The caller's assigned athletes with their live session if any: the capture screen's fallback (paginated)")
+            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/wearable/labels", wearable::list_labels)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("A session's ground-truth ride labels (sessionId; paginated)")
+            .empty(200, "a page of labels ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/wearable/labels", wearable::add_label)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Mark a true ride on a session (start, end: RFC 3339, watch clock)")
+            .body::<NewLabel>().ok::<shared::domain::wearable::labels::LabelView>(201),
+        route(DELETE, "/api/wearable/labels", wearable::delete_label)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Delete a ride label (id)")
+            .empty(204, "deleted"),
+        route(GET, "/api/wearable/accuracy", wearable::accuracy)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("The detector's precision, recall and F1 against the labels (temporal IoU ≥ 0.5), per labelled session (paginated) and overall (sessionId for one)")
+            .ok::<shared::domain::wearable::labels::AccuracyReport>(200),
+        route(GET, "/api/wearable/sync", wearable::list_syncs)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("Clip-to-watch alignments (clipId or sessionId; paginated)")
+            .empty(200, "a page of alignments ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/wearable/sync", wearable::align)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Align a clip with a session: by /api/time clock measurements or by matching ride windows (method auto|clock|rides); stored with method and confidence")
+            .body::<SyncRequest>().ok::<shared::domain::wearable::sync::SyncView>(200),
+        route(PATCH, "/api/wearable/sync", wearable::set_offset)
+            .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
+            .area("wearable").summary("Set a clip's offset by hand (manual, confidence 1)")
+            .body::<SyncPatch>().ok::<shared::domain::wearable::sync::SyncView>(200),
+        route(GET, "/api/wearable/highlights", wearable::highlights)
+            .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
+            .area("wearable").summary("Per-ride highlight definitions of a session (sessionId): each ride's segment of every aligned clip covering it (paginated)")
+            .empty(200, "a page of highlights ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/wearable/import", wearable::import)
+            .auth(Auth::User).mobile()
+            .area("wearable").summary("GPX 1.1 import as the body (streamed; athleteId, clientSessionId, trainingSessionId, device); Garmin heart rate; 400 gpx_invalid with the line")
+            .ok::<wearable::SessionAccepted>(201).ok::<wearable::SessionAccepted>(200),
         // ---- competition (issue 15): heatsource reads, cached with a TTL (docs/competition.md) ----
         route(GET, "/api/heatsource/organisations", heatsource::organisations)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))

@@ -12,6 +12,7 @@ pub use shared::domain::footage::work::{
 pub use shared::domain::reviews::work::{
     BuildReview, GenerateCoaching, NarrateProgress, TranscribeNote,
 };
+pub use shared::domain::wearable::{DeriveSession, ExpireSession, IngestFile};
 
 /// Queue diagnostics: runs through the whole machinery (enqueue, worker, progress, retries)
 /// and does nothing else. Operators use it to check a deployment's queue end to end; the
@@ -81,6 +82,9 @@ pub const ALL: &[KindInfo] = &[
     info::<GenerateCoaching>(),
     info::<NarrateProgress>(),
     info::<ApplyPaymentEvent>(),
+    info::<DeriveSession>(),
+    info::<IngestFile>(),
+    info::<ExpireSession>(),
 ];
 
 /// Whether jobs of `kind` may be cancelled by a user.

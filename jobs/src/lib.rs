@@ -15,6 +15,7 @@ pub mod notify;
 pub mod progress;
 pub mod queue;
 pub mod reviews;
+pub mod wearable;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

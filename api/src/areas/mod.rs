@@ -34,3 +34,4 @@ pub mod tourindex;
 pub mod training;
 pub mod tv;
 pub mod video;
+pub mod wearable;

@@ -26,4 +26,5 @@ mod support;
 mod training;
 mod tv;
 mod video;
+mod wearable;
 mod workspaces;

@@ -30,6 +30,7 @@ pub mod roles;
 pub mod spots;
 pub mod training;
 pub mod tv;
+pub mod wearable;
 
 use crate::authz::{Perm, PermSet};
 use crate::db::Id;

@@ -37,3 +37,4 @@ pub mod tv;
 pub mod uploads;
 pub mod users;
 pub mod waitlist;
+pub mod wearable;

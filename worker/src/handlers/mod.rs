@@ -17,6 +17,7 @@ mod maintenance;
 mod notify;
 mod reviews;
 mod uploads;
+mod wearable;
 
 use crate::Deps;
 use futures::future::BoxFuture;
@@ -118,6 +119,9 @@ impl Runners {
         t.job::<jobs::kinds::GenerateCoaching>();
         t.job::<jobs::kinds::NarrateProgress>();
         t.job::<jobs::kinds::ApplyPaymentEvent>();
+        t.job::<jobs::kinds::DeriveSession>();
+        t.job::<jobs::kinds::IngestFile>();
+        t.job::<jobs::kinds::ExpireSession>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }

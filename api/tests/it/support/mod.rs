@@ -2,7 +2,7 @@
 //! the app built in-process on a fresh database, requests, responses) and the fixtures, each
 //! defined once (`accounts`: coaches, members, admins; `athletes`: athletes, logins, guardians; `billing`: the fake payment processor, webhook deliveries;
 //! `competition`: the fake competition provider; `messaging`, `notifications`, `pages`: reading HTML pages and their forms, `queue`, `training`, `video`: stream tokens, stored videos, a
-//! loopback video origin). A test file takes its set-up from here, never
+//! loopback video origin; `wearable`: generated labelled watch sessions). A test file takes its set-up from here, never
 //! from another test module; a set-up two files need becomes a fixture here.
 
 mod accounts;
@@ -17,6 +17,7 @@ mod pages;
 mod queue;
 mod training;
 mod video;
+mod wearable;
 
 pub use accounts::*;
 pub use app::*;
@@ -30,3 +31,4 @@ pub use pages::*;
 pub use queue::*;
 pub use training::*;
 pub use video::*;
+pub use wearable::*;

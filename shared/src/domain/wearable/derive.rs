@@ -1,0 +1,387 @@
+//! What the wearable jobs do: read a bulk sample file into chunks (`wearable.ingest`), run the
+//! detector (`wearable.derive`), and end a live session that went quiet or drop an upload that
+//! never came (`wearable.expire`). GPX imports read their staged document the same way, inside
+//! the request.
+
+use super::codec::{self, ChunkWriter};
+use super::detect::{self, Detection};
+use super::gpx::{GpxReader, line_at};
+use super::samplefile::{Sample, SampleFileReader};
+use super::samples::Stream;
+use super::sessions::{load_all, plan_expiry};
+use super::{
+    LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionStatus, UPLOAD_WAIT_HOURS, WearableQueue, Work,
+};
+use crate::db::{Db, Id, Ts, Tx};
+use crate::repo::wearable::{self, Session};
+use crate::storage::{Storage, Store};
+use crate::{Error, Result};
+use serde_json::json;
+use sqlx::types::Json;
+use tokio::io::BufReader;
+use tokio_util::io::StreamReader;
+
+/// Runs the detector over every sample of the session and stores its windows under the
+/// detector's version; fragmented streams (a live session's many small chunks) are rewritten
+/// into full chunks first. Idempotent.
+pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> {
+    let mut tx = db.begin().await?;
+    let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
+        return Ok(None);
+    };
+    if matches!(
+        s.status,
+        SessionStatus::AwaitingUpload | SessionStatus::Live
+    ) {
+        return Ok(None);
+    }
+    let samples = load_all(&mut tx, s.id).await?;
+    for u in wearable::usage(&mut tx, s.id).await? {
+        let full = (u.samples as usize).div_ceil(codec::chunk_capacity(u.stream)) as i64;
+        if u.chunks > full + 1 {
+            wearable::delete_chunks(&mut tx, s.id, u.stream).await?;
+            let mut one = super::samples::Samples::default();
+            match u.stream {
+                Stream::Gps => one.gps = samples.gps.clone(),
+                Stream::Hr => one.hr = samples.hr.clone(),
+                Stream::Imu => one.imu = samples.imu.clone(),
+            }
+            for c in codec::encode_all(&one) {
+                wearable::insert_chunk(&mut tx, s.id, &c).await?;
+            }
+        }
+    }
+    let d = detect::detect(&samples, true);
+    wearable::replace_rides(&mut tx, org, s.id, &d.version, &d.rides).await?;
+    let usage = wearable::usage(&mut tx, s.id).await?;
+    s.stored_bytes = usage.iter().map(|u| u.bytes).sum();
+    s.gps_count = samples.gps.len() as i64;
+    s.hr_count = samples.hr.len() as i64;
+    s.imu_count = samples.imu.len() as i64;
+    s.status = SessionStatus::Ready;
+    s.status_message = None;
+    s.detector_version = Some(d.version.clone());
+    s.derived_at = Some(Ts::now());
+    if let Some((a, b)) = samples.span() {
+        s.ended_at = Some(s.ended_at.unwrap_or_else(|| super::sessions::ts_ms(b)));
+        if s.gps_count + s.hr_count + s.imu_count > 0 && s.started_at.unix_millis() > a {
+            s.started_at = super::sessions::ts_ms(a);
+        }
+    }
+    s.summary = Some(Json(json!({
+        "rides": d.rides.len(),
+        "activity": d.activity,
+        "usedImu": d.used_imu,
+        "fixesUsed": d.fixes,
+        "rejectedInaccurate": d.rejected_inaccurate,
+        "rejectedSpikes": d.rejected_spikes,
+    })));
+    wearable::update_session(&mut tx, &s).await?;
+    tx.commit().await?;
+    Ok(Some(d))
+}
+
+/// Why a file was refused: its line and the reason.
+#[derive(Debug, Clone)]
+pub struct FileError {
+    pub line: u64,
+    pub message: String,
+}
+
+fn storage_err(e: impl std::fmt::Display) -> Error {
+    Error::internal(anyhow::anyhow!("reading the sample file: {e}"))
+}
+
+/// Reads the staged file at `key` (`csv` or `gpx`) into the session's chunks inside `tx`;
+/// memory is one chunk per stream and the parser's buffer, whatever the file's size.
+pub async fn read_file(
+    tx: &mut Tx,
+    storage: &Storage,
+    s: &mut Session,
+    key: &str,
+    format: &str,
+) -> Result<std::result::Result<(), FileError>> {
+    let obj = storage
+        .get(Store::RawUploads, key, None)
+        .await
+        .map_err(storage_err)?;
+    let reader = BufReader::with_capacity(64 * 1024, StreamReader::new(obj.body));
+    let mut w = ChunkWriter::default();
+    let mut total = 0i64;
+    let mut span: Option<(i64, i64)> = None;
+    macro_rules! put {
+        ($t:expr, $e:expr) => {
+            let t: i64 = $t;
+            span = Some(span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+            if let Some(c) = $e {
+                wearable::insert_chunk(tx, s.id, &c).await?;
+                s.stored_bytes += c.data.len() as i64;
+            }
+            total += 1;
+            if total > MAX_SAMPLES {
+                return Ok(Err(FileError {
+                    line: 0,
+                    message: format!("a session holds at most {MAX_SAMPLES} samples"),
+                }));
+            }
+        };
+    }
+    if format == "gpx" {
+        let mut r = GpxReader::new(reader);
+        loop {
+            match r.next_point().await {
+                Ok(Some(p)) => {
+                    let t = p.fix.t;
+                    put!(t, w.gps(p.fix));
+                    if let Some(bpm) = p.hr {
+                        put!(t, w.hr(super::samples::HeartRate { t, bpm }));
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let again = storage
+                        .get(Store::RawUploads, key, None)
+                        .await
+                        .map_err(storage_err)?;
+                    let line = line_at(StreamReader::new(again.body), e.position).await;
+                    return Ok(Err(FileError {
+                        line,
+                        message: e.message,
+                    }));
+                }
+            }
+        }
+    } else {
+        let mut r = SampleFileReader::new(reader);
+        loop {
+            match r.next().await {
+                Ok(Some(Sample::Gps(f))) => {
+                    put!(f.t, w.gps(f));
+                }
+                Ok(Some(Sample::Hr(h))) => {
+                    put!(h.t, w.hr(h));
+                }
+                Ok(Some(Sample::Imu(m))) => {
+                    put!(m.t, w.imu(m));
+                }
+                Ok(None) => break,
+                Err((line, message)) => return Ok(Err(FileError { line, message })),
+            }
+        }
+    }
+    for c in w.finish() {
+        wearable::insert_chunk(tx, s.id, &c).await?;
+        s.stored_bytes += c.data.len() as i64;
+    }
+    s.gps_count += w.counts[0];
+    s.hr_count += w.counts[1];
+    s.imu_count += w.counts[2];
+    if let Some((a, b)) = span {
+        s.started_at = super::sessions::ts_ms(a);
+        s.ended_at = Some(super::sessions::ts_ms(b));
+    }
+    if total == 0 {
+        return Ok(Err(FileError {
+            line: 0,
+            message: "the file holds no samples".into(),
+        }));
+    }
+    Ok(Ok(()))
+}
+
+/// The ingest job: the session's file into chunks (a bad file fails the session with its line,
+/// keeping nothing of it), the file removed, then the detector.
+pub async fn ingest(db: &Db, storage: &Storage, org: Id, session: Id) -> Result<serde_json::Value> {
+    let mut tx = db.begin().await?;
+    let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
+        return Ok(json!({ "skipped": "session deleted" }));
+    };
+    let (Some(key), Some(format)) = (s.upload_key.clone(), s.upload_format.clone()) else {
+        return Ok(json!({ "skipped": "already read" }));
+    };
+    if s.status != SessionStatus::Processing {
+        return Ok(json!({ "skipped": format!("session is {}", s.status) }));
+    }
+    // A retried run starts over: chunks of an earlier, interrupted run are rolled back with it.
+    match read_file(&mut tx, storage, &mut s, &key, &format).await? {
+        Ok(()) => {
+            s.upload_key = None;
+            wearable::update_session(&mut tx, &s).await?;
+            tx.commit().await?;
+            let _ = storage.delete(Store::RawUploads, &key).await;
+            let d = derive(db, org, session).await?;
+            Ok(json!({ "rides": d.map(|d| d.rides.len()) }))
+        }
+        Err(e) => {
+            drop(tx);
+            let mut tx = db.begin().await?;
+            let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
+                return Ok(json!({ "skipped": "session deleted" }));
+            };
+            s.status = SessionStatus::Failed;
+            s.status_message = Some(if e.line > 0 {
+                format!("line {}: {}", e.line, e.message)
+            } else {
+                e.message.clone()
+            });
+            wearable::update_session(&mut tx, &s).await?;
+            tx.commit().await?;
+            Err(Error::bad_request(
+                "sample_file_invalid",
+                s.status_message.unwrap_or_default(),
+            ))
+        }
+    }
+}
+
+/// The expiry check: a live session quiet for [`LIVE_TIMEOUT_SECS`] ends (at its last report)
+/// and is derived, else the next check is planned; a session still waiting for its file after
+/// [`UPLOAD_WAIT_HOURS`] is removed with whatever was put at its URL.
+pub async fn expire(db: &Db, q: &dyn WearableQueue, org: Id, session: Id) -> Result<&'static str> {
+    let mut tx = db.begin().await?;
+    let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
+        return Ok("gone");
+    };
+    let now = Ts::now();
+    match s.status {
+        SessionStatus::Live => {
+            let seen = s.last_seen_at.unwrap_or(s.created_at);
+            let due = seen.plus(chrono::Duration::seconds(LIVE_TIMEOUT_SECS));
+            if due > now {
+                plan_expiry(&mut tx, q, &s, due).await?;
+                tx.commit().await?;
+                return Ok("still live");
+            }
+            s.status = SessionStatus::Processing;
+            s.ended_at = Some(seen);
+            s.status_message = Some("ended: the watch stopped reporting".into());
+            let job = q
+                .enqueue(
+                    &mut tx,
+                    Work::Derive(super::DeriveSession {
+                        org_id: org,
+                        session_id: s.id,
+                    }),
+                    None,
+                )
+                .await?;
+            s.job_id = Some(job);
+            wearable::update_session(&mut tx, &s).await?;
+            tx.commit().await?;
+            Ok("ended")
+        }
+        SessionStatus::AwaitingUpload => {
+            if s.created_at
+                .plus(chrono::Duration::hours(UPLOAD_WAIT_HOURS))
+                > now
+            {
+                return Ok("still waiting");
+            }
+            wearable::delete_session(&mut tx, org, s.id).await?;
+            if let Some(key) = s.upload_key.clone() {
+                q.enqueue(&mut tx, Work::DeleteObject { org_id: org, key }, None)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok("upload expired")
+        }
+        _ => Ok("nothing to do"),
+    }
+}
+
+/// `POST /api/wearable/import`: a GPX document, already staged at its session's upload key by
+/// the caller, read into a new session in one transaction (any fault: 400 `gpx_invalid` with
+/// its line, nothing kept). The same `clientSessionId` again returns the session (200).
+pub async fn import_gpx(
+    db: &Db,
+    q: &dyn WearableQueue,
+    storage: &Storage,
+    w: &super::access::Wearer,
+    session: Id,
+    meta: super::sessions::ImportMeta,
+) -> Result<super::sessions::Uploaded> {
+    let key = super::upload_key(w.org_id, session);
+    let result = import_staged(db, q, storage, w, session, &key, meta).await;
+    let _ = storage.delete(Store::RawUploads, &key).await;
+    result
+}
+
+async fn import_staged(
+    db: &Db,
+    q: &dyn WearableQueue,
+    storage: &Storage,
+    w: &super::access::Wearer,
+    session: Id,
+    key: &str,
+    meta: super::sessions::ImportMeta,
+) -> Result<super::sessions::Uploaded> {
+    let mut tx = db.begin().await?;
+    if let Some(c) = &meta.client_session_id
+        && let Some(s) = wearable::by_client_id(&mut tx, w.org_id, c).await?
+    {
+        let view = super::sessions::view(&mut tx, &s).await?;
+        tx.commit().await?;
+        return Ok(super::sessions::Uploaded {
+            session: view,
+            created: false,
+            job_id: s.job_id,
+        });
+    }
+    let mut s = super::sessions::new_session(
+        w,
+        super::SessionSource::Gpx,
+        SessionStatus::Processing,
+        Ts::now(),
+    );
+    s.id = session;
+    s.device = meta.device;
+    s.client_session_id = meta.client_session_id;
+    s.training_session_id = meta.training_session_id;
+    wearable::insert_session(&mut tx, &s).await?;
+    if let Err(e) = read_file(&mut tx, storage, &mut s, key, "gpx").await? {
+        let mut err = Error::bad_request(
+            "gpx_invalid",
+            if e.line > 0 {
+                format!("line {}: {}", e.line, e.message)
+            } else {
+                e.message.clone()
+            },
+        );
+        if e.line > 0 {
+            err = err.with_details(json!({ "line": e.line, "reason": e.message }));
+        }
+        return Err(err);
+    }
+    let job = q
+        .enqueue(
+            &mut tx,
+            Work::Derive(super::DeriveSession {
+                org_id: w.org_id,
+                session_id: s.id,
+            }),
+            Some(w.actor.user_id),
+        )
+        .await?;
+    s.job_id = Some(job);
+    wearable::update_session(&mut tx, &s).await?;
+    let data =
+        json!({ "source": "gpx", "athleteId": w.athlete_id, "gps": s.gps_count, "hr": s.hr_count });
+    crate::repo::audit::record(
+        &mut tx,
+        w.actor.audit(
+            Some(w.org_id),
+            "wearable_session.import",
+            "wearable_session",
+            Some(s.id.to_string()),
+            data,
+        ),
+    )
+    .await?;
+    let view = super::sessions::view(&mut tx, &s).await?;
+    tx.commit().await?;
+    Ok(super::sessions::Uploaded {
+        session: view,
+        created: true,
+        job_id: Some(job),
+    })
+}

@@ -1,0 +1,121 @@
+//! Wearable (watch) data: sessions with their samples, the ride detector, ground-truth labels
+//! and the detector's accuracy, clip-to-watch alignment and highlights, GPX import and export.
+//! The flows and decisions: `docs/wearable.md`.
+//!
+//! - [`samples`], [`codec`]: the samples and their stored form (compressed chunks);
+//! - [`detect`]: the ride detector; [`synth`]: the seeded generator of labelled sessions the
+//!   tests and the benchmark share; [`accuracy`]: IoU matching, precision, recall, F1;
+//! - [`access`]: who may send a wearer's data; [`sessions`]: uploads, live sessions, reads,
+//!   deletes; [`derive`]: what the jobs do (read a sample file, run the detector, end a live
+//!   session that went quiet); [`labels`]: ground truth and accuracy; [`sync`]: clip
+//!   alignment and highlights; [`people`]: the wearer's day, the coach's roster, who is live;
+//!   [`gpx`], [`samplefile`]: the file formats.
+
+pub mod access;
+pub mod accuracy;
+pub mod codec;
+pub mod derive;
+pub mod detect;
+pub mod gpx;
+pub mod labels;
+pub mod people;
+pub mod samplefile;
+pub mod samples;
+pub mod sessions;
+pub mod sync;
+pub mod synth;
+
+use crate::db::{Id, Tx};
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+crate::text_enum! {
+    /// How a session arrived: samples in the request (`upload`), a bulk sample file through a
+    /// signed URL (`file`), a GPX import (`gpx`) or reported while it happened (`live`).
+    pub enum SessionSource { Upload = "upload", File = "file", Gpx = "gpx", Live = "live" }
+}
+
+crate::text_enum! {
+    /// `awaiting_upload` (a signed URL was given, the file is not read yet), `live` (reporting),
+    /// `processing` (a job reads or derives it), `ready`, `failed` (the file could not be read).
+    pub enum SessionStatus {
+        AwaitingUpload = "awaiting_upload",
+        Live = "live",
+        Processing = "processing",
+        Ready = "ready",
+        Failed = "failed",
+    }
+}
+
+crate::text_enum! {
+    /// How a clip's offset to the watch was found: the two devices' `/api/time` measurements
+    /// (`clock`), matching ride windows (`rides`), or set by a coach (`manual`).
+    pub enum SyncMethod { Clock = "clock", Rides = "rides", Manual = "manual" }
+}
+
+/// A live session that has not reported for this long has ended.
+pub const LIVE_TIMEOUT_SECS: i64 = 120;
+/// A signed upload URL's life, and how long a session waits for its file.
+pub const UPLOAD_URL_SECS: u64 = 3600;
+pub const UPLOAD_WAIT_HOURS: i64 = 24;
+/// The largest bulk sample file or GPX document.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+/// Samples one session may hold (a day of 100 Hz IMU is 8.6 M).
+pub const MAX_SAMPLES: i64 = 20_000_000;
+
+/// Where a session's bulk sample file waits in raw-uploads.
+pub fn upload_key(org: Id, session: Id) -> String {
+    format!("orgs/{org}/wearable/{session}/samples")
+}
+
+/// Run the detector over a session (after new samples, or asked for again).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeriveSession {
+    pub org_id: Id,
+    pub session_id: Id,
+}
+
+/// Read a session's bulk sample file into chunks, then derive.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestFile {
+    pub org_id: Id,
+    pub session_id: Id,
+}
+
+/// Look at a session when it may have expired: a live one that went quiet ends (and is
+/// derived), one still waiting for its file after [`UPLOAD_WAIT_HOURS`] is removed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpireSession {
+    pub org_id: Id,
+    pub session_id: Id,
+    /// Unix ms this check was planned for (part of the idempotency key).
+    pub due_ms: i64,
+}
+
+/// The wearable area's background work.
+#[derive(Debug, Clone)]
+pub enum Work {
+    Derive(DeriveSession),
+    Ingest(IngestFile),
+    /// Not before the given time.
+    Expire(ExpireSession),
+    /// A storage object in raw-uploads whose row is gone.
+    DeleteObject {
+        org_id: Id,
+        key: String,
+    },
+}
+
+/// Enqueues work in the caller's transaction (implemented by `jobs::wearable::Enqueuer`);
+/// answers the job's id.
+pub trait WearableQueue: Send + Sync {
+    fn enqueue<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        work: Work,
+        user: Option<Id>,
+    ) -> BoxFuture<'a, crate::Result<Id>>;
+}
