@@ -18,25 +18,22 @@ use shared::authz::Perm;
 use shared::db::Id;
 use shared::domain::InWorkspace;
 use shared::domain::competition::{circuits, provider_ref, roster, roster::Source, tourindex};
-use shared::providers::{heatsource, tourindex as ti};
 use utoipa::ToSchema;
 
 type Accepted = (StatusCode, axum::Json<JobAccepted>);
 
+/// 503 `provider_not_configured` before anything is queued.
 fn need_heatsource(state: &AppState) -> Result<()> {
     state
-        .heatsource
-        .as_ref()
-        .map(|_| ())
-        .ok_or_else(|| Error::provider_not_configured(heatsource::PROVIDER).into())
+        .providers()
+        .heatsource()
+        .map_err(shared::Error::from)?;
+    Ok(())
 }
 
 fn need_tourindex(state: &AppState) -> Result<()> {
-    state
-        .tourindex
-        .as_ref()
-        .map(|_| ())
-        .ok_or_else(|| Error::provider_not_configured(ti::PROVIDER).into())
+    state.providers().tourindex().map_err(shared::Error::from)?;
+    Ok(())
 }
 
 /// Enqueues `spec` for the member with an audit entry naming the job, in one transaction.

@@ -294,3 +294,52 @@ async fn import_is_refused_without_permission_and_across_workspaces() {
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
 }
+
+#[tokio::test]
+async fn the_new_competition_reads_need_competition_read_in_an_enabled_module() {
+    let (app, _hs, ti) = app_with_providers(&[]).await;
+    let owner = app.signup("owner@example.com").await;
+    let r = app
+        .post(&format!("/api/orgs/{}/roles", owner.org_id))
+        .session(&owner)
+        .json(json!({ "name": "Physio", "permissions": ["athletes.read"] }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let physio = add_member(&app, owner.org_id, "physio@example.com", "physio").await;
+    let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
+    let reads = [
+        "/api/tourindex/athletes/search?q=kai",
+        "/api/tourindex/athletes/ti-1",
+        "/api/tourindex/live-search?q=kai",
+        "/api/athlete-search/search?q=kai",
+        "/api/athlete-search/tourindex/ti-1",
+        "/api/discover",
+        "/api/circuits",
+    ];
+    for path in reads {
+        let r = app.get(path).session(&viewer).send().await;
+        assert_eq!(r.status, StatusCode::OK, "viewers read {path}: {}", r.body);
+    }
+    let asked = ti.requests().len();
+    for path in reads {
+        app.get(path)
+            .session(&physio)
+            .send()
+            .await
+            .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    }
+    disable_module(&app, owner.org_id, "competition").await;
+    for path in reads {
+        app.get(path)
+            .session(&owner)
+            .send()
+            .await
+            .assert_error(StatusCode::FORBIDDEN, "module_disabled");
+    }
+    assert_eq!(
+        ti.requests().len(),
+        asked,
+        "refused reads ask the provider nothing"
+    );
+}

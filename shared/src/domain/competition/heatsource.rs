@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;
 
-use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref};
+use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref, search_query};
 use crate::db::{Db, Ts};
 use crate::error::{Error, Result};
 use crate::providers::ProviderError;
@@ -133,14 +133,7 @@ pub async fn heatsource_search(
     query: &str,
 ) -> Result<Vec<Athlete>> {
     let hs = configured(hs)?;
-    let q = query.trim().to_lowercase();
-    if q.chars().count() < 2 || q.chars().count() > 100 {
-        return Err(Error::field(
-            "q",
-            "out_of_range",
-            "must be between 2 and 100 characters",
-        ));
-    }
+    let q = search_query(query)?;
     heatsource_cached(
         db,
         hs,

@@ -87,6 +87,20 @@ where
     Ok(t)
 }
 
+/// A search query of 2–100 characters, trimmed and lower-cased (also the cache key); nothing
+/// is asked of a provider otherwise.
+pub(crate) fn search_query(q: &str) -> Result<String> {
+    let q = q.trim().to_lowercase();
+    if !(2..=100).contains(&q.chars().count()) {
+        return Err(Error::field(
+            "q",
+            "out_of_range",
+            "must be between 2 and 100 characters",
+        ));
+    }
+    Ok(q)
+}
+
 /// A provider id or short name from a path or query: trimmed, 1–100 characters.
 pub fn provider_ref(field: &str, value: &str) -> Result<String> {
     let mut v = Validator::new();

@@ -158,7 +158,7 @@ pub async fn search(
     q: &str,
     timeout: Duration,
 ) -> Result<SearchAnswer> {
-    let query = ti_reads::search_query(q)?;
+    let query = super::search_query(q)?;
     let folded = fold_name(&query);
     let roster_f = async {
         let mut c = db.acquire().await?;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::roster::Providers;
-use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref};
+use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref, search_query};
 use crate::db::{Db, Ts};
 use crate::error::{Error, Result};
 use crate::providers::ProviderError;
@@ -21,7 +21,7 @@ const MAX_PAGES: u32 = 200;
 const AVATARS_PER_RUN: i64 = 200;
 
 fn configured<'a>(p: &Providers<'a>) -> Result<&'a Tourindex> {
-    Ok(p.tourindex()?)
+    Ok(p.tourindex()?) // ProviderError::NotConfigured → 503
 }
 
 /// A search answer with what could not be read.
@@ -29,20 +29,6 @@ fn configured<'a>(p: &Providers<'a>) -> Result<&'a Tourindex> {
 pub struct Found {
     pub athletes: Vec<TourAthlete>,
     pub issues: Vec<String>,
-}
-
-/// A query of 2–100 characters, trimmed and lower-cased (the cache key).
-pub(crate) fn search_query(q: &str) -> Result<String> {
-    let q = q.trim().to_lowercase();
-    let n = q.chars().count();
-    if !(2..=100).contains(&n) {
-        return Err(Error::field(
-            "q",
-            "out_of_range",
-            "must be between 2 and 100 characters",
-        ));
-    }
-    Ok(q)
 }
 
 /// Athletes whose name matches `q`, at most [`SEARCH_LIMIT`].
