@@ -5,8 +5,8 @@
 use crate::areas::{
     accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
     coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
-    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, system, tourindex,
-    training, tv, video, wearable,
+    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, strategy, system,
+    tourindex, training, tv, video, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -1043,6 +1043,10 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A circuit with its enrolled athletes, events and rankings")
             .ok::<shared::domain::competition::circuits::CircuitView>(200),
+        route(PATCH, "/api/circuits/{id}", circuits::set_rules)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Set a circuit's scoring rules: results to count (best N), qualification place, points table (null returns a rule to its default)")
+            .body::<circuits::RulesBody>().ok::<shared::domain::competition::strategy::RulesView>(200),
         route(GET, "/api/circuits/{id}/events", circuits::events)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A circuit's events with manual edits applied: which fields are manual and what the provider has (paginated)")
@@ -1062,6 +1066,19 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/circuits/{id}/events/{eventId}", circuits::delete_event)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Delete a member's own event, or hide a synced one for good (later syncs do not bring it back)")
+            .empty(204, "deleted"),
+        // ---- strategy: standings and qualification goals ----
+        route(GET, "/api/strategy/{athleteId}", strategy::view)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("An athlete's standings per circuit and division (circuitId, divisionId): results counted under the circuit's rules (best N, discards), rank, the gap to the qualification line and the finishes in the remaining events that reach it, goals")
+            .ok::<shared::domain::competition::strategy::StrategyView>(200),
+        route(POST, "/api/strategy/{athleteId}/goals", strategy::set_goal)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Set the athlete's qualification goal in a circuit (a target rank, or the circuit's qualification place): 201 new, 200 replaced")
+            .body::<strategy::GoalBody>().ok::<shared::repo::strategy::Goal>(201),
+        route(DELETE, "/api/strategy/{athleteId}/goals", strategy::delete_goal)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Remove the athlete's goal in the circuit given by circuitId")
             .empty(204, "deleted"),
         route(GET, "/api/athletes/{id}/results", circuits::athlete_results)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))

@@ -1,6 +1,7 @@
 //! A workspace's circuits (`/api/circuits`): the provider series it follows, with enrolled
 //! athletes, events and rankings. Created and filled by the competition imports
-//! (`areas::competition_jobs`); manual event edits arrive with issue 16.
+//! (`areas::competition_jobs`), with members' event edits and the scoring rules the
+//! standings view (`areas::strategy`) counts under.
 
 use crate::auth::{Caller, Ws};
 use crate::http::Result;
@@ -15,6 +16,7 @@ use shared::db::Id;
 use shared::domain::competition::circuits::{self, CircuitSummary, CircuitView};
 use shared::domain::competition::events::{self, EventFields, EventView};
 use shared::domain::competition::roster;
+use shared::domain::competition::strategy::{self, RulesPatch, RulesView};
 use shared::repo::competition::ResultRow;
 use utoipa::ToSchema;
 
@@ -135,4 +137,40 @@ pub async fn delete_event(
     let ws = ws.acting(&caller);
     events::delete(&state.db, &ws, id, event).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A change to the circuit's scoring rules: a field left out stays, `null` returns it to the
+/// default.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RulesBody {
+    /// How many of an athlete's best results count (1-100); all when null.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i64>)]
+    pub results_to_count: Option<Option<i64>>,
+    /// Places 1..=this qualify (1-10000); no qualification line when null.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i64>)]
+    pub qualification_place: Option<Option<i64>>,
+    /// Points for 1st, 2nd, ... (1-256 entries, never rising); the default table when null.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Vec<f64>>)]
+    pub points_table: Option<Option<Vec<f64>>>,
+}
+
+/// Sets the circuit's scoring rules (the standings view counts under them).
+pub async fn set_rules(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<RulesBody>,
+) -> Result<Json<RulesView>> {
+    let ws = ws.acting(&caller);
+    let patch = RulesPatch {
+        results_to_count: b.results_to_count,
+        qualification_place: b.qualification_place,
+        points_table: b.points_table,
+    };
+    Ok(Json(strategy::set_rules(&state.db, &ws, id, &patch).await?))
 }

@@ -293,11 +293,13 @@ pub struct Circuit {
     pub provider: String,
     pub external_id: String,
     pub name: String,
+    /// The scoring rules (`domain::competition::standings::StoredRules`).
+    pub rules: Json<Value>,
     pub created_at: Ts,
     pub updated_at: Ts,
 }
 
-const CIRCUIT: &str = "id, org_id, provider, external_id, name, created_at, updated_at";
+const CIRCUIT: &str = "id, org_id, provider, external_id, name, rules, created_at, updated_at";
 
 /// The workspace's circuit for this provider series, created (or renamed) as needed; whether
 /// it was created.
@@ -351,6 +353,51 @@ pub async fn list_circuits(
     sql!(x, c => sqlx::query_as::<_, Circuit>(sqlx::AssertSqlSafe(format!(
         "SELECT {CIRCUIT} FROM circuits WHERE org_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3")))
         .bind(org).bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
+/// Replaces a circuit's scoring rules.
+pub async fn set_rules(
+    x: &mut impl Executor,
+    circuit: Id,
+    rules: &Value,
+    now: Ts,
+) -> Result<u64, sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE circuits SET rules = $1, updated_at = $2 WHERE id = $3")
+            .bind(Json(rules))
+            .bind(now)
+            .bind(circuit)
+    )
+}
+
+/// The workspace's circuits that concern an athlete: enrolled in, with a goal in, or ranked
+/// in under one of `external_ids` (the athlete's heatsource ids).
+pub async fn circuits_of_athlete(
+    x: &mut impl Executor,
+    org: Id,
+    athlete: Id,
+    external_ids: &[String],
+) -> Result<Vec<Circuit>, sqlx::Error> {
+    let mut all: Vec<Circuit> = sql!(x, c => sqlx::query_as::<_, Circuit>(sqlx::AssertSqlSafe(format!(
+        "SELECT {CIRCUIT} FROM circuits WHERE org_id = $1 AND id IN (
+            SELECT circuit_id FROM circuit_athletes WHERE athlete_id = $2
+            UNION SELECT circuit_id FROM strategy_goals WHERE athlete_id = $2)
+         ORDER BY name, id")))
+        .bind(org).bind(athlete).fetch_all(&mut *c).await)?;
+    for e in external_ids {
+        let ranked: Vec<Circuit> = sql!(x, c => sqlx::query_as::<_, Circuit>(sqlx::AssertSqlSafe(format!(
+            "SELECT {CIRCUIT} FROM circuits WHERE org_id = $1 AND id IN (
+                SELECT circuit_id FROM circuit_rankings WHERE org_id = $1 AND athlete_external_id = $2)")))
+            .bind(org).bind(e).fetch_all(&mut *c).await)?;
+        for r in ranked {
+            if !all.iter().any(|c| c.id == r.id) {
+                all.push(r);
+            }
+        }
+    }
+    all.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    Ok(all)
 }
 
 /// Enrolls the athlete (no-op when enrolled); whether a row was added.
@@ -434,6 +481,24 @@ pub async fn circuit_events(
         "SELECT {EVENT} FROM circuit_events WHERE circuit_id = $1 AND deleted_at IS NULL
          ORDER BY date IS NULL, date, name, id")))
         .bind(circuit).fetch_all(&mut *c).await)
+}
+
+/// The circuit's events (deleted ones left out) with the provider's data as read.
+pub async fn circuit_events_with_data(
+    x: &mut impl Executor,
+    circuit: Id,
+) -> Result<Vec<(CircuitEventRow, Json<Value>)>, sqlx::Error> {
+    #[derive(FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        event: CircuitEventRow,
+        data: Json<Value>,
+    }
+    let rows: Vec<Row> = sql!(x, c => sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(format!(
+        "SELECT {EVENT}, data FROM circuit_events WHERE circuit_id = $1 AND deleted_at IS NULL
+         ORDER BY date IS NULL, date, name, id")))
+        .bind(circuit).fetch_all(&mut *c).await)?;
+    Ok(rows.into_iter().map(|r| (r.event, r.data)).collect())
 }
 
 /// One event of the circuit (not deleted).

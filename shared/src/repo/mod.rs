@@ -31,6 +31,7 @@ pub mod settings;
 pub mod signup_invites;
 pub mod sms;
 pub mod spots;
+pub mod strategy;
 pub mod subscriptions;
 pub mod training;
 pub mod tv;

@@ -5,5 +5,6 @@ mod heatsource;
 mod imports;
 mod search;
 mod spots;
+mod strategy;
 mod syncs;
 mod tourindex;

@@ -50,6 +50,8 @@ pub struct CircuitView {
     #[serde(flatten)]
     pub circuit: CircuitSummary,
     pub athlete_ids: Vec<Id>,
+    /// The scoring rules in force (`PATCH /api/circuits/{id}`), defaults filled in.
+    pub rules: super::standings::Rules,
     /// Manual edits applied (`/api/circuits/{id}/events`).
     pub events: Vec<EventView>,
     pub rankings: Vec<RankingRow>,
@@ -77,6 +79,7 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<CircuitView> {
         .ok_or_else(|| Error::not_found("circuit"))?;
     Ok(CircuitView {
         athlete_ids: repo::enrolled(&mut c, circuit.id).await?,
+        rules: super::strategy::rules_of(&circuit),
         events: repo::circuit_events(&mut c, circuit.id)
             .await?
             .iter()

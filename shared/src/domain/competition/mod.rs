@@ -6,6 +6,8 @@
 //! - [`search`]: the multi-source athlete search and the provider directory;
 //! - [`circuits`]: a workspace's circuits (provider series) with their rankings, events and
 //!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits.
+//! - [`standings`]: the scoring arithmetic (points table, best N, ranks, the gap to a line);
+//!   [`strategy`]: the athlete's standings view, qualification goals and circuit rules.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -20,6 +22,8 @@ pub mod events;
 pub mod heatsource;
 pub mod roster;
 pub mod search;
+pub mod standings;
+pub mod strategy;
 pub mod tourindex;
 
 pub use heatsource::*;
