@@ -5,8 +5,8 @@
 use crate::areas::{
     accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
     coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
-    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, strategy, system,
-    tourindex, training, tv, video, wearable,
+    messaging, notifications, orgs, pages, reports, reviews, reviewvideo, roles, storage, strategy,
+    system, tourindex, training, tv, video, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -882,7 +882,7 @@ pub fn registry() -> Registry {
         route(POST, "/api/wearable/sessions/{id}/rederive", wearable::rederive)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
             .area("wearable").summary("Run the ride detector again (job); its windows record the detector version")
-            .ok::<super::areas::jobs::JobAccepted>(202),
+            .ok::<jobs::JobAccepted>(202),
         route(GET, "/api/wearable/sessions/{id}/gpx", wearable::export_gpx)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("GPX 1.1 export of a session: the track with heart rate, each ride as a waypoint and a track segment")
@@ -1080,6 +1080,23 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Remove the athlete's goal in the circuit given by circuitId")
             .empty(204, "deleted"),
+        // ---- season reports ----
+        route(POST, "/api/reports/season/{athleteId}", reports::generate)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Generate a season report (season: a year, or from and to; this year when neither) as a job: JSON and self-contained printable HTML, stored; 202 with the job to poll")
+            .body::<reports::GenerateBody>().ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/reports/season/{athleteId}", reports::list)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The athlete's season reports, newest first, with their headline figures and links (paginated)")
+            .empty(200, "a page of reports ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/reports/season/{athleteId}/{reportId}", reports::get)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("One season report with its JSON document")
+            .ok::<reports::ReportDocument>(200),
+        route(GET, "/api/reports/season/{athleteId}/{reportId}/html", reports::html)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A season report's printable HTML, as a download (self-contained: no script, nothing fetched)")
+            .empty(200, "text/html"),
         route(GET, "/api/athletes/{id}/results", circuits::athlete_results)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's competition results from the providers, newest first")

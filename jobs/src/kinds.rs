@@ -66,6 +66,7 @@ pub const ALL: &[KindInfo] = &[
     info::<TrainingImport>(),
     info::<AthleteResync>(),
     info::<CompetitionImport>(),
+    info::<SeasonReport>(),
     info::<NotificationFanout>(),
     info::<NotificationDrain>(),
     info::<Announcement>(),
@@ -209,6 +210,30 @@ impl Job for CompetitionImport {
             ImportOp::Scrape { .. } => op,
             _ => format!("{}:{op}", self.org_id),
         })
+    }
+}
+
+/// A season report (`POST /api/reports/season/{athleteId}`): built, stored and recorded
+/// under the job's id, so a retry rewrites the same report. The same report asked again while
+/// one is being made joins it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeasonReport {
+    pub org_id: shared::db::Id,
+    pub user_id: Option<shared::db::Id>,
+    pub athlete_id: shared::db::Id,
+    pub period: shared::domain::season_report::Period,
+}
+
+impl Job for SeasonReport {
+    const KIND: &'static str = "reports.season";
+    const QUEUE: Queue = Queue::Default;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!(
+            "{}:{}:{}:{}",
+            self.org_id, self.athlete_id, self.period.from, self.period.to
+        ))
     }
 }
 

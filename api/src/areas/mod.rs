@@ -25,6 +25,7 @@ pub mod messaging;
 pub mod notifications;
 pub mod orgs;
 pub mod pages;
+pub mod reports;
 pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;

@@ -27,6 +27,7 @@ pub mod orgs;
 pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;
+pub mod season_report;
 pub mod spots;
 pub mod training;
 pub mod tv;

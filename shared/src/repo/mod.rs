@@ -24,6 +24,7 @@ pub mod orgs;
 pub mod platform;
 pub mod provider_cache;
 pub mod ratelimit;
+pub mod reports;
 pub mod review_audio;
 pub mod reviews;
 pub mod roles;

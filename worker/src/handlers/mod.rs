@@ -15,6 +15,7 @@ mod imports;
 mod mail;
 mod maintenance;
 mod notify;
+mod reports;
 mod reviews;
 mod uploads;
 mod wearable;
@@ -103,6 +104,7 @@ impl Runners {
         t.job::<TrainingImport>();
         t.job::<AthleteResync>();
         t.job::<CompetitionImport>();
+        t.job::<jobs::kinds::SeasonReport>();
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();

@@ -3,6 +3,7 @@
 mod events;
 mod heatsource;
 mod imports;
+mod reports;
 mod search;
 mod spots;
 mod strategy;

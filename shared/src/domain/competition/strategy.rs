@@ -243,8 +243,19 @@ pub async fn view(
     circuit: Option<Id>,
     division: Option<&str>,
 ) -> Result<StrategyView> {
+    view_in(db, ws.org_id, athlete, circuit, division).await
+}
+
+/// [`view`] for a workspace by id (a job that runs for one, e.g. the season report).
+pub async fn view_in(
+    db: &Db,
+    org: Id,
+    athlete: Id,
+    circuit: Option<Id>,
+    division: Option<&str>,
+) -> Result<StrategyView> {
     let mut c = db.acquire().await?;
-    let a = crate::domain::athletes::load(&mut c, ws.org_id, athlete).await?;
+    let a = crate::domain::athletes::load(&mut c, org, athlete).await?;
     let ids: Vec<String> = repo::links_of(&mut c, a.id)
         .await?
         .into_iter()
@@ -253,11 +264,11 @@ pub async fn view(
         .collect();
     let circuits = match circuit {
         Some(id) => vec![
-            repo::circuit(&mut c, ws.org_id, id)
+            repo::circuit(&mut c, org, id)
                 .await?
                 .ok_or_else(|| Error::not_found("circuit"))?,
         ],
-        None => repo::circuits_of_athlete(&mut c, ws.org_id, a.id, &ids).await?,
+        None => repo::circuits_of_athlete(&mut c, org, a.id, &ids).await?,
     };
     let today = Utc::now().date_naive().to_string();
     let mut out = Vec::with_capacity(circuits.len());
@@ -583,13 +594,4 @@ pub async fn delete_goal(db: &Db, ws: &InWorkspace, athlete: Id, circuit: Id) ->
     .await?;
     tx.commit().await?;
     Ok(())
-}
-
-/// The athlete's goals with whether each is met now (for the season report).
-pub async fn goals_met(db: &Db, ws: &InWorkspace, athlete: Id) -> Result<Vec<GoalStanding>> {
-    let v = view(db, ws, athlete, None, None).await?;
-    Ok(v.circuits
-        .into_iter()
-        .flat_map(|c| c.divisions.into_iter().filter_map(|d| d.goal))
-        .collect())
 }

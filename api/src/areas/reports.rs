@@ -1,0 +1,197 @@
+//! Season reports (`/api/reports/season/{athleteId}`): the POST validates the period and the
+//! athlete and enqueues the `reports.season` job (202, poll the job); the reads list the
+//! athlete's reports and serve one's JSON and its printable HTML from object storage.
+//! Building and storing is `shared::domain::season_report`.
+
+use super::jobs::{JobAccepted, accepted};
+use crate::auth::{Caller, Ws};
+use crate::http::extract::{Body, Path};
+use crate::http::pagination::{Page, Paged};
+use crate::http::{Error, Result};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::TryStreamExt;
+use jobs::kinds::SeasonReport;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use shared::db::Id;
+use shared::domain::season_report::{self, Period};
+use shared::repo::reports::ReportRow;
+use shared::storage::Store;
+use utoipa::ToSchema;
+
+/// The period: a season (a calendar year), or `from` and `to`; this year when neither (`{}`).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GenerateBody {
+    /// A year, 2000-2100.
+    #[serde(default)]
+    pub season: Option<i64>,
+    /// YYYY-MM-DD, with `to`; at most 400 days.
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
+/// Enqueues the report (202 with the job to poll; the same period asked again while it is
+/// being made answers that job).
+pub async fn generate(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(athlete): Path<Id>,
+    Body(b): Body<GenerateBody>,
+) -> Result<(StatusCode, Json<JobAccepted>)> {
+    let ws = ws.acting(&caller);
+    let today = chrono::Utc::now().date_naive();
+    let period = Period::new(b.season, b.from.as_deref(), b.to.as_deref(), today)?;
+    let mut tx = state.db.begin().await?;
+    let a = shared::domain::athletes::load(&mut tx, ws.org_id, athlete).await?;
+    let job = SeasonReport {
+        org_id: ws.org_id,
+        user_id: Some(ws.actor.user_id),
+        athlete_id: a.id,
+        period,
+    };
+    let owner = jobs::Owner {
+        org_id: Some(ws.org_id),
+        user_id: Some(ws.actor.user_id),
+    };
+    let enqueued = jobs::enqueue(&mut tx, &jobs::Job::spec(&job), owner).await?;
+    shared::repo::audit::record(
+        &mut tx,
+        ws.audit(
+            "report.season_requested",
+            "athlete",
+            a.id,
+            json!({ "jobId": enqueued.id, "season": job.period.label }),
+        ),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(accepted(enqueued))
+}
+
+/// A report as listed, with where to read it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportView {
+    #[serde(flatten)]
+    pub report: ReportRow,
+    pub url: String,
+    pub html_url: String,
+}
+
+impl From<ReportRow> for ReportView {
+    fn from(r: ReportRow) -> Self {
+        let url = format!("/api/reports/season/{}/{}", r.athlete_id, r.id);
+        ReportView {
+            html_url: format!("{url}/html"),
+            url,
+            report: r,
+        }
+    }
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    page: Page,
+    Path(athlete): Path<Id>,
+) -> Result<Json<Paged<ReportView>>> {
+    let ws = ws.acting(&caller);
+    let rows = season_report::list(
+        &state.db,
+        ws.org_id,
+        athlete,
+        page.fetch_limit(),
+        page.offset,
+    )
+    .await?;
+    Ok(Json(page.wrap(rows.into_iter().map(Into::into).collect())))
+}
+
+async fn read(state: &AppState, key: &str) -> Result<(Vec<u8>, Option<String>)> {
+    let obj = state
+        .storage
+        .get(Store::Sidecars, key, None)
+        .await
+        .map_err(Error::internal)?;
+    let ct = obj.content_type.clone();
+    let bytes: Vec<u8> = obj
+        .body
+        .try_fold(Vec::new(), |mut v, b| async move {
+            v.extend_from_slice(&b);
+            Ok(v)
+        })
+        .await
+        .map_err(Error::internal)?;
+    Ok((bytes, ct))
+}
+
+/// One report: its row and its JSON document.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportDocument {
+    #[serde(flatten)]
+    pub view: ReportView,
+    #[schema(value_type = Object)]
+    pub document: Value,
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path((athlete, id)): Path<(Id, Id)>,
+) -> Result<Json<ReportDocument>> {
+    let ws = ws.acting(&caller);
+    let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
+    let (bytes, _) = read(&state, &row.json_key).await?;
+    let document = serde_json::from_slice(&bytes).map_err(Error::internal)?;
+    Ok(Json(ReportDocument {
+        view: row.into(),
+        document,
+    }))
+}
+
+/// The printable page, as a download. It is served from the API's origin, so it is locked
+/// down: no script, nothing fetched, not sniffed as anything else.
+pub async fn html(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path((athlete, id)): Path<(Id, Id)>,
+) -> Result<Response> {
+    let ws = ws.acting(&caller);
+    let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
+    let (bytes, _) = read(&state, &row.html_key).await?;
+    let mut h = HeaderMap::new();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let name = format!(
+        "attachment; filename=\"season-report-{}.html\"",
+        row.label
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "-")
+    );
+    h.insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_str(&name).map_err(Error::internal)?,
+    );
+    Ok((StatusCode::OK, h, bytes).into_response())
+}
