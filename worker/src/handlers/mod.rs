@@ -103,6 +103,7 @@ impl Runners {
         t.job::<TrainingImport>();
         t.job::<AthleteResync>();
         t.job::<CompetitionImport>();
+        t.job::<jobs::kinds::AchievementsCheck>();
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
@@ -233,6 +234,12 @@ impl RunJob for AthleteResync {
 impl RunJob for CompetitionImport {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
         competition::import(ctx, self).await
+    }
+}
+
+impl RunJob for jobs::kinds::AchievementsCheck {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        competition::achievements_check(ctx, self).await
     }
 }
 

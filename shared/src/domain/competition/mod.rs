@@ -5,7 +5,10 @@
 //! - [`roster`]: provider profiles brought into the roster (import, link, resync, results);
 //! - [`search`]: the multi-source athlete search and the provider directory;
 //! - [`circuits`]: a workspace's circuits (provider series) with their rankings, events and
-//!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits.
+//!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits;
+//! - [`opponents`]: coaches' notes on opponents; [`headtohead`]: opponent suggestions with
+//!   head-to-head records; [`watchlist`]: members' watched athletes and events;
+//!   [`achievements`]: definitions, checks and awards.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -15,12 +18,16 @@
 //! state, not a silent stale copy. Provider data belongs to no workspace: the cache is global,
 //! and what callers may read is decided by the route's permission (`competition.read`).
 
+pub mod achievements;
 pub mod circuits;
 pub mod events;
+pub mod headtohead;
 pub mod heatsource;
+pub mod opponents;
 pub mod roster;
 pub mod search;
 pub mod tourindex;
+pub mod watchlist;
 
 pub use heatsource::*;
 
