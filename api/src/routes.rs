@@ -3,10 +3,10 @@
 //! fails on a route the OpenAPI document lacks, or on an anonymous call that is not refused).
 
 use crate::areas::{
-    accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
-    coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
-    messaging, notifications, orgs, pages, reports, reviews, reviewvideo, roles, storage, strategy,
-    system, tourindex, training, tv, video, wearable,
+    accounts, achievements, activity, admin, athlete_search, athletes, batch, billing, circuits,
+    coaches, coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
+    messaging, notifications, opponents, orgs, pages, reports, reviews, reviewvideo, roles,
+    storage, strategy, system, tourindex, training, tv, video, watchlist, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -1101,6 +1101,69 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's competition results from the providers, newest first")
             .ok::<Vec<shared::repo::competition::ResultRow>>(200),
+        // ---- opponents, watchlist, achievements (issue 16; docs/competition.md) ----
+        route(GET, "/api/opponents", opponents::list)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Notes on opponents, last changed first; filter by athleteId (the athlete a note is for), opponentAthleteId, or provider + externalId (paginated)")
+            .empty(200, "a page of notes ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/opponents", opponents::create)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Write a note on an opponent (a roster athlete, or a provider athlete with its name), optionally for one athlete: text, strengths, weaknesses, tags")
+            .body::<opponents::NoteBody>().ok::<shared::domain::competition::opponents::NoteView>(201),
+        route(GET, "/api/opponents/suggestions", opponents::suggestions)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Competitors of a roster athlete's divisions (athleteId; synced heatsource events and the circuits' rankings) with head-to-head records from shared heats, most heats shared first (paginated)")
+            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/opponents/{id}", opponents::get)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("One note on an opponent")
+            .ok::<shared::domain::competition::opponents::NoteView>(200),
+        route(PATCH, "/api/opponents/{id}", opponents::update)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Edit a note (a field left out stays, null clears it; the opponent cannot change)")
+            .body::<opponents::NoteBody>().ok::<shared::domain::competition::opponents::NoteView>(200),
+        route(DELETE, "/api/opponents/{id}", opponents::delete)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Delete a note on an opponent")
+            .empty(204, "deleted"),
+        route(GET, "/api/watchlist", watchlist::list)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The caller's own watchlist (personal to each member), newest first; filter by kind (athlete, event) (paginated)")
+            .empty(200, "a page of watched items ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/watchlist", watchlist::add)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Watch an athlete (roster or provider) or an event (circuit or provider); 201, or 200 with the item when already watched")
+            .body::<watchlist::WatchBody>().ok::<shared::domain::competition::watchlist::WatchView>(201),
+        route(GET, "/api/watchlist/{id}", watchlist::get)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("One item of the caller's watchlist")
+            .ok::<shared::domain::competition::watchlist::WatchView>(200),
+        route(PATCH, "/api/watchlist/{id}", watchlist::update)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Edit an item of the caller's watchlist: its note (null clears), a provider target's name")
+            .body::<watchlist::WatchPatch>().ok::<shared::domain::competition::watchlist::WatchView>(200),
+        route(DELETE, "/api/watchlist/{id}", watchlist::remove)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Stop watching: remove an item of the caller's watchlist")
+            .empty(204, "removed"),
+        route(GET, "/api/achievements", achievements::definitions)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The workspace's achievement definitions: code, name, description, rule (metric and threshold) (paginated)")
+            .empty(200, "a page of definitions ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/achievements/seed", achievements::seed)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Seed the default achievement definitions the workspace lacks (idempotent: a second seed creates nothing)")
+            .ok::<shared::domain::competition::achievements::Seeded>(200),
+        route(POST, "/api/achievements/check", achievements::check)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Evaluate achievements over results, training sessions and wearable rides: one athlete now (athleteId: 200), or the whole workspace as a job ({}: 202); each award once, the athlete notified once")
+            .body::<achievements::CheckBody>()
+            .ok::<shared::domain::competition::achievements::AthleteCheck>(200)
+            .ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/athletes/{id}/achievements", achievements::awards)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A roster athlete's awarded achievements, newest first (paginated)")
+            .empty(200, "a page of awards ({items, limit, offset, nextOffset})"),
     ];
     rows.extend(pages());
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----

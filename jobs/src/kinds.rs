@@ -67,6 +67,7 @@ pub const ALL: &[KindInfo] = &[
     info::<AthleteResync>(),
     info::<CompetitionImport>(),
     info::<SeasonReport>(),
+    info::<AchievementsCheck>(),
     info::<NotificationFanout>(),
     info::<NotificationDrain>(),
     info::<Announcement>(),
@@ -168,6 +169,26 @@ pub struct CompetitionImport {
     pub org_id: shared::db::Id,
     pub user_id: Option<shared::db::Id>,
     pub op: ImportOp,
+}
+
+/// A workspace-wide achievements check (`POST /api/achievements/check` without `athleteId`):
+/// every athlete not archived is evaluated and new awards notified. One per workspace while
+/// queued or running; a re-run awards nothing twice (awards are unique per athlete).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AchievementsCheck {
+    pub org_id: shared::db::Id,
+    pub user_id: Option<shared::db::Id>,
+}
+
+impl Job for AchievementsCheck {
+    const KIND: &'static str = "achievements.check";
+    const QUEUE: Queue = Queue::Default;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.org_id.to_string())
+    }
 }
 
 /// What a [`CompetitionImport`] does.

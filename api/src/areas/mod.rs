@@ -3,6 +3,7 @@
 //! typed JSON response.
 
 pub mod accounts;
+pub mod achievements;
 pub mod activity;
 pub mod admin;
 pub mod athlete_search;
@@ -23,6 +24,7 @@ pub mod jobs;
 pub mod members;
 pub mod messaging;
 pub mod notifications;
+pub mod opponents;
 pub mod orgs;
 pub mod pages;
 pub mod reports;
@@ -36,4 +38,5 @@ pub mod tourindex;
 pub mod training;
 pub mod tv;
 pub mod video;
+pub mod watchlist;
 pub mod wearable;

@@ -557,7 +557,10 @@ mod tests {
         let h = html(&r).unwrap();
         assert!(h.starts_with("<!doctype html>"));
         assert!(!h.contains("<script"), "escaped: {h}");
-        assert!(h.contains("script") && h.contains("alert(1)"), "kept as text");
+        assert!(
+            h.contains("script") && h.contains("alert(1)"),
+            "kept as text"
+        );
         assert!(!h.contains("Bells & Whistles") && h.contains("Whistles"));
         assert!(h.contains("1st"));
         for fetch in ["src=", "href=", "@import", "url("] {

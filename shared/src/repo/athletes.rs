@@ -736,6 +736,7 @@ pub async fn move_references(
         .bind(into)
         .bind(org)
     )?;
+    crate::repo::opponents::move_athlete(x, org, from, into).await?;
     Ok(m)
 }
 

@@ -2,6 +2,7 @@
 //! caller chooses a pooled connection or a transaction; the SQL is written once for both
 //! databases (see `db`).
 
+pub mod achievements;
 pub mod activity;
 pub mod athletes;
 pub mod audit;
@@ -20,6 +21,7 @@ pub mod invites;
 pub mod messaging;
 pub mod notifications;
 pub mod oauth;
+pub mod opponents;
 pub mod orgs;
 pub mod platform;
 pub mod provider_cache;

@@ -105,6 +105,7 @@ impl Runners {
         t.job::<AthleteResync>();
         t.job::<CompetitionImport>();
         t.job::<jobs::kinds::SeasonReport>();
+        t.job::<jobs::kinds::AchievementsCheck>();
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
@@ -235,6 +236,12 @@ impl RunJob for AthleteResync {
 impl RunJob for CompetitionImport {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
         competition::import(ctx, self).await
+    }
+}
+
+impl RunJob for jobs::kinds::AchievementsCheck {
+    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        competition::achievements_check(ctx, self).await
     }
 }
 

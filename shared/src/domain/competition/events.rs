@@ -108,7 +108,7 @@ pub enum Patch<T> {
 }
 
 impl<T> Patch<T> {
-    fn from_option(o: Option<Option<T>>) -> Self {
+    pub fn from_option(o: Option<Option<T>>) -> Self {
         match o {
             None => Patch::Absent,
             Some(None) => Patch::Clear,

@@ -8,6 +8,9 @@
 //!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits.
 //! - [`standings`]: the scoring arithmetic (points table, best N, ranks, the gap to a line);
 //!   [`strategy`]: the athlete's standings view, qualification goals and circuit rules.
+//! - [`opponents`]: coaches' notes on opponents; [`headtohead`]: opponent suggestions with
+//!   head-to-head records; [`watchlist`]: members' watched athletes and events;
+//!   [`achievements`]: definitions, checks and awards.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -17,14 +20,18 @@
 //! state, not a silent stale copy. Provider data belongs to no workspace: the cache is global,
 //! and what callers may read is decided by the route's permission (`competition.read`).
 
+pub mod achievements;
 pub mod circuits;
 pub mod events;
+pub mod headtohead;
 pub mod heatsource;
+pub mod opponents;
 pub mod roster;
 pub mod search;
 pub mod standings;
 pub mod strategy;
 pub mod tourindex;
+pub mod watchlist;
 
 pub use heatsource::*;
 

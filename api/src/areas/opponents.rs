@@ -1,0 +1,184 @@
+//! Coaches' notes on opponents (`/api/opponents`) and opponent suggestions with head-to-head
+//! records (`/api/opponents/suggestions`); the rules are in
+//! `shared::domain::competition::{opponents, headtohead}`.
+
+use crate::auth::{Caller, Ws};
+use crate::http::Result;
+use crate::http::extract::{Body, Path, Query, nullable};
+use crate::http::pagination::{Page, Paged};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use shared::db::Id;
+use shared::domain::competition::events::Patch;
+use shared::domain::competition::headtohead::{self, Suggestion};
+use shared::domain::competition::opponents::{self, NoteFields, NoteView, RawFilter, RawOpponent};
+use utoipa::ToSchema;
+
+/// The opponent of a new note: `athleteId` (a roster athlete), or `provider` + `externalId` +
+/// `name` (a provider athlete).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OpponentBody {
+    pub athlete_id: Option<Id>,
+    /// heatsource or tourindex.
+    pub provider: Option<String>,
+    pub external_id: Option<String>,
+    /// 1-200 characters (a provider athlete).
+    pub name: Option<String>,
+}
+
+/// A note's fields. In a change, a field left out stays and `null` clears it.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NoteBody {
+    /// Required for a new note; cannot be changed.
+    pub opponent: Option<OpponentBody>,
+    /// The roster athlete the note is for (who will face the opponent).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Id>)]
+    pub athlete_id: Option<Option<Id>>,
+    /// Free text, at most 10000 characters.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub body: Option<Option<String>>,
+    /// At most 20 entries of 1-100 characters.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub strengths: Option<Option<Vec<String>>>,
+    /// At most 20 entries of 1-100 characters.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub weaknesses: Option<Option<Vec<String>>>,
+    /// At most 20 tags of 1-40 characters of a-z, 0-9, - and _ (lower-cased).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub tags: Option<Option<Vec<String>>>,
+}
+
+impl NoteBody {
+    fn fields(&self) -> NoteFields {
+        NoteFields {
+            athlete_id: Patch::from_option(self.athlete_id),
+            body: Patch::from_option(self.body.clone()),
+            strengths: Patch::from_option(self.strengths.clone()),
+            weaknesses: Patch::from_option(self.weaknesses.clone()),
+            tags: Patch::from_option(self.tags.clone()),
+        }
+    }
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Body(b): Body<NoteBody>,
+) -> Result<(StatusCode, Json<NoteView>)> {
+    let ws = ws.acting(&caller);
+    let o = b
+        .opponent
+        .as_ref()
+        .map_or_else(RawOpponent::default, |o| RawOpponent {
+            athlete_id: o.athlete_id,
+            provider: o.provider.clone(),
+            external_id: o.external_id.clone(),
+            name: o.name.clone(),
+        });
+    let n = opponents::create(&state.db, &ws, &o, &b.fields()).await?;
+    Ok((StatusCode::CREATED, Json(n)))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteQuery {
+    /// Notes for this roster athlete.
+    pub athlete_id: Option<Id>,
+    /// Notes on this roster athlete as an opponent.
+    pub opponent_athlete_id: Option<Id>,
+    /// Notes on this provider athlete (with externalId).
+    pub provider: Option<String>,
+    pub external_id: Option<String>,
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    page: Page,
+    Query(q): Query<NoteQuery>,
+) -> Result<Json<Paged<NoteView>>> {
+    let ws = ws.acting(&caller);
+    let f = RawFilter {
+        athlete_id: q.athlete_id,
+        opponent_athlete_id: q.opponent_athlete_id,
+        provider: q.provider,
+        external_id: q.external_id,
+    };
+    let rows = opponents::list(&state.db, &ws, &f, page.fetch_limit(), page.offset).await?;
+    Ok(Json(page.wrap(rows)))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<Json<NoteView>> {
+    let ws = ws.acting(&caller);
+    Ok(Json(opponents::get(&state.db, &ws, id).await?))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+    Body(b): Body<NoteBody>,
+) -> Result<Json<NoteView>> {
+    let ws = ws.acting(&caller);
+    if b.opponent.is_some() {
+        return Err(shared::Error::field(
+            "opponent",
+            "invalid",
+            "a note's opponent cannot be changed: write a new note",
+        )
+        .into());
+    }
+    Ok(Json(
+        opponents::update(&state.db, &ws, id, &b.fields()).await?,
+    ))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    Path(id): Path<Id>,
+) -> Result<StatusCode> {
+    let ws = ws.acting(&caller);
+    opponents::delete(&state.db, &ws, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestionQuery {
+    /// The roster athlete to suggest opponents for (required).
+    pub athlete_id: Id,
+}
+
+/// Competitors of the athlete's divisions with head-to-head records, most heats shared first.
+pub async fn suggestions(
+    State(state): State<AppState>,
+    caller: Caller,
+    ws: Ws,
+    page: Page,
+    Query(q): Query<SuggestionQuery>,
+) -> Result<Json<Paged<Suggestion>>> {
+    let ws = ws.acting(&caller);
+    Ok(Json(page.slice(
+        headtohead::suggestions(&state.db, &ws, q.athlete_id).await?,
+    )))
+}
