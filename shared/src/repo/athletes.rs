@@ -742,9 +742,15 @@ pub async fn move_references(
         "DELETE FROM strategy_goals WHERE athlete_id = $1 AND circuit_id IN (SELECT circuit_id FROM strategy_goals WHERE athlete_id = $2)")
         .bind(from).bind(into))?;
     for table in ["strategy_goals", "season_reports"] {
-        execute!(x, sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE {table} SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3")))
-            .bind(from).bind(into).bind(org))?;
+        execute!(
+            x,
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE {table} SET athlete_id = $2 WHERE athlete_id = $1 AND org_id = $3"
+            )))
+            .bind(from)
+            .bind(into)
+            .bind(org)
+        )?;
     }
     Ok(m)
 }

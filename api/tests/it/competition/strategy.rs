@@ -470,4 +470,31 @@ async fn goals_are_set_replaced_and_removed_with_permissions_and_tenancy() {
     ] {
         assert_eq!(audit_count(&app, action).await, n, "{action}");
     }
+
+    // Merging a duplicate into Ethan carries the duplicate's goal over.
+    let dup = new_athlete(
+        &app,
+        &coach,
+        json!({ "firstName": "Ethan", "lastName": "Twice" }),
+    )
+    .await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = app
+        .post(&format!("/api/strategy/{dup}/goals"))
+        .session(&coach)
+        .json(json!({ "circuitId": circuit, "targetRank": 3 }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let r = app
+        .post(&format!("/api/athletes/{ethan}/merge/{dup}"))
+        .session(&coach)
+        .send()
+        .await;
+    assert!(r.status.is_success(), "{}", r.body);
+    let r = app.get(&view).session(&coach).send().await;
+    assert_eq!(division(&r)["goal"]["targetRank"], 3, "{}", r.body);
+    assert_eq!(app.count("strategy_goals").await, 1);
 }
