@@ -5,7 +5,10 @@
 //! - [`roster`]: provider profiles brought into the roster (import, link, resync, results);
 //! - [`search`]: the multi-source athlete search and the provider directory;
 //! - [`circuits`]: a workspace's circuits (provider series) with their rankings, events and
-//!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits.
+//!   results, and the event bulk-adds; [`events`]: the circuits' events with manual edits;
+//! - [`identity`]: cross-source identity scoring (explained scores, blocking); [`matching`]:
+//!   candidates for one roster athlete; [`links`]: confirm, reject, remove; [`dedup`]:
+//!   duplicate roster athletes.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -16,8 +19,12 @@
 //! and what callers may read is decided by the route's permission (`competition.read`).
 
 pub mod circuits;
+pub mod dedup;
 pub mod events;
 pub mod heatsource;
+pub mod identity;
+pub mod links;
+pub mod matching;
 pub mod roster;
 pub mod search;
 pub mod tourindex;
