@@ -344,3 +344,72 @@ async fn dedup_needs_athletes_read_and_dismissing_needs_competition_manage() {
         .await
         .assert_error(StatusCode::FORBIDDEN, "module_disabled");
 }
+
+#[tokio::test]
+async fn a_roster_of_thousands_is_deduplicated_quickly() {
+    use shared::repo::athletes::{AthleteSource, AthleteStatus, NewAthlete};
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let first = [
+        "Kai", "Molly", "Jack", "Ethan", "Joao", "Filipe", "Italo", "Caroline", "Tyler", "Sally",
+    ];
+    let syllables = [
+        "ka", "lo", "mi", "re", "su", "ta", "vo", "ne", "pi", "ra", "do", "le", "bu", "sa", "ko",
+    ];
+    let mut rows: Vec<NewAthlete> = (0..3000usize)
+        .map(|i| NewAthlete {
+            first_name: first[i % first.len()].to_string(),
+            last_name: format!(
+                "{}{}{}",
+                syllables[i % 15],
+                syllables[(i / 15) % 15],
+                syllables[(i / 225) % 15]
+            ),
+            email: Some(format!("athlete{i}@example.com")),
+            birth_date: None,
+            stance: None,
+            level: None,
+            notes: None,
+            status: AthleteStatus::Active,
+            source: AthleteSource::Import,
+        })
+        .collect();
+    // Two planted duplicates: an accented copy and an initialled copy with the same address.
+    let mut copy = rows[7].clone();
+    copy.last_name = copy.last_name.replacen('a', "á", 1);
+    copy.email = None;
+    let planted_accent = (rows[7].last_name.clone(), copy.last_name.clone());
+    rows.push(copy);
+    let mut copy = rows[11].clone();
+    copy.first_name = copy.first_name[..1].to_string();
+    rows.push(copy);
+    {
+        let mut tx = app.state.db.begin().await.unwrap();
+        shared::repo::athletes::insert_many(&mut tx, coach.org_id, &rows, None)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+    }
+    let started = std::time::Instant::now();
+    let r = app.get(SUGGESTIONS).session(&coach).send().await;
+    let took = started.elapsed();
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    let names: Vec<(String, String)> = items(&r)
+        .iter()
+        .map(|s| {
+            (
+                s["a"]["name"].as_str().unwrap().to_string(),
+                s["b"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(names.len(), 2, "only the planted pairs: {names:?}");
+    assert!(
+        names.iter().any(
+            |(a, b)| a.ends_with(&planted_accent.0) && b.ends_with(&planted_accent.1)
+                || a.ends_with(&planted_accent.1) && b.ends_with(&planted_accent.0)
+        ),
+        "{names:?}"
+    );
+}

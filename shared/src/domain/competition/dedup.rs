@@ -118,16 +118,17 @@ pub async fn suggestions(db: &Db, ws: &InWorkspace) -> Result<Vec<Suggestion>> {
         .collect();
     drop(c);
     let people: Vec<identity::Person> = roster.iter().map(|a| data.person(a)).collect();
+    let prepared: Vec<identity::Prepared> = people.iter().map(identity::prepare).collect();
     let mut out = Vec::new();
     for (i, j) in identity::candidate_pairs(&people) {
         let (x, y) = (&roster[i], &roster[j]);
         if dismissed.contains(&ids::ordered(x.id, y.id)) {
             continue;
         }
-        let s = identity::score(&people[i], &people[j]);
-        if s.score < identity::DEDUP_MIN {
+        let Some(s) = identity::score_at_least(&prepared[i], &prepared[j], identity::DEDUP_MIN)
+        else {
             continue;
-        }
+        };
         // The older record first, so a pair reads the same every time.
         let (x, y) = if (x.created_at, x.id) <= (y.created_at, y.id) {
             (x, y)
