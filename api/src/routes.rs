@@ -4,9 +4,9 @@
 
 use crate::areas::{
     accounts, achievements, activity, admin, athlete_search, athletes, batch, billing, circuits,
-    coaches, coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
-    messaging, notifications, opponents, orgs, pages, reports, reviews, reviewvideo, roles,
-    storage, strategy, system, tourindex, training, tv, video, watchlist, wearable,
+    coaches, coaching, competition_jobs, cron, footage, heatsource, identity, ingest, invites,
+    jobs, members, messaging, notifications, opponents, orgs, pages, reports, reviews, reviewvideo,
+    roles, storage, strategy, system, tourindex, training, tv, video, watchlist, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -1164,6 +1164,32 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's awarded achievements, newest first (paginated)")
             .empty(200, "a page of awards ({items, limit, offset, nextOffset})"),
+        // ---- cross-source identity and dedup (docs/competition.md, "Identity and dedup") ----
+        route(GET, "/api/identity/match", identity::match_candidates)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Provider profiles that may be the roster athlete athleteId (searches and synced data), each scored 0-1 with the fields that matched and how much each counted, best first (paginated)")
+            .ok::<identity::MatchPage>(200),
+        route(GET, "/api/identity/links", identity::list_links)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The workspace's provider links (status linked, default) or rejected candidates (status rejected), newest first; filters athleteId, source (paginated)")
+            .empty(200, "a page of links ({items, limit, offset, nextOffset})"),
+        route(POST, "/api/identity/links", identity::decide_link)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Confirm a candidate (link it through the import's rules; 409 already_linked when another athlete holds it) or reject it (never suggested again): 201 new, 200 already so")
+            .body::<identity::DecideLink>().ok::<shared::domain::competition::links::LinkView>(201)
+            .ok::<shared::domain::competition::links::LinkView>(200),
+        route(DELETE, "/api/identity/links", identity::remove_link)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Remove the athlete's link to a profile (with the results it brought) or its rejection: athleteId, source, externalId")
+            .empty(204, "removed"),
+        route(GET, "/api/dedup/suggestions", identity::suggestions)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Pairs of roster athletes that are probably one person, scored and explained, best first, with the merge call each feeds (needs athletes.read too; paginated)")
+            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+        route(DELETE, "/api/dedup/suggestions", identity::dismiss)
+            .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
+            .area("competition").summary("Dismiss the suggested pair a, b: it is not suggested again")
+            .empty(204, "dismissed"),
     ];
     rows.extend(pages());
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----

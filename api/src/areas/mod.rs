@@ -17,6 +17,7 @@ pub mod competition_jobs;
 pub mod cron;
 pub mod footage;
 pub mod heatsource;
+pub mod identity;
 pub mod imports;
 pub mod ingest;
 pub mod invites;

@@ -15,6 +15,7 @@ pub mod competition;
 pub mod footage;
 pub mod heatsource;
 pub mod housekeeping;
+pub mod identity;
 pub mod impersonation;
 pub mod import_uploads;
 pub mod invites;

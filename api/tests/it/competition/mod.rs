@@ -1,9 +1,11 @@
-//! Competition data from the providers (issue 15), and opponents, watchlists and
-//! achievements (issue 16).
+//! Competition data from the providers (issue 15), and issue 16: strategy, season reports,
+//! opponents, watchlists, achievements, identity and dedup.
 
 mod achievements;
+mod dedup;
 mod events;
 mod heatsource;
+mod identity;
 mod imports;
 mod opponents;
 mod reports;

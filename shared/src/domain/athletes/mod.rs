@@ -397,6 +397,8 @@ pub async fn merge(ws: &InWorkspace, db: &Db, keep: Id, gone: Id) -> Result<Merg
         ));
     }
     let moved = athletes::move_references(&mut tx, ws.org_id, g.id, k.id).await?;
+    // Identity decisions follow: `gone`'s rejected profiles and dismissed duplicate pairs.
+    crate::repo::identity::move_athlete(&mut tx, ws.org_id, g.id, k.id).await?;
     k.email = k.email.or(g.email.clone());
     k.birth_date = k.birth_date.or(g.birth_date);
     k.stance = k.stance.or(g.stance);

@@ -11,6 +11,9 @@
 //! - [`opponents`]: coaches' notes on opponents; [`headtohead`]: opponent suggestions with
 //!   head-to-head records; [`watchlist`]: members' watched athletes and events;
 //!   [`achievements`]: definitions, checks and awards.
+//! - [`identity`]: cross-source identity scoring (explained scores, blocking); [`matching`]:
+//!   candidates for one roster athlete; [`links`]: confirm, reject, remove; [`dedup`]:
+//!   duplicate roster athletes.
 //!
 //! Reads are served from the shared response cache (`provider_cache`) while fresh, else
 //! fetched and cached. The cache holds our typed reading of an answer (`T` serialized), so a
@@ -22,9 +25,13 @@
 
 pub mod achievements;
 pub mod circuits;
+pub mod dedup;
 pub mod events;
 pub mod headtohead;
 pub mod heatsource;
+pub mod identity;
+pub mod links;
+pub mod matching;
 pub mod opponents;
 pub mod roster;
 pub mod search;

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use chrono::{Datelike, NaiveDate};
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -299,10 +300,31 @@ pub async fn import(
     into: Option<Id>,
     circuit: Option<Id>,
 ) -> Result<Imported> {
+    import_then(db, by, profile, into, circuit, &|_, _| {
+        Box::pin(async { Ok(()) })
+    })
+    .await
+}
+
+/// A step an import runs in its transaction once the profile is resolved, before it commits
+/// (an identity confirmation's audit entry and forgotten rejection).
+pub type AfterImport<'a> =
+    &'a (dyn for<'t> Fn(&'t mut Tx, &'t Imported) -> BoxFuture<'t, Result<()>> + Send + Sync);
+
+/// [`import`], with `then` run in the import's transaction (on each attempt that resolves).
+pub async fn import_then(
+    db: &Db,
+    by: &Importer,
+    profile: &Profile,
+    into: Option<Id>,
+    circuit: Option<Id>,
+    then: AfterImport<'_>,
+) -> Result<Imported> {
     for attempt in 0..2 {
         let mut tx = db.begin().await?;
         match import_in(&mut tx, by, profile, into, circuit).await {
             Ok(done) => {
+                then(&mut tx, &done).await?;
                 tx.commit().await?;
                 return Ok(done);
             }

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+pub use super::identity::fold_name;
 use super::roster::{self, Profile, Providers, Source};
 use super::{cached, heatsource as hs_reads, provider_ref, tourindex as ti_reads};
 use crate::db::{Db, Id};
@@ -61,7 +62,8 @@ pub struct Candidate {
 pub struct SourceStatus {
     /// `roster`, `heatsource` or `tourindex`.
     pub source: &'static str,
-    /// `ok`, `timeout`, `failed` or `not_configured`.
+    /// `ok`, `timeout`, `failed` or `not_configured`; in an identity match also `linked` (not
+    /// asked: the athlete is linked to a profile of this provider already).
     pub status: &'static str,
     pub count: usize,
     pub error: Option<String>,
@@ -72,27 +74,6 @@ pub struct SourceStatus {
 pub struct SearchAnswer {
     pub items: Vec<Candidate>,
     pub sources: Vec<SourceStatus>,
-}
-
-/// Case, accents and spacing folded: the "same name" key.
-pub fn fold_name(s: &str) -> String {
-    let folded: String = s
-        .chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| match c {
-            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-            'ç' => 'c',
-            'è' | 'é' | 'ê' | 'ë' => 'e',
-            'ì' | 'í' | 'î' | 'ï' => 'i',
-            'ñ' => 'n',
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' => 'o',
-            'ù' | 'ú' | 'û' | 'ü' => 'u',
-            'ý' | 'ÿ' => 'y',
-            '-' | '\'' | '.' => ' ',
-            c => c,
-        })
-        .collect();
-    folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn countries_agree(a: Option<&str>, b: Option<&str>) -> bool {
@@ -116,14 +97,14 @@ fn name_score(name: &str, q: &str) -> f64 {
     }
 }
 
-enum Outcome<T> {
+pub(super) enum Outcome<T> {
     Ok(T),
     Timeout,
     Failed(String),
     NotConfigured,
 }
 
-async fn within<T>(
+pub(super) async fn within<T>(
     timeout: Duration,
     f: impl std::future::Future<Output = Result<T>>,
 ) -> Outcome<T> {
@@ -135,7 +116,7 @@ async fn within<T>(
     }
 }
 
-fn status<T>(source: &'static str, o: &Outcome<Vec<T>>) -> SourceStatus {
+pub(super) fn status<T>(source: &'static str, o: &Outcome<Vec<T>>) -> SourceStatus {
     let (status, count, error) = match o {
         Outcome::Ok(v) => ("ok", v.len(), None),
         Outcome::Timeout => ("timeout", 0, None),
