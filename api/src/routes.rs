@@ -5,8 +5,8 @@
 use crate::areas::{
     accounts, activity, admin, athlete_search, athletes, batch, billing, circuits, coaches,
     coaching, competition_jobs, cron, footage, heatsource, ingest, invites, jobs, members,
-    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, system, tourindex,
-    training, tv, video, wearable,
+    messaging, notifications, orgs, pages, reviews, reviewvideo, roles, storage, surf, system,
+    tourindex, training, tv, video, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -1067,6 +1067,19 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's competition results from the providers, newest first")
             .ok::<Vec<shared::repo::competition::ResultRow>>(200),
+        // ---- forecasts (issue 16): provider data, global; cached per grid cell and window (docs/forecasts.md) ----
+        route(GET, "/api/spotsource/spots/search", surf::search)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Search the spot provider's surf spots by name (q, 2-100 characters; paginated; cached)")
+            .empty(200, "a page of spots ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/surf/spot/{slug}", surf::spot)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A surf spot (stored, else read from the spot provider) with its current forecast summary (forecastError says why there is none)")
+            .ok::<shared::domain::forecasts::SpotView>(200),
+        route(GET, "/api/surf/forecast", surf::forecast)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The hourly surf forecast at a spot (spot) or point (lat, lon) from the current hour (hours 1-168, default 72): primary provider, else the fallback; cached per 0.1 degree cell and window; stale when both fail")
+            .ok::<shared::domain::forecasts::Forecast>(200),
     ];
     rows.extend(pages());
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----

@@ -29,6 +29,7 @@ pub mod reviews;
 pub mod reviewvideo;
 pub mod roles;
 pub mod storage;
+pub mod surf;
 pub mod system;
 pub mod tourindex;
 pub mod training;
