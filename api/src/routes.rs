@@ -6,7 +6,7 @@ use crate::areas::{
     accounts, achievements, activity, admin, athlete_search, athletes, batch, billing, circuits,
     coaches, coaching, competition_jobs, cron, footage, heatsource, identity, ingest, invites,
     jobs, members, messaging, notifications, opponents, orgs, pages, reports, reviews, reviewvideo,
-    roles, storage, strategy, system, tourindex, training, tv, video, watchlist, wearable,
+    roles, storage, strategy, surf, system, tourindex, training, tv, video, watchlist, wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -1190,6 +1190,19 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Dismiss the suggested pair a, b: it is not suggested again")
             .empty(204, "dismissed"),
+        // ---- forecasts (issue 16): provider data, global; cached per grid cell and window (docs/forecasts.md) ----
+        route(GET, "/api/spotsource/spots/search", surf::search)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("Search the spot provider's surf spots by name (q, 2-100 characters; paginated; cached)")
+            .empty(200, "a page of spots ({items, limit, offset, nextOffset})"),
+        route(GET, "/api/surf/spot/{slug}", surf::spot)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("A surf spot (stored, else read from the spot provider) with its current forecast summary (forecastError says why there is none)")
+            .ok::<shared::domain::forecasts::SpotView>(200),
+        route(GET, "/api/surf/forecast", surf::forecast)
+            .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
+            .area("competition").summary("The hourly surf forecast at a spot (spot) or point (lat, lon) from the current hour (hours 1-168, default 72): primary provider, else the fallback; cached per 0.1 degree cell and window; stale when both fail")
+            .ok::<shared::domain::forecasts::Forecast>(200),
     ];
     rows.extend(pages());
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----

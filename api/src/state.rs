@@ -5,7 +5,9 @@ use shared::crypto::Keys;
 use shared::db::Db;
 use shared::mail::Mailer;
 use shared::providers::heatsource::Heatsource;
+use shared::providers::openmeteo::OpenMeteo;
 use shared::providers::reviewvideo::ReviewVideo;
+use shared::providers::spotsource::Spotsource;
 use shared::providers::tourindex::Tourindex;
 use shared::providers::twilio::Twilio;
 use shared::storage::Storage;
@@ -25,6 +27,10 @@ pub struct Inner {
     pub heatsource: Option<Heatsource>,
     /// The tour index; one per process, so its pacing is shared.
     pub tourindex: Option<Tourindex>,
+    /// The surf-spot provider: spot search, spots, the primary forecast.
+    pub spotsource: Option<Spotsource>,
+    /// The fallback forecast provider; one per process, so its pacing is shared.
+    pub openmeteo: Option<OpenMeteo>,
     pub storage: Storage,
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
@@ -44,6 +50,15 @@ impl Inner {
         shared::domain::competition::roster::Providers {
             heatsource: self.heatsource.as_ref(),
             tourindex: self.tourindex.as_ref(),
+        }
+    }
+
+    /// The forecast providers and cache window, for `shared::domain::forecasts`.
+    pub fn forecasters(&self) -> shared::domain::forecasts::Forecasters<'_> {
+        shared::domain::forecasts::Forecasters {
+            primary: self.spotsource.as_ref(),
+            fallback: self.openmeteo.as_ref(),
+            window_hours: self.cfg.forecast_cache_hours,
         }
     }
 }
@@ -68,6 +83,14 @@ impl AppState {
             .tourindex
             .clone()
             .map(|c| Tourindex::new(c, http.clone()));
+        let spotsource = cfg
+            .spotsource
+            .clone()
+            .map(|c| Spotsource::new(c, http.clone()));
+        let openmeteo = cfg
+            .openmeteo
+            .clone()
+            .map(|c| OpenMeteo::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
         Ok(AppState(Arc::new(Inner {
@@ -80,6 +103,8 @@ impl AppState {
             twilio,
             heatsource,
             tourindex,
+            spotsource,
+            openmeteo,
             schedules,
         })))
     }

@@ -45,8 +45,17 @@ pub struct Config {
     /// the tourindex routes answer 503 `provider_not_configured`.
     pub tourindex: Option<TourindexConfig>,
     /// The surf-spot provider (`SPOTSOURCE_BASE_URL`, optional `SPOTSOURCE_API_KEY`,
-    /// `SPOTSOURCE_TIMEOUT_MS`); unset: `backfill-spots` fails "not configured".
+    /// `SPOTSOURCE_TIMEOUT_MS`, `SPOTSOURCE_CACHE_TTL_SECS`): spot search, spots and the
+    /// primary forecast; unset: `backfill-spots` fails "not configured", the spot routes answer
+    /// 503 and forecasts come from the fallback alone.
     pub spotsource: Option<SpotsourceConfig>,
+    /// The fallback forecast provider, Open-Meteo protocol (`OPENMETEO_MARINE_URL`,
+    /// `OPENMETEO_WEATHER_URL`, optional `OPENMETEO_API_KEY`, `OPENMETEO_TIMEOUT_MS`,
+    /// `OPENMETEO_RATE_PER_SEC`); unset: forecasts come from the primary alone.
+    pub openmeteo: Option<OpenMeteoConfig>,
+    /// How long a cell's forecast is kept before it is fetched again (`FORECAST_CACHE_HOURS`,
+    /// default 3, a divisor of 24: the windows are aligned to UTC midnight; `docs/forecasts.md`).
+    pub forecast_cache_hours: u32,
     /// How long the multi-source athlete search waits for each provider
     /// (`ATHLETE_SEARCH_TIMEOUT_MS`, default 3000): a slower provider is reported, not awaited.
     pub athlete_search_timeout: Duration,
@@ -174,6 +183,38 @@ pub struct SpotsourceConfig {
     pub api_key: Option<String>,
     /// How long one request may take (`SPOTSOURCE_TIMEOUT_MS`, default 10000).
     pub timeout: Duration,
+    /// How long a spot search or spot is served from the cache (`SPOTSOURCE_CACHE_TTL_SECS`,
+    /// default 600; 0 disables the cache). Forecasts have their own windows.
+    pub cache_ttl: Duration,
+}
+
+/// The fallback forecast provider (`docs/forecasts.md`), spoken to in the Open-Meteo protocol:
+/// the marine API (`{marine_url}/v1/marine`) for waves and the weather API
+/// (`{weather_url}/v1/forecast`) for wind, which Open-Meteo serves from different hosts.
+#[derive(Clone)]
+pub struct OpenMeteoConfig {
+    pub marine_url: Url,
+    pub weather_url: Url,
+    /// Sent as the `apikey` query parameter when set (Open-Meteo's commercial plans).
+    pub api_key: Option<String>,
+    /// How long one request may take (`OPENMETEO_TIMEOUT_MS`, default 10000).
+    pub timeout: Duration,
+    /// Outbound requests per second, per process (`OPENMETEO_RATE_PER_SEC`, default 5: the
+    /// free plan allows 600 a minute).
+    pub rate_per_sec: u32,
+}
+
+impl std::fmt::Debug for OpenMeteoConfig {
+    // Config is logged at start-up: never the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenMeteoConfig")
+            .field("marine_url", &self.marine_url.as_str())
+            .field("weather_url", &self.weather_url.as_str())
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("timeout", &self.timeout)
+            .field("rate_per_sec", &self.rate_per_sec)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for SpotsourceConfig {
@@ -497,8 +538,42 @@ impl Config {
                     )?
                     .max(1),
                 ),
+                cache_ttl: Duration::from_secs(parse_num(
+                    "SPOTSOURCE_CACHE_TTL_SECS",
+                    get("SPOTSOURCE_CACHE_TTL_SECS"),
+                    600,
+                )?),
             }),
         };
+        let openmeteo = match get("OPENMETEO_MARINE_URL") {
+            None => None,
+            Some(marine) => Some(OpenMeteoConfig {
+                marine_url: parse_url("OPENMETEO_MARINE_URL", &marine)?,
+                weather_url: parse_url(
+                    "OPENMETEO_WEATHER_URL",
+                    &get("OPENMETEO_WEATHER_URL").ok_or_else(|| {
+                        err(
+                            "OPENMETEO_WEATHER_URL",
+                            "required when OPENMETEO_MARINE_URL is set (wind comes from the weather API)",
+                        )
+                    })?,
+                )?,
+                api_key: get("OPENMETEO_API_KEY"),
+                timeout: Duration::from_millis(
+                    parse_num("OPENMETEO_TIMEOUT_MS", get("OPENMETEO_TIMEOUT_MS"), 10_000)?.max(1),
+                ),
+                rate_per_sec: parse_num("OPENMETEO_RATE_PER_SEC", get("OPENMETEO_RATE_PER_SEC"), 5)?
+                    .clamp(1, 10_000) as u32,
+            }),
+        };
+        let forecast_cache_hours =
+            parse_num("FORECAST_CACHE_HOURS", get("FORECAST_CACHE_HOURS"), 3)? as u32;
+        if forecast_cache_hours == 0 || 24 % forecast_cache_hours != 0 {
+            return Err(err(
+                "FORECAST_CACHE_HOURS",
+                "must divide 24 (1, 2, 3, 4, 6, 8, 12 or 24)",
+            ));
+        }
         let athlete_search_timeout = Duration::from_millis(
             parse_num(
                 "ATHLETE_SEARCH_TIMEOUT_MS",
@@ -590,6 +665,8 @@ impl Config {
             heatsource,
             tourindex,
             spotsource,
+            openmeteo,
+            forecast_cache_hours,
             athlete_search_timeout,
             payments,
             embedded_worker: parse_bool(
@@ -778,6 +855,38 @@ mod tests {
             ("whisper-1", "gpt-4o-mini")
         );
         assert!(!format!("{c:?}").contains("\"k\""), "the key is not logged");
+    }
+
+    #[test]
+    fn the_forecast_fallback_needs_both_open_meteo_hosts_and_windows_divide_the_day() {
+        let c = cfg(&[]).unwrap();
+        assert!(c.openmeteo.is_none());
+        assert_eq!(c.forecast_cache_hours, 3);
+        let e = cfg(&[("OPENMETEO_MARINE_URL", "http://127.0.0.1:9")]).unwrap_err();
+        assert_eq!(e.var, "OPENMETEO_WEATHER_URL");
+        let c = cfg(&[
+            ("OPENMETEO_MARINE_URL", "http://127.0.0.1:9"),
+            ("OPENMETEO_WEATHER_URL", "http://127.0.0.1:10"),
+            ("OPENMETEO_API_KEY", "om-secret"),
+        ])
+        .unwrap()
+        .openmeteo
+        .unwrap();
+        assert_eq!((c.rate_per_sec, c.timeout), (5, Duration::from_secs(10)));
+        assert!(
+            !format!("{c:?}").contains("om-secret"),
+            "the key is not logged"
+        );
+        for bad in ["0", "5", "48", "x"] {
+            let e = cfg(&[("FORECAST_CACHE_HOURS", bad)]).unwrap_err();
+            assert_eq!(e.var, "FORECAST_CACHE_HOURS", "{bad}");
+        }
+        assert_eq!(
+            cfg(&[("FORECAST_CACHE_HOURS", "6")])
+                .unwrap()
+                .forecast_cache_hours,
+            6
+        );
     }
 
     #[test]

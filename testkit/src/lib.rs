@@ -19,7 +19,10 @@
 //!   completions, injected failures).
 //! - [`heatsource::FakeHeatsource`]: the competition provider's GraphQL endpoint and OAuth
 //!   client-credentials token endpoint, serving saved fixtures, with injected failures.
-//! - [`spotsource::FakeSpotsource`]: the surf-spot provider's spot search.
+//! - [`spotsource::FakeSpotsource`]: the surf-spot provider's spot search, spots and primary
+//!   forecast, with injected failures and call counts.
+//! - [`openmeteo::FakeOpenMeteo`]: the fallback forecast provider in the Open-Meteo protocol
+//!   (marine and weather APIs; nulls for points on land; injected failures; call counts).
 //! - [`tourindex::FakeTourindex`]: the tour index's JSON search and HTML pages rendered from a
 //!   saved fixture, with page overrides (malformed, partial) and injected failures.
 //! - [`payments::FakePayments`]: the payment processor in the Stripe protocol (customers,
@@ -31,6 +34,7 @@ pub mod db;
 pub mod expo;
 pub mod heatsource;
 pub mod model;
+pub mod openmeteo;
 pub mod payments;
 pub mod reviewvideo;
 pub mod smtp;

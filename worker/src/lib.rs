@@ -29,6 +29,9 @@ pub struct Deps {
     pub tourindex: Option<shared::providers::tourindex::Tourindex>,
     /// The surf-spot provider, when configured.
     pub spotsource: Option<shared::providers::spotsource::Spotsource>,
+    /// The fallback forecast provider, when configured; one per process, so its pacing is
+    /// shared.
+    pub openmeteo: Option<shared::providers::openmeteo::OpenMeteo>,
 }
 
 impl Deps {
@@ -37,6 +40,15 @@ impl Deps {
         shared::domain::competition::roster::Providers {
             heatsource: self.heatsource.as_ref(),
             tourindex: self.tourindex.as_ref(),
+        }
+    }
+
+    /// The forecast providers and cache window, for `shared::domain::forecasts`.
+    pub fn forecasters(&self) -> shared::domain::forecasts::Forecasters<'_> {
+        shared::domain::forecasts::Forecasters {
+            primary: self.spotsource.as_ref(),
+            fallback: self.openmeteo.as_ref(),
+            window_hours: self.cfg.forecast_cache_hours,
         }
     }
 }
@@ -63,6 +75,12 @@ impl Deps {
             }),
             spotsource: cfg.spotsource.clone().map(|c| {
                 shared::providers::spotsource::Spotsource::new(
+                    c,
+                    shared::providers::http::shared_client().clone(),
+                )
+            }),
+            openmeteo: cfg.openmeteo.clone().map(|c| {
+                shared::providers::openmeteo::OpenMeteo::new(
                     c,
                     shared::providers::http::shared_client().clone(),
                 )

@@ -34,6 +34,7 @@ pub mod reviewvideo;
 pub mod roles;
 pub mod storage;
 pub mod strategy;
+pub mod surf;
 pub mod system;
 pub mod tourindex;
 pub mod training;

@@ -19,6 +19,7 @@ pub mod billing;
 pub mod coaches;
 pub mod competition;
 pub mod footage;
+pub mod forecasts;
 pub mod invites;
 pub mod members;
 pub mod messaging;

@@ -3,9 +3,11 @@
 
 pub mod analysis;
 pub mod expo;
+pub mod forecast;
 pub mod heatsource;
 pub mod http;
 pub mod model;
+pub mod openmeteo;
 pub mod pace;
 pub mod payments;
 pub mod reviewvideo;

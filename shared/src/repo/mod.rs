@@ -13,6 +13,7 @@ pub mod coaches;
 pub mod coaching;
 pub mod competition;
 pub mod footage;
+pub mod forecasts;
 pub mod heatsource;
 pub mod housekeeping;
 pub mod identity;

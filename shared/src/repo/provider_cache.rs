@@ -18,12 +18,35 @@ pub async fn fresh(
     Ok(v.map(|j| j.0))
 }
 
-/// Stores (or replaces) the value of `key`, fetched at `now`, until `expires_at`.
-pub async fn put(
+/// When a cached row was fetched and when it expires, without its value.
+pub async fn stamp(
     x: &mut impl Executor,
     provider: &str,
     key: &str,
-    value: &Value,
+) -> Result<Option<(Ts, Ts)>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as(
+        "SELECT fetched_at, expires_at FROM provider_cache WHERE provider = $1 AND key = $2")
+        .bind(provider).bind(key).fetch_optional(&mut *c).await)
+}
+
+/// A cached row whatever its age: the value, when it was fetched and when it expires.
+pub async fn entry(
+    x: &mut impl Executor,
+    provider: &str,
+    key: &str,
+) -> Result<Option<(Value, Ts, Ts)>, sqlx::Error> {
+    let row: Option<(Json<Value>, Ts, Ts)> = sql!(x, c => sqlx::query_as(
+        "SELECT value, fetched_at, expires_at FROM provider_cache WHERE provider = $1 AND key = $2")
+        .bind(provider).bind(key).fetch_optional(&mut *c).await)?;
+    Ok(row.map(|(v, f, e)| (v.0, f, e)))
+}
+
+/// Stores (or replaces) the value of `key`, fetched at `now`, until `expires_at`.
+pub async fn put<T: serde::Serialize + Sync>(
+    x: &mut impl Executor,
+    provider: &str,
+    key: &str,
+    value: &T,
     now: Ts,
     expires_at: Ts,
 ) -> Result<(), sqlx::Error> {

@@ -76,18 +76,60 @@ struct SpotRow {
     longitude: Option<f64>,
 }
 
+impl From<SpotRow> for Spot {
+    fn from(r: SpotRow) -> Spot {
+        Spot {
+            slug: r.slug,
+            name: r.name,
+            region: r.region,
+            country: r.country,
+            latitude: r.latitude,
+            longitude: r.longitude,
+        }
+    }
+}
+
+/// A stored spot by its slug.
+pub async fn spot(x: &mut impl Executor, slug: &str) -> Result<Option<Spot>, sqlx::Error> {
+    let row: Option<SpotRow> = sql!(x, c => sqlx::query_as::<_, SpotRow>(
+        "SELECT slug, name, region, country, latitude, longitude FROM spots WHERE slug = $1")
+        .bind(slug).fetch_optional(&mut *c).await)?;
+    Ok(row.map(Spot::from))
+}
+
+/// Stored spots with coordinates in `[lat0, lat1) × [lon0, lon1)`, by slug (at most 100).
+pub async fn spots_in_box(
+    x: &mut impl Executor,
+    (lat0, lat1): (f64, f64),
+    (lon0, lon1): (f64, f64),
+) -> Result<Vec<Spot>, sqlx::Error> {
+    let rows: Vec<SpotRow> = sql!(x, c => sqlx::query_as::<_, SpotRow>(
+        "SELECT slug, name, region, country, latitude, longitude FROM spots
+         WHERE latitude >= $1 AND latitude < $2 AND longitude >= $3 AND longitude < $4
+         ORDER BY slug LIMIT 100")
+        .bind(lat0).bind(lat1).bind(lon0).bind(lon1).fetch_all(&mut *c).await)?;
+    Ok(rows.into_iter().map(Spot::from).collect())
+}
+
+/// The distinct spot names (the spot, else the location) of training sessions that overlap
+/// `[from, to)`, every workspace's: what `forecasts-refresh` keeps warm.
+pub async fn session_spot_names_between(
+    x: &mut impl Executor,
+    from: Ts,
+    to: Ts,
+) -> Result<Vec<String>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar(
+        "SELECT DISTINCT COALESCE(spot, location) AS name FROM training_sessions
+         WHERE starts_at < $2 AND ends_at > $1 AND COALESCE(spot, location) IS NOT NULL
+         ORDER BY name")
+        .bind(from).bind(to).fetch_all(&mut *c).await)
+}
+
 /// The spot a name resolved to, if it did.
 pub async fn spot_for(x: &mut impl Executor, name_key: &str) -> Result<Option<Spot>, sqlx::Error> {
     let row: Option<SpotRow> = sql!(x, c => sqlx::query_as::<_, SpotRow>(
         "SELECT s.slug, s.name, s.region, s.country, s.latitude, s.longitude
          FROM spot_names n JOIN spots s ON s.slug = n.slug WHERE n.name_key = $1")
         .bind(name_key).fetch_optional(&mut *c).await)?;
-    Ok(row.map(|r| Spot {
-        slug: r.slug,
-        name: r.name,
-        region: r.region,
-        country: r.country,
-        latitude: r.latitude,
-        longitude: r.longitude,
-    }))
+    Ok(row.map(Spot::from))
 }

@@ -62,6 +62,19 @@ pub async fn backfill_spots(ctx: &Ctx) -> Result<Value, JobError> {
     report(shared::domain::spots::backfill(&ctx.deps.db, ctx.deps.spotsource.as_ref()).await?)
 }
 
+/// `forecasts-refresh`: the forecasts of the cells in use fetched for the current window
+/// (`docs/forecasts.md`); neither forecast provider configured fails permanently.
+pub async fn forecasts_refresh(ctx: &Ctx) -> Result<Value, JobError> {
+    report(
+        shared::domain::forecasts::refresh(
+            &ctx.deps.db,
+            ctx.deps.forecasters(),
+            shared::db::Ts::now(),
+        )
+        .await?,
+    )
+}
+
 /// `POST /api/athletes/{id}/resync` and `POST /api/tourindex/import-results`.
 pub async fn athletes_resync(ctx: &Ctx, job: AthleteResync) -> Result<Value, JobError> {
     report(roster::resync(&ctx.deps.db, ctx.deps.providers(), job.athlete_id, job.only).await?)

@@ -196,21 +196,15 @@ fn scheduled(task: CronTask) -> Runner {
         WaitlistDigest => task_runner!(mail::waitlist_digest),
         VerificationReminders => task_runner!(mail::verification_reminders),
         UploadsExpire => task_runner!(uploads::expire),
-        // Forecast syncs arrive with the forecast area (issue 16); until then the job fails
-        // permanently and says so.
         TourindexSync => task_runner!(competition::tourindex_sync),
         TourindexAthletesSync => task_runner!(competition::tourindex_athletes_sync),
         TourindexAvatars => task_runner!(competition::tourindex_avatars),
         HeatsourceOrgsSync => task_runner!(competition::heatsource_orgs_sync),
         HeatsourceSync => task_runner!(competition::heatsource_sync),
         BackfillSpots => task_runner!(competition::backfill_spots),
-        ForecastsRefresh => task_runner!(|_| not_configured("forecast")),
+        ForecastsRefresh => task_runner!(competition::forecasts_refresh),
         ClipsPoll => task_runner!(footage::clips_poll),
     }
-}
-
-async fn not_configured(provider: &'static str) -> Result<Value, JobError> {
-    Err(ProviderError::NotConfigured(provider).into())
 }
 
 // The imports' bodies live in `imports.rs` (being moved onto the import pipeline); their

@@ -340,4 +340,29 @@ pub async fn circuit_with_rankings(
     }
     tx.commit().await.unwrap();
     c.id
+
+/// The app with both forecast providers at fresh fakes: the spot provider (primary forecast,
+/// with a key) and the Open-Meteo fallback (its marine and weather APIs on one fake), paced
+/// fast enough for tests, plus `extra` variables (an empty value removes a variable).
+pub async fn app_with_forecasts(
+    extra: &[(&str, &str)],
+) -> (
+    TestApp,
+    testkit::spotsource::FakeSpotsource,
+    testkit::openmeteo::FakeOpenMeteo,
+) {
+    let sp = testkit::spotsource::FakeSpotsource::start(Some("spot-key")).await;
+    let om = testkit::openmeteo::FakeOpenMeteo::start().await;
+    let (sp_base, om_base) = (sp.base_url(), om.base_url());
+    let mut vars = vec![
+        ("SPOTSOURCE_BASE_URL", sp_base.as_str()),
+        ("SPOTSOURCE_API_KEY", "spot-key"),
+        ("SPOTSOURCE_TIMEOUT_MS", "2000"),
+        ("OPENMETEO_MARINE_URL", om_base.as_str()),
+        ("OPENMETEO_WEATHER_URL", om_base.as_str()),
+        ("OPENMETEO_TIMEOUT_MS", "2000"),
+        ("OPENMETEO_RATE_PER_SEC", "10000"),
+    ];
+    vars.extend_from_slice(extra);
+    (TestApp::with_env(&vars).await, sp, om)
 }
