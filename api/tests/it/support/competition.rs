@@ -340,6 +340,7 @@ pub async fn circuit_with_rankings(
     }
     tx.commit().await.unwrap();
     c.id
+}
 
 /// The app with both forecast providers at fresh fakes: the spot provider (primary forecast,
 /// with a key) and the Open-Meteo fallback (its marine and weather APIs on one fake), paced
