@@ -13,7 +13,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures::TryStreamExt;
 use jobs::kinds::SeasonReport;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -116,22 +115,8 @@ pub async fn list(
     Ok(Json(page.wrap(rows.into_iter().map(Into::into).collect())))
 }
 
-async fn read(state: &AppState, key: &str) -> Result<(Vec<u8>, Option<String>)> {
-    let obj = state
-        .storage
-        .get(Store::Sidecars, key, None)
-        .await
-        .map_err(Error::internal)?;
-    let ct = obj.content_type.clone();
-    let bytes: Vec<u8> = obj
-        .body
-        .try_fold(Vec::new(), |mut v, b| async move {
-            v.extend_from_slice(&b);
-            Ok(v)
-        })
-        .await
-        .map_err(Error::internal)?;
-    Ok((bytes, ct))
+fn storage_error(e: shared::storage::StorageError) -> Error {
+    Error::internal(e)
 }
 
 /// One report: its row and its JSON document.
@@ -152,7 +137,11 @@ pub async fn get(
 ) -> Result<Json<ReportDocument>> {
     let ws = ws.acting(&caller);
     let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
-    let (bytes, _) = read(&state, &row.json_key).await?;
+    let bytes = state
+        .storage
+        .get_bytes(Store::Sidecars, &row.json_key)
+        .await
+        .map_err(storage_error)?;
     let document = serde_json::from_slice(&bytes).map_err(Error::internal)?;
     Ok(Json(ReportDocument {
         view: row.into(),
@@ -170,8 +159,13 @@ pub async fn html(
 ) -> Result<Response> {
     let ws = ws.acting(&caller);
     let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
-    let (bytes, _) = read(&state, &row.html_key).await?;
+    let page = state
+        .storage
+        .get(Store::Sidecars, &row.html_key, None)
+        .await
+        .map_err(storage_error)?;
     let mut h = HeaderMap::new();
+    h.insert(header::CONTENT_LENGTH, page.content_length().into());
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
@@ -193,5 +187,5 @@ pub async fn html(
         header::CONTENT_DISPOSITION,
         HeaderValue::from_str(&name).map_err(Error::internal)?,
     );
-    Ok((StatusCode::OK, h, bytes).into_response())
+    Ok((StatusCode::OK, h, axum::body::Body::from_stream(page.body)).into_response())
 }

@@ -34,7 +34,6 @@ pub struct ReportRow {
 const REPORT: &str = "id, athlete_id, label, period_from, period_to, json_key, html_key, html_bytes, summary, created_by, created_at";
 
 /// Records a report (a retried job writes the same row again: nothing changes).
-#[allow(clippy::too_many_arguments)]
 pub async fn insert(x: &mut impl Executor, org: Id, r: &ReportRow) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
         "INSERT INTO season_reports (id, org_id, athlete_id, label, period_from, period_to, json_key,

@@ -327,6 +327,21 @@ impl Storage {
         }
     }
 
+    /// A whole object in memory, for small objects a caller must parse or forward whole (a
+    /// report's JSON, a voice note sent to the model). Anything large is streamed with [`get`].
+    ///
+    /// [`get`]: Storage::get
+    pub async fn get_bytes(&self, store: Store, key: &str) -> Result<Bytes, StorageError> {
+        use futures::TryStreamExt;
+        let obj = self.get(store, key, None).await?;
+        let chunks: Vec<Bytes> = obj
+            .body
+            .try_collect()
+            .await
+            .map_err(|e| StorageError::Backend(e.into()))?;
+        Ok(Bytes::from(chunks.concat()))
+    }
+
     /// The object's size and content type, or `None` if there is no such object.
     pub async fn head(&self, store: Store, key: &str) -> Result<Option<ObjectMeta>, StorageError> {
         validate_key(key)?;

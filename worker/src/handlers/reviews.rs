@@ -4,7 +4,6 @@
 //! it, the note is recorded with a transcript or a reason, and the build ends.
 
 use super::{Ctx, RunJob};
-use futures::TryStreamExt;
 use jobs::JobError;
 use jobs::reviews::ENQUEUER;
 use serde_json::{Value, json};
@@ -95,16 +94,11 @@ async fn transcribe(ctx: &Ctx, model: &Model, note: &VoiceNote) -> Result<Transc
     let audio = ctx
         .deps
         .storage
-        .get(Store::RawUploads, &note.object_key, None)
+        .get_bytes(Store::RawUploads, &note.object_key)
         .await
         .map_err(|e| storage(&e))?;
-    let chunks: Vec<bytes::Bytes> = audio.body.try_collect().await.map_err(|e| storage(&e))?;
     model
-        .transcribe(
-            bytes::Bytes::from(chunks.concat()),
-            &voice_notes::file_name(note),
-            &note.content_type,
-        )
+        .transcribe(audio, &voice_notes::file_name(note), &note.content_type)
         .await
         .map_err(Failure::Model)
 }
