@@ -407,6 +407,13 @@ async fn goals_are_set_replaced_and_removed_with_permissions_and_tenancy() {
         .send()
         .await
         .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    let physio = member_without_competition(&app, &coach).await;
+    app.get(&view)
+        .session(&physio)
+        .send()
+        .await
+        .assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    assert_eq!(app.get(&view).send().await.status, StatusCode::UNAUTHORIZED);
     let other = app.signup("other@example.com").await;
     app.get(&view)
         .session(&other)
