@@ -6,6 +6,7 @@
 //! (COPPA in the US). Anyone under 18 is a minor for everything else (publishing a profile).
 
 use crate::error::Validator;
+use crate::times::TimeKind;
 use chrono::{Datelike, NaiveDate, Utc};
 
 pub const DEFAULT_CONSENT_AGE: u32 = 13;
@@ -85,11 +86,12 @@ pub fn check_birth_date(s: &str) -> Result<NaiveDate, (&'static str, &'static st
     if s.is_empty() {
         return Err(("required", "must be a date, YYYY-MM-DD"));
     }
-    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        Err(_) => Err(("invalid", "must be a date, YYYY-MM-DD")),
-        Ok(d) if d > today() => Err(("out_of_range", "must not be in the future")),
-        Ok(d) if age(d) > 120 => Err(("out_of_range", "must be within the last 120 years")),
-        Ok(d) => Ok(d),
+    match crate::times::parse_day(s) {
+        None => Err(("invalid", "must be a date, YYYY-MM-DD")),
+        Some(d) if !TimeKind::Birth.contains_date(d) => {
+            Err(("out_of_range", TimeKind::Birth.message()))
+        }
+        Some(d) => Ok(d),
     }
 }
 

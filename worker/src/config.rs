@@ -120,7 +120,14 @@ impl WorkerConfig {
             audit_retention_days: get("AUDIT_RETENTION_DAYS")
                 .map(|v| {
                     v.parse()
-                        .map_err(|_| err("AUDIT_RETENTION_DAYS", "must be a number of days"))
+                        .ok()
+                        .filter(|d| (1..=36_500).contains(d))
+                        .ok_or_else(|| {
+                            err(
+                                "AUDIT_RETENTION_DAYS",
+                                "must be a number of days, 1 to 36500",
+                            )
+                        })
                 })
                 .transpose()?
                 .unwrap_or(730),

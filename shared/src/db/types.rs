@@ -125,11 +125,32 @@ impl Ts {
     pub fn from_datetime(t: DateTime<Utc>) -> Self {
         Ts(t.trunc_subsecs(6))
     }
+    /// `self + d`, saturating at chrono's limits (never panics); request times are range-checked
+    /// first (`shared::times`), so saturation is only a last guard.
     pub fn plus(self, d: chrono::Duration) -> Self {
-        Ts(self.0 + d)
+        self.checked_plus(d)
+            .unwrap_or(Ts(if d < chrono::Duration::zero() {
+                DateTime::<Utc>::MIN_UTC
+            } else {
+                DateTime::<Utc>::MAX_UTC
+            }))
     }
+    /// `self - d`, saturating like [`Ts::plus`].
     pub fn minus(self, d: chrono::Duration) -> Self {
-        Ts(self.0 - d)
+        self.checked_minus(d)
+            .unwrap_or(Ts(if d < chrono::Duration::zero() {
+                DateTime::<Utc>::MAX_UTC
+            } else {
+                DateTime::<Utc>::MIN_UTC
+            }))
+    }
+    /// `self + d`, or `None` past chrono's range.
+    pub fn checked_plus(self, d: chrono::Duration) -> Option<Self> {
+        self.0.checked_add_signed(d).map(Ts)
+    }
+    /// `self - d`, or `None` past chrono's range.
+    pub fn checked_minus(self, d: chrono::Duration) -> Option<Self> {
+        self.0.checked_sub_signed(d).map(Ts)
     }
     /// RFC 3339 with milliseconds and a `Z`, the wire format.
     pub fn to_rfc3339(&self) -> String {
@@ -209,6 +230,17 @@ mod tests {
         let fb = b.0.format(SQLITE_TS_FORMAT).to_string();
         assert_eq!(fa.len(), fb.len());
         assert_eq!(a.cmp(&b), fa.cmp(&fb));
+    }
+
+    #[test]
+    fn ts_arithmetic_saturates_instead_of_panicking() {
+        let far = Ts(DateTime::<Utc>::MAX_UTC);
+        assert_eq!(far.plus(chrono::Duration::days(28)), far);
+        assert_eq!(far.checked_plus(chrono::Duration::days(28)), None);
+        let early = Ts(DateTime::<Utc>::MIN_UTC);
+        assert_eq!(early.minus(chrono::Duration::days(1)), early);
+        assert_eq!(early.checked_minus(chrono::Duration::days(1)), None);
+        assert_eq!(early.plus(-chrono::Duration::days(1)), early);
     }
 
     #[test]

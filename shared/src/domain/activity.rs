@@ -6,6 +6,7 @@ use crate::Result;
 use crate::db::{Db, Id, Ts};
 use crate::error::Validator;
 use crate::repo::{activity, orgs};
+use crate::times::TimeKind;
 use serde_json::Value;
 
 /// Events per report.
@@ -60,6 +61,7 @@ impl EventBatch {
                 "too_long",
                 "at most 4 KiB of JSON",
             );
+            v.opt_time(&format!("events[{i}].at"), e.at, TimeKind::Calendar);
         }
         v.finish()?;
         Ok(EventBatch(events))

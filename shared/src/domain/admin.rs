@@ -12,6 +12,7 @@ use crate::repo::{
     activity, audit, impersonation, orgs, platform, settings, signup_invites, subscriptions, users,
     waitlist,
 };
+use crate::times::{self, TimeKind};
 use crate::{Error, Result};
 use serde_json::json;
 
@@ -68,6 +69,7 @@ pub async fn activity(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<activity::Event>> {
+    times::check_filters(&[("since", f.since)], TimeKind::Calendar)?;
     let mut c = db.acquire().await?;
     Ok(activity::list(
         &mut c,
@@ -88,6 +90,7 @@ pub async fn audit_log(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<audit::Row>> {
+    times::check_filters(&[("from", f.from), ("to", f.to)], TimeKind::Calendar)?;
     let mut c = db.acquire().await?;
     Ok(audit::search(&mut c, f, limit, offset).await?)
 }
@@ -517,12 +520,7 @@ impl Grant {
             "out_of_range",
             "between 1 and 100000",
         );
-        v.check(
-            until.is_none_or(|u| u > Ts::now()),
-            "until",
-            "out_of_range",
-            "must be in the future",
-        );
+        v.opt_time("until", until, TimeKind::Future);
         v.finish()?;
         Ok(Grant {
             org_id,

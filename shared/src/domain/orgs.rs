@@ -7,6 +7,7 @@ use crate::db::{Db, Ts};
 use crate::error::Validator;
 use crate::repo::orgs::{MemberRow, Membership, Org, OrgType};
 use crate::repo::{audit, orgs, training};
+use crate::times::{self, TimeKind};
 use crate::{Error, Result};
 use serde_json::json;
 
@@ -163,6 +164,7 @@ pub async fn audit_log(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<audit::Row>> {
+    times::check_filters(&[("from", from), ("to", to)], TimeKind::Calendar)?;
     let mut c = db.acquire().await?;
     Ok(audit::search(
         &mut c,
@@ -188,8 +190,12 @@ pub struct CalendarRange {
 
 impl CalendarRange {
     pub fn parse(from: Option<Ts>, to: Option<Ts>) -> Result<Self> {
+        let mut v = Validator::new();
+        v.opt_time("from", from, TimeKind::Calendar);
+        v.opt_time("to", to, TimeKind::Calendar);
+        v.finish()?;
         let from = from.unwrap_or_else(Ts::now);
-        let to = to.unwrap_or_else(|| from.plus(chrono::Duration::days(28)));
+        let to = to.unwrap_or_else(|| from.plus(chrono::Duration::days(28)).min(times::latest()));
         let mut v = Validator::new();
         v.check(to > from, "to", "out_of_range", "must be after from");
         v.check(

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use askama::Template;
-use chrono::{Datelike, Duration, NaiveDate, NaiveTime};
+use chrono::{Datelike, NaiveDate, NaiveTime};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -43,9 +43,7 @@ impl Period {
     ) -> Result<Period> {
         let mut v = Validator::new();
         let date = |v: &mut Validator, field: &str, s: &str| {
-            NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map_err(|_| v.add(field, "invalid", "a date is YYYY-MM-DD"))
-                .ok()
+            v.date_text(field, s, crate::times::TimeKind::Calendar)
         };
         let period = match (season, from, to) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -99,9 +97,10 @@ impl Period {
 
     /// The instant after the last day.
     fn end(&self) -> Ts {
-        Ts((self.to + Duration::days(1))
-            .and_time(NaiveTime::MIN)
-            .and_utc())
+        match self.to.succ_opt() {
+            Some(next) => Ts(next.and_time(NaiveTime::MIN).and_utc()),
+            None => crate::times::latest(),
+        }
     }
 
     fn contains(&self, day: &str) -> bool {

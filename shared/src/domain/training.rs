@@ -13,6 +13,7 @@ use crate::db::{Db, Executor, Id, Ts};
 use crate::error::Validator;
 use crate::repo::training::{self, FootageSession, Participant, Session};
 use crate::repo::{athletes, audit, orgs};
+use crate::times::{self, TimeKind};
 use crate::{Error, Result};
 use serde_json::{Value, json};
 
@@ -185,6 +186,11 @@ fn opt_text(v: &mut Validator, field: &str, s: Option<&str>, max: usize) -> Opti
 }
 
 fn check_times(v: &mut Validator, starts: Ts, ends: Ts) {
+    let in_range =
+        v.time("startsAt", starts, TimeKind::Calendar) & v.time("endsAt", ends, TimeKind::Calendar);
+    if !in_range {
+        return;
+    }
     v.check(
         ends > starts,
         "endsAt",
@@ -278,6 +284,10 @@ pub async fn list(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Session>> {
+    times::check_filters(
+        &[("from", filter.from), ("to", filter.to)],
+        TimeKind::Calendar,
+    )?;
     if let (Some(f), Some(t)) = (filter.from, filter.to)
         && t <= f
     {

@@ -21,6 +21,7 @@ use crate::db::{Id, Ts, Tx};
 use crate::domain::training::{ParticipantStatus, SessionSource};
 use crate::error::{FieldError, Validator};
 use crate::repo::{athletes, batches, footage, training};
+use crate::times::TimeKind;
 use chrono::{NaiveDate, NaiveTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -203,6 +204,8 @@ impl Importer for ManifestImporter {
             v.add("date", "required", "must be a date (YYYY-MM-DD)");
         } else if date.is_none() {
             v.add("date", "invalid", "must be a date (YYYY-MM-DD)");
+        } else if let Some(d) = date {
+            v.date("date", d, TimeKind::Calendar);
         }
         let spot = v.text("spot", cells.get("spot"), 200);
         let file = v.text("file", cells.get("file"), 255);

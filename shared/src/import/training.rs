@@ -14,6 +14,7 @@ use crate::db::{Id, Ts, Tx};
 use crate::domain::training::{ParticipantStatus, SessionSource};
 use crate::error::{FieldError, Validator};
 use crate::repo::{athletes, training};
+use crate::times::TimeKind;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -149,6 +150,7 @@ impl Importer for TrainingImporter {
             v.add("starts_at", "required", "must be a time");
         } else if s.is_none() {
             v.add("starts_at", "invalid", TIME_FORMATS);
+        } else if s.is_some_and(|s| !v.time("starts_at", s, TimeKind::Calendar)) {
         } else if s.is_some_and(|s| s >= cells.now()) {
             v.add(
                 "starts_at",
@@ -183,7 +185,10 @@ impl Importer for TrainingImporter {
             s.zip(minutes)
                 .map(|(s, m)| s.plus(chrono::Duration::minutes(m)))
         };
-        if let (Some(s), Some(e)) = (s, e) {
+        // A given end is range-checked; one derived from a duration follows its start's check.
+        if let (Some(s), Some(e)) = (s, e)
+            && (e_raw.is_empty() || v.time("ends_at", e, TimeKind::Calendar))
+        {
             v.check(e > s, "ends_at", "out_of_range", "must be after starts_at");
         }
         let location = opt(cells.get("location"), 200, v, "location");

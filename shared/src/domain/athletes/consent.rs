@@ -9,6 +9,7 @@ use crate::error::{Error, Result, Validator};
 use crate::minors;
 use crate::repo::athletes::{self, Athlete, Consent, NewConsent};
 use crate::repo::{audit, orgs};
+use crate::times::TimeKind;
 use serde_json::json;
 
 pub const GUARDIAN_NAME_MAX: usize = 200;
@@ -81,12 +82,7 @@ impl RecordedConsent {
         let method = required_choice_in(&mut v, "method", raw.method, ConsentMethod::RECORDABLE);
         let note = optional_text(&mut v, "note", raw.note, NOTE_MAX);
         let consented_at = raw.consented_at.unwrap_or_else(Ts::now);
-        v.check(
-            consented_at <= Ts::now(),
-            "consentedAt",
-            "out_of_range",
-            "must not be in the future",
-        );
+        v.time("consentedAt", consented_at, TimeKind::Past);
         v.finish()?;
         let (Some(relationship), Some(method)) = (relationship, method) else {
             unreachable!("an absent choice is a field error")

@@ -4,7 +4,6 @@
 //! what the provider has. Deleting a synced event leaves a tombstone, so the next sync does not
 //! bring it back; a member's own event is deleted outright.
 
-use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use sqlx::types::Json;
@@ -148,12 +147,9 @@ fn check(v: &mut Validator, f: &EventFields) -> (Patch<String>, Patch<String>, P
         other => other.clone(),
     };
     let date = match &f.date {
-        Patch::Set(d) => match NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d") {
-            Ok(day) if (1900..=9999).contains(&day.year()) => Patch::Set(day.to_string()),
-            _ => {
-                v.add("date", "invalid", "a date is YYYY-MM-DD, years 1900-9999");
-                Patch::Absent
-            }
+        Patch::Set(d) => match v.date_text("date", d, crate::times::TimeKind::Calendar) {
+            Some(day) => Patch::Set(day.to_string()),
+            None => Patch::Absent,
         },
         other => other.clone(),
     };

@@ -124,11 +124,12 @@ fn parse_meta(m: &BTreeMap<String, String>) -> Result<Meta> {
     let recorded_at = m
         .get("recordedAt")
         .map(|v| {
-            chrono::DateTime::parse_from_rfc3339(v.trim())
-                .map(|t| Ts::from_datetime(t.into()))
-                .map_err(|_| {
-                    Error::field("recordedAt", "invalid_format", "must be an RFC 3339 time")
-                })
+            let t = crate::times::parse_rfc3339(v).ok_or_else(|| {
+                Error::field("recordedAt", "invalid_format", "must be an RFC 3339 time")
+            })?;
+            let mut check = crate::error::Validator::new();
+            check.time("recordedAt", t, crate::times::TimeKind::Recorded);
+            check.finish().map(|()| t)
         })
         .transpose()?;
     Ok(Meta {

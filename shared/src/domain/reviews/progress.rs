@@ -225,10 +225,7 @@ pub struct RawProgress<'a> {
 }
 
 fn date(v: &mut Validator, field: &str, s: Option<&str>) -> Option<NaiveDate> {
-    let s = s?;
-    let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
-    v.check(d.is_some(), field, "invalid", "must be a date, YYYY-MM-DD");
-    d
+    v.date_text(field, s?, crate::times::TimeKind::Calendar)
 }
 
 fn day_start(d: NaiveDate) -> Ts {

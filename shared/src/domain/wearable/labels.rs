@@ -9,7 +9,6 @@ use crate::domain::InWorkspace;
 use crate::error::Validator;
 use crate::repo::{audit, wearable};
 use crate::{Error, Result};
-use chrono::DateTime;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -51,13 +50,8 @@ fn view(l: &wearable::Label) -> LabelView {
 }
 
 fn ms(v: &mut Validator, field: &str, s: &str) -> Option<i64> {
-    match DateTime::parse_from_rfc3339(s.trim()) {
-        Ok(t) => Some(t.timestamp_millis()),
-        Err(_) => {
-            v.add(field, "invalid", "must be an RFC 3339 time");
-            None
-        }
-    }
+    v.time_text(field, s, crate::times::TimeKind::Recorded)
+        .map(|t| t.unix_millis())
 }
 
 pub async fn create(db: &Db, ws: &InWorkspace, req: NewLabel) -> Result<LabelView> {

@@ -4,7 +4,9 @@
 use super::LIVE_TIMEOUT_SECS;
 use crate::db::{Db, Id, Ts};
 use crate::domain::{Actor, InWorkspace};
+use crate::error::Validator;
 use crate::repo::wearable;
+use crate::times::TimeKind;
 use crate::{Error, Result};
 use chrono::{Duration, NaiveDate, TimeZone, Utc};
 use serde::Serialize;
@@ -48,6 +50,11 @@ pub async fn my_schedule(
             "out_of_range",
             "must be between -840 and 840",
         ));
+    }
+    if let Some(d) = date {
+        let mut v = Validator::new();
+        v.date("date", d, TimeKind::Calendar);
+        v.finish()?;
     }
     let local_now = Utc::now() + Duration::minutes(tz_offset_min);
     let date = date.unwrap_or_else(|| local_now.date_naive());

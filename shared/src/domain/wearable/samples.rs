@@ -145,7 +145,9 @@ fn err(field: String, message: impl Into<String>) -> SampleError {
     }
 }
 
-/// Plausible ranges; anything outside is refused, never stored.
+/// Plausible ranges; anything outside is refused, never stored. The times are
+/// `times::TimeKind::Recorded`'s range, as constants because every sample is checked (a unit
+/// test keeps the two equal).
 const MIN_T: i64 = 946_684_800_000; // 2000-01-01
 const MAX_T: i64 = 4_102_444_800_000; // 2100-01-01
 
@@ -305,4 +307,18 @@ pub fn check_imu(s: &Imu) -> Option<&'static str> {
         return Some("acceleration must be within ±320 m/s²");
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_times_are_the_recorded_range() {
+        let k = crate::times::TimeKind::Recorded;
+        assert!(time_ok(MIN_T) && k.contains_millis(MIN_T));
+        assert!(!time_ok(MIN_T - 1) && !k.contains_millis(MIN_T - 1));
+        assert!(time_ok(MAX_T - 1) && k.contains_millis(MAX_T - 1));
+        assert!(!time_ok(MAX_T) && !k.contains_millis(MAX_T));
+    }
 }

@@ -16,6 +16,7 @@ use crate::error::Validator;
 use crate::repo::wearable::Session;
 use crate::repo::{audit, training, wearable};
 use crate::storage::{Storage, Store};
+use crate::times::TimeKind;
 use crate::{Error, Result};
 use chrono::DateTime;
 use serde::{Deserialize, Serialize};
@@ -198,14 +199,7 @@ pub async fn view(x: &mut impl Executor, s: &Session) -> Result<SessionView> {
 }
 
 fn parse_time(v: &mut Validator, field: &str, s: &Option<String>) -> Option<Ts> {
-    let s = s.as_deref()?;
-    match DateTime::parse_from_rfc3339(s.trim()) {
-        Ok(t) => Some(Ts::from_datetime(t.with_timezone(&chrono::Utc))),
-        Err(_) => {
-            v.add(field, "invalid", "must be an RFC 3339 time");
-            None
-        }
-    }
+    v.time_text(field, s.as_deref()?, TimeKind::Recorded)
 }
 
 fn optional_text(v: &mut Validator, field: &str, s: &Option<String>, max: usize) -> Option<String> {
@@ -804,6 +798,13 @@ pub async fn samples(
 ) -> Result<SamplePage> {
     let mut c = db.acquire().await?;
     let s = find(&mut c, ws, id).await?;
+    let mut v = Validator::new();
+    for (field, t) in [("from", from), ("to", to)] {
+        if let Some(t) = t {
+            v.millis(field, t, TimeKind::Recorded);
+        }
+    }
+    v.finish()?;
     let from = from.unwrap_or(i64::MIN / 2);
     let to = to.unwrap_or(i64::MAX / 2);
     if to < from {

@@ -178,6 +178,9 @@ fn clip_rides(clip: &Clip) -> Vec<(i64, i64)> {
         .collect()
 }
 
+/// The largest clock offset a device may report: 100 years.
+const MAX_CLOCK_OFFSET_MS: u64 = 100 * 366 * 24 * 3_600_000;
+
 fn clock(req: &SyncRequest) -> Option<(i64, f64, i64)> {
     let (c, w) = (req.camera_offset_ms?, req.watch_offset_ms?);
     let unc =
@@ -210,6 +213,20 @@ pub async fn align(db: &Db, ws: &InWorkspace, req: SyncRequest) -> Result<SyncVi
                 name,
                 "out_of_range",
                 "must be between 0 and 60000",
+            ));
+        }
+    }
+    // Clock offsets against /api/time: a device whose clock was never set is decades off,
+    // but not centuries, and their difference must not overflow.
+    for (name, v) in [
+        ("cameraOffsetMs", req.camera_offset_ms),
+        ("watchOffsetMs", req.watch_offset_ms),
+    ] {
+        if v.is_some_and(|v| v.unsigned_abs() > MAX_CLOCK_OFFSET_MS) {
+            return Err(Error::field(
+                name,
+                "out_of_range",
+                "must be within 100 years",
             ));
         }
     }
@@ -301,7 +318,7 @@ pub async fn align(db: &Db, ws: &InWorkspace, req: SyncRequest) -> Result<SyncVi
 
 /// A coach sets the offset by hand.
 pub async fn set_manual(db: &Db, ws: &InWorkspace, req: SyncPatch) -> Result<SyncView> {
-    if req.offset_ms.abs() > 7 * 24 * 3_600_000 {
+    if req.offset_ms.unsigned_abs() > 7 * 24 * 3_600_000 {
         return Err(Error::field(
             "offsetMs",
             "out_of_range",
