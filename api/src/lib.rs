@@ -5,6 +5,7 @@
 pub mod app;
 pub mod areas;
 pub mod auth;
+pub mod backup;
 pub mod http;
 pub mod registry;
 pub mod routes;

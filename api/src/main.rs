@@ -1,5 +1,7 @@
 //! `api`: serves the HTTP API (and, on the embedded default, runs jobs in-process).
 //! `api migrate`: applies database migrations and exits (the Procfile's release step).
+//! `api backup PATH`: copies the embedded default (SQLite database, local objects, generated
+//! key) into the new or empty directory PATH while the service runs (`api::backup`).
 
 use api::{app, serve, state::AppState};
 
@@ -16,9 +18,32 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("migrations applied");
             return Ok(());
         }
+        Some("backup") => {
+            let Some(dest) = std::env::args().nth(2) else {
+                eprintln!("usage: api backup PATH (a new or empty directory)");
+                std::process::exit(2);
+            };
+            let s = match api::backup::run(&cfg, &db, std::path::Path::new(&dest)).await {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("api backup: {e:#}");
+                    std::process::exit(1);
+                }
+            };
+            println!(
+                "backup written to {dest}: {} ({} bytes, integrity ok), {} objects ({} bytes){}",
+                api::backup::DATABASE_FILE,
+                s.database_bytes,
+                s.objects,
+                s.object_bytes,
+                if s.secret_key { ", secret.key" } else { "" }
+            );
+            db.close().await;
+            return Ok(());
+        }
         None | Some("serve") => {}
         Some(other) => {
-            eprintln!("unknown command {other:?}; usage: api [serve|migrate]");
+            eprintln!("unknown command {other:?}; usage: api [serve|migrate|backup PATH]");
             std::process::exit(2);
         }
     }

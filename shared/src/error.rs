@@ -222,6 +222,20 @@ impl From<sqlx::Error> for Error {
                 err.source = Some(e.into());
                 err
             }
+            // SQLite's SQLITE_FULL (13: the disk, or `max_page_count`, is full) and
+            // PostgreSQL's disk_full (53100): the write is rolled back and the database stays
+            // whole, so it is the service that is unavailable, not the request that is wrong.
+            sqlx::Error::Database(ref d)
+                if matches!(d.code().as_deref(), Some("13") | Some("53100")) =>
+            {
+                let mut err = Error::unavailable(
+                    "unavailable",
+                    "the database is out of space; retry later",
+                    60,
+                );
+                err.source = Some(e.into());
+                err
+            }
             other => Error::internal(other),
         }
     }

@@ -17,6 +17,7 @@ mod notifications;
 mod orgs;
 mod pages;
 mod registry;
+mod reliability;
 mod reviews;
 mod reviewvideo;
 mod serve;
