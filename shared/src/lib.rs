@@ -11,9 +11,12 @@ pub mod html;
 pub mod import;
 pub mod mail;
 pub mod minors;
+#[cfg(test)]
+mod proptests;
 pub mod providers;
 pub mod repo;
 pub mod storage;
+pub mod times;
 pub mod unsubscribe;
 pub mod video;
 

@@ -20,7 +20,13 @@ pub fn token(keys: &Keys, user: Id, category: &str) -> String {
 /// The user and category of a valid token.
 pub fn verify(keys: &Keys, token: &str) -> Option<(Id, String)> {
     let mut parts = token.splitn(3, '.');
-    let user: Id = parts.next()?.parse().ok()?;
+    let user_text = parts.next()?;
+    let user: Id = user_text.parse().ok()?;
+    // One spelling per token: the id as written (lower-case, hyphenated), not any of the
+    // others `Uuid` also reads.
+    if user.to_string() != user_text {
+        return None;
+    }
     let category = parts.next()?;
     let sig = parts.next()?;
     keys.verify(PURPOSE, message(user, category).as_bytes(), sig)

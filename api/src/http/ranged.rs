@@ -339,3 +339,54 @@ mod tests {
         assert_eq!(range_header(ByteRange::suffix(9)), "bytes=-9");
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn headers(name: HeaderName, values: &[Vec<u8>]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            if let Ok(v) = HeaderValue::from_bytes(v) {
+                h.append(name.clone(), v);
+            }
+        }
+        h
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Any Range and If-Range header values: no panic, and a range that is honoured lies
+        /// within the object.
+        #[test]
+        fn range_and_if_range_headers_never_panic(
+            range in prop::collection::vec(prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..30),
+                "bytes=[0-9]{0,21}-[0-9]{0,21}".prop_map(String::into_bytes),
+            ], 0..3),
+            if_range in prop::collection::vec(any::<u8>(), 0..40),
+            size in any::<u64>(),
+            etag in proptest::option::of("\"[a-z0-9]{0,10}\""),
+            modified in proptest::option::of(any::<i64>()),
+        ) {
+            let h = headers(header::RANGE, &range);
+            if let Some(r) = requested_range(&h)
+                && let Ok((first, last)) = r.resolve(size)
+            {
+                prop_assert!(first <= last && last < size);
+                let back = ByteRange::parse_header(&range_header(r));
+                prop_assert_eq!(back, Some(r));
+            }
+            let h = headers(header::IF_RANGE, &[if_range]);
+            let _ = if_range_holds(&h, etag.as_deref(), modified);
+        }
+
+        #[test]
+        fn an_http_date_reads_back_to_the_second(secs in 0u64..253_402_300_799) {
+            let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            prop_assert_eq!(parse_http_date(&http_date(t)), Some(secs as i64));
+        }
+    }
+}

@@ -377,7 +377,11 @@ fn message(r: &Report) -> String {
 }
 
 /// Reads the sheet and parses every record; field errors go to the report with their line.
-fn parse<I: Importer>(importer: &I, data: &[u8], report: &mut Report) -> Vec<(u64, I::Row)> {
+pub(crate) fn parse<I: Importer>(
+    importer: &I,
+    data: &[u8],
+    report: &mut Report,
+) -> Vec<(u64, I::Row)> {
     let mut out = vec![];
     let Some(sheet) = Sheet::read(data, report) else {
         return out;

@@ -349,7 +349,12 @@ pub fn verify_signature(
     for secret in secrets {
         let expected = mac(secret, t_text, body);
         for sig in &v1 {
-            if let Ok(bytes) = hex::decode(sig) {
+            // Lower-case hex only, as sent: `hex::decode` would also take upper case, so one
+            // signature would have two spellings.
+            let canonical = sig.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if let Ok(bytes) = hex::decode(sig)
+                && canonical
+            {
                 matched |= bool::from(bytes.as_slice().ct_eq(&expected));
             }
         }

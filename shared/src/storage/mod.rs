@@ -27,7 +27,7 @@ mod key;
 mod local;
 mod s3;
 mod s3_http;
-mod signed_url;
+pub(crate) mod signed_url;
 
 use std::fmt;
 use std::io;
