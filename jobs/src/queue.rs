@@ -98,7 +98,7 @@ pub async fn prune_finished(x: &mut impl Executor, before: Ts) -> Result<u64, sq
 /// tasks by worker alone).
 pub async fn setup(db: &shared::db::Db) -> Result<(), sqlx::Error> {
     match db {
-        shared::db::Db::Sqlite(p) => {
+        shared::db::Db::Sqlite(p, _) => {
             apalis_sqlite::SqliteStorage::<()>::setup(p)
                 .await
                 .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;

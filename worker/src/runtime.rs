@@ -109,7 +109,7 @@ impl Runtime {
                 draining: AtomicBool::new(false),
             });
             let handle = match &deps.db {
-                Db::Sqlite(pool) => {
+                Db::Sqlite(pool, _) => {
                     let config = apalis_sqlite::Config::default()
                         .queue(queue.as_str())
                         .batch_size(batch)

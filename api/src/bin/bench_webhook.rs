@@ -9,7 +9,8 @@
 //! (default 2000) distinct signed events are sent one at a time, then the same number by 16
 //! concurrent senders, then every event again (duplicates: verified, found, nothing written).
 //! Beside them, in the same run, `GET /api/health` (one database round trip) is the floor.
-//! Markdown on stdout.
+//! SQLite runs twice in alternation with and without the write gate (`Db::begin`), so the
+//! gate's effect is measured side by side. Markdown on stdout.
 
 use anyhow::{Result, bail};
 use axum::body::Body;
@@ -82,7 +83,12 @@ fn row(db: &str, what: &str, mut v: Vec<Duration>) -> String {
     )
 }
 
-async fn scenario(name: &str, database_url: &str, dir: &std::path::Path) -> Result<Vec<String>> {
+async fn scenario(
+    name: &str,
+    database_url: &str,
+    dir: &std::path::Path,
+    settings: &PoolSettings,
+) -> Result<Vec<String>> {
     let vars: HashMap<&str, String> = [
         ("DATABASE_URL", database_url.to_string()),
         ("DATA_DIR", dir.display().to_string()),
@@ -103,7 +109,7 @@ async fn scenario(name: &str, database_url: &str, dir: &std::path::Path) -> Resu
     .into_iter()
     .collect();
     let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
-    let db = Db::connect(&cfg.database_url, &PoolSettings::default()).await?;
+    let db = Db::connect(&cfg.database_url, settings).await?;
     api::serve::migrate(&db).await?;
     let state = api::state::AppState::new(cfg, db).await?;
     let router = api::app::build(state);
@@ -149,10 +155,23 @@ async fn main() -> Result<()> {
     let dir = std::env::temp_dir().join(format!("bench-webhook-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let mut rows = vec![];
-    let sqlite_dir = dir.join("sqlite");
-    std::fs::create_dir_all(&sqlite_dir)?;
-    let url = format!("sqlite://{}/bench.db", sqlite_dir.display());
-    rows.extend(scenario("SQLite", &url, &sqlite_dir).await?);
+    for round in 0..2 {
+        for gate in [false, true] {
+            let sqlite_dir = dir.join(format!("sqlite-{round}-{gate}"));
+            std::fs::create_dir_all(&sqlite_dir)?;
+            let url = format!("sqlite://{}/bench.db", sqlite_dir.display());
+            let settings = PoolSettings {
+                sqlite_write_gate: gate,
+                ..PoolSettings::default()
+            };
+            let name = if gate {
+                "SQLite"
+            } else {
+                "SQLite, no write gate"
+            };
+            rows.extend(scenario(name, &url, &sqlite_dir, &settings).await?);
+        }
+    }
     if let Ok(admin) = std::env::var("BENCH_PG_URL") {
         let name = format!("bench_webhook_{}", std::process::id());
         let mut c = sqlx::PgConnection::connect(&admin).await?;
@@ -163,7 +182,7 @@ async fn main() -> Result<()> {
         u.set_path(&name);
         let pg_dir = dir.join("pg");
         std::fs::create_dir_all(&pg_dir)?;
-        let r = scenario("PostgreSQL", u.as_str(), &pg_dir).await;
+        let r = scenario("PostgreSQL", u.as_str(), &pg_dir, &PoolSettings::default()).await;
         sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
             "DROP DATABASE \"{name}\" WITH (FORCE)"
         )))

@@ -33,7 +33,7 @@ const TABLE: &str = "_service_migrations";
 
 pub(super) async fn run(db: &Db, locking: bool) -> Result<(), sqlx::migrate::MigrateError> {
     match db {
-        Db::Sqlite(pool) => {
+        Db::Sqlite(pool, _) => {
             let mut m = Migrator::with_migrations(sqlite());
             m.dangerous_set_table_name(TABLE);
             m.set_locking(locking);
