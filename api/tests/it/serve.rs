@@ -8,9 +8,12 @@ use axum::routing::get;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
-fn router() -> Router {
+/// `/slow` and `/never` say on `arrived` that their request is running, so a test stops the
+/// server only once it has one in flight (a fixed sleep lost that race on a loaded machine).
+fn router(arrived: mpsc::UnboundedSender<()>) -> Router {
+    let on_never = arrived.clone();
     Router::new()
         .route(
             "/peer",
@@ -18,28 +21,53 @@ fn router() -> Router {
         )
         .route(
             "/slow",
-            get(|| async {
+            get(move || async move {
+                let _ = arrived.send(());
                 tokio::time::sleep(Duration::from_millis(300)).await;
                 "done"
             }),
         )
-        .route("/never", get(std::future::pending::<&'static str>))
+        .route(
+            "/never",
+            get(move || async move {
+                let _ = on_never.send(());
+                std::future::pending::<&'static str>().await
+            }),
+        )
 }
 
-async fn start(grace: Duration) -> (SocketAddr, oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+struct Server {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+    arrived: mpsc::UnboundedReceiver<()>,
+}
+
+async fn start(grace: Duration) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     let shutdown = async {
         let _ = stopped.await;
     };
-    let server = tokio::spawn(serve_http(listener, router(), shutdown, grace));
-    (addr, stop, server)
+    let (tx, arrived) = mpsc::unbounded_channel();
+    let task = tokio::spawn(serve_http(listener, router(tx), shutdown, grace));
+    Server {
+        addr,
+        stop,
+        task,
+        arrived,
+    }
 }
 
 #[tokio::test]
 async fn serve_http_gives_handlers_the_peer_and_finishes_running_requests_on_shutdown() {
-    let (addr, stop, server) = start(Duration::from_secs(5)).await;
+    let Server {
+        addr,
+        stop,
+        task: server,
+        mut arrived,
+    } = start(Duration::from_secs(5)).await;
     let http = reqwest::Client::new();
     let peer = http
         .get(format!("http://{addr}/peer"))
@@ -58,7 +86,7 @@ async fn serve_http_gives_handlers_the_peer_and_finishes_running_requests_on_shu
                 .await
         }
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    arrived.recv().await.expect("the request reached its handler");
     stop.send(()).unwrap();
     assert_eq!(
         slow.await.unwrap().unwrap(),
@@ -78,9 +106,14 @@ async fn serve_http_gives_handlers_the_peer_and_finishes_running_requests_on_shu
 
 #[tokio::test]
 async fn serve_http_drops_requests_still_running_after_the_grace() {
-    let (addr, stop, server) = start(Duration::from_millis(200)).await;
+    let Server {
+        addr,
+        stop,
+        task: server,
+        mut arrived,
+    } = start(Duration::from_millis(200)).await;
     let never = tokio::spawn(reqwest::get(format!("http://{addr}/never")));
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    arrived.recv().await.expect("the request reached its handler");
     let t = Instant::now();
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(2), server)
