@@ -86,7 +86,10 @@ async fn serve_http_gives_handlers_the_peer_and_finishes_running_requests_on_shu
                 .await
         }
     });
-    arrived.recv().await.expect("the request reached its handler");
+    arrived
+        .recv()
+        .await
+        .expect("the request reached its handler");
     stop.send(()).unwrap();
     assert_eq!(
         slow.await.unwrap().unwrap(),
@@ -113,7 +116,10 @@ async fn serve_http_drops_requests_still_running_after_the_grace() {
         mut arrived,
     } = start(Duration::from_millis(200)).await;
     let never = tokio::spawn(reqwest::get(format!("http://{addr}/never")));
-    arrived.recv().await.expect("the request reached its handler");
+    arrived
+        .recv()
+        .await
+        .expect("the request reached its handler");
     let t = Instant::now();
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(2), server)
