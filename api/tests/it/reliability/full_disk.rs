@@ -51,6 +51,8 @@ async fn a_full_sqlite_database_answers_503_and_stays_whole() {
             .connect_with(opts)
             .await
             .unwrap(),
+        // Its own write gate: this pool is a second writer beside the app's.
+        std::sync::Arc::new(tokio::sync::Semaphore::new(1)),
     );
     let (roomy_state, roomy_router) = (app.state.clone(), app.router.clone());
     app.state = api::state::AppState::new(roomy_state.cfg.clone(), full.clone())
