@@ -465,7 +465,9 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
 /// report needs.
 async fn unfinished(db: &Db) -> String {
     let mut c = db.acquire().await.unwrap();
-    let rows: Vec<(String, String, i64, Option<String>, Option<String>, String)> = shared::sql!(&mut c, c => sqlx::query_as(
+    /// Job id, status, attempts, last error, result, its queue tasks.
+    type Row = (String, String, i64, Option<String>, Option<String>, String);
+    let rows: Vec<Row> = shared::sql!(&mut c, c => sqlx::query_as(
         "SELECT p.id::text, p.status, p.attempts, p.last_error, p.result::text,
                 COALESCE((SELECT string_agg(j.status || ' attempts ' || j.attempts || ' lock_by ' || COALESCE(j.lock_by, '-')
                           || ' run_at ' || j.run_at::text || ' ' || COALESCE(j.last_result::text, ''), '; ')
