@@ -194,7 +194,8 @@ async fn fifty_sigkills_during_a_10000_job_run_lose_no_job_and_apply_each_effect
 
     let run = Instant::now();
     let mut fleet = Fleet::start(&tdb);
-    let deadline = run + Duration::from_secs(150);
+    // A bound against a hang, not a speed goal (alone the run takes well under a minute).
+    let deadline = run + Duration::from_secs(300);
     // Kill k lands at a random point of the k-th slice of the run (by jobs done), so the kills
     // spread over the whole run and all happen while work remains.
     let slice = (JOBS / (KILLS + 4)) as u64;
