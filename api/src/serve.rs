@@ -7,7 +7,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use shared::config::Config;
-use shared::db::{Db, PoolSettings};
+use shared::db::Db;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -48,7 +48,7 @@ pub fn load_config() -> Config {
 }
 
 pub async fn connect(cfg: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect(&cfg.database_url, &PoolSettings::default())
+    let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     Ok(db)

@@ -30,6 +30,10 @@ pub struct Probe {
     pub marker: Option<String>,
     /// Deduplicate on this key.
     pub key: Option<String>,
+    /// Apply this side effect exactly once, before sleeping: a ledger row written with its
+    /// "already applied" mark in one transaction (`diagnostics`). A re-run after a crash
+    /// during the sleep finds the mark and applies nothing; the chaos tests count the rows.
+    pub effect: Option<String>,
 }
 
 impl Job for Probe {

@@ -9,6 +9,7 @@
 
 pub mod billing;
 pub mod cron;
+pub mod diagnostics;
 pub mod footage;
 pub mod kinds;
 pub mod notify;

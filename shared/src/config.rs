@@ -9,6 +9,12 @@ use url::Url;
 #[derive(Clone, Debug)]
 pub struct Config {
     pub database_url: String,
+    /// The most connections this process's pool opens (`DATABASE_MAX_CONNECTIONS`, default 10).
+    pub database_max_connections: u32,
+    /// How long a request (or job) waits for a pooled connection before it gives up with 503
+    /// `unavailable` (`DATABASE_ACQUIRE_TIMEOUT_MS`, default 10000): the bound on a wait for an
+    /// exhausted pool or an unreachable database.
+    pub database_acquire_timeout: Duration,
     pub bind_addr: SocketAddr,
     pub data_dir: PathBuf,
     pub public_base_url: Url,
@@ -355,6 +361,22 @@ impl Config {
                 "must start with sqlite: or postgres:// (e.g. sqlite://./data/service.db)",
             ));
         }
+        let database_max_connections = match parse_num(
+            "DATABASE_MAX_CONNECTIONS",
+            get("DATABASE_MAX_CONNECTIONS"),
+            10,
+        )? {
+            n @ 1..=10_000 => n as u32,
+            _ => return Err(err("DATABASE_MAX_CONNECTIONS", "must be 1 to 10000")),
+        };
+        let database_acquire_timeout = match parse_num(
+            "DATABASE_ACQUIRE_TIMEOUT_MS",
+            get("DATABASE_ACQUIRE_TIMEOUT_MS"),
+            10_000,
+        )? {
+            0 => return Err(err("DATABASE_ACQUIRE_TIMEOUT_MS", "must be at least 1")),
+            ms => Duration::from_millis(ms),
+        };
         let bind_addr: SocketAddr = get("BIND_ADDR")
             .unwrap_or_else(|| "127.0.0.1:8080".into())
             .parse()
@@ -675,6 +697,8 @@ impl Config {
                 embedded_default,
             )?,
             database_url,
+            database_max_connections,
+            database_acquire_timeout,
             data_dir,
             video_allowed_hosts,
             video_allowed_private_hosts,
@@ -702,6 +726,15 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The database pool's settings (`DATABASE_MAX_CONNECTIONS`, `DATABASE_ACQUIRE_TIMEOUT_MS`).
+    pub fn pool_settings(&self) -> crate::db::PoolSettings {
+        crate::db::PoolSettings {
+            max_connections: self.database_max_connections,
+            acquire_timeout: self.database_acquire_timeout,
+            ..crate::db::PoolSettings::default()
+        }
     }
 
     pub fn cookies_secure(&self) -> bool {
@@ -789,6 +822,19 @@ mod tests {
         assert!(c.embedded_worker);
         assert_eq!(c.signup_mode_default, SignupMode::Open);
         assert!(c.reviewvideo.is_none());
+        let pool = c.pool_settings();
+        assert_eq!(pool.max_connections, 10);
+        assert_eq!(pool.acquire_timeout, Duration::from_secs(10));
+        let c = cfg(&[
+            ("DATABASE_MAX_CONNECTIONS", "3"),
+            ("DATABASE_ACQUIRE_TIMEOUT_MS", "250"),
+        ])
+        .unwrap();
+        assert_eq!(c.pool_settings().max_connections, 3);
+        assert_eq!(
+            c.pool_settings().acquire_timeout,
+            Duration::from_millis(250)
+        );
     }
 
     #[test]
@@ -801,6 +847,9 @@ mod tests {
             ("SIGNUP_MODE", "closed"),
             ("LOG_FORMAT", "xml"),
             ("REQUEST_TIMEOUT_SECS", "-3"),
+            ("DATABASE_MAX_CONNECTIONS", "0"),
+            ("DATABASE_ACQUIRE_TIMEOUT_MS", "0"),
+            ("DATABASE_ACQUIRE_TIMEOUT_MS", "soon"),
             ("SMTP_URL", "http://mail"),
         ] {
             let e = cfg(&[(var, val)]).unwrap_err();

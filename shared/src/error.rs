@@ -213,30 +213,55 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A database that cannot be reached for now is a 503 `unavailable`, never a 500: no pooled
+/// connection came free within the acquire timeout (an exhausted pool, or a server that
+/// refuses connections: sqlx retries those until the timeout), the connection broke under a
+/// query (a server restart), or the server refused the session (shutting down, starting up,
+/// out of connection slots). The pool replaces broken connections by itself, so the same
+/// request succeeds once the database is back.
+fn database_unavailable(e: &sqlx::Error) -> Option<&'static str> {
+    match e {
+        sqlx::Error::PoolTimedOut => Some("the database is busy; retry shortly"),
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => Some("the database is unreachable; retry shortly"),
+        sqlx::Error::Database(d) => {
+            let code = d.code()?;
+            // PostgreSQL: class 08 connection exception, 57P01–57P03 admin/crash shutdown and
+            // "cannot connect now", 53300 too many connections.
+            (code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300"))
+                .then_some("the database is unreachable; retry shortly")
+        }
+        _ => None,
+    }
+}
+
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
-        match e {
-            sqlx::Error::PoolTimedOut => {
-                let mut err =
-                    Error::unavailable("unavailable", "the database is busy; retry shortly", 1);
+        match database_unavailable(&e) {
+            Some(message) => {
+                let mut err = Error::unavailable("unavailable", message, 1);
                 err.source = Some(e.into());
                 err
             }
-            // SQLite's SQLITE_FULL (13: the disk, or `max_page_count`, is full) and
-            // PostgreSQL's disk_full (53100): the write is rolled back and the database stays
-            // whole, so it is the service that is unavailable, not the request that is wrong.
-            sqlx::Error::Database(ref d)
-                if matches!(d.code().as_deref(), Some("13") | Some("53100")) =>
-            {
-                let mut err = Error::unavailable(
-                    "unavailable",
-                    "the database is out of space; retry later",
-                    60,
-                );
-                err.source = Some(e.into());
-                err
-            }
-            other => Error::internal(other),
+            None => match e {
+                // SQLite's SQLITE_FULL (13: the disk, or `max_page_count`, is full) and
+                // PostgreSQL's disk_full (53100): the write is rolled back and the database
+                // stays whole, so it is the service that is unavailable, not the request.
+                sqlx::Error::Database(ref d)
+                    if matches!(d.code().as_deref(), Some("13") | Some("53100")) =>
+                {
+                    let mut err = Error::unavailable(
+                        "unavailable",
+                        "the database is out of space; retry later",
+                        60,
+                    );
+                    err.source = Some(e.into());
+                    err
+                }
+                other => Error::internal(other),
+            },
         }
     }
 }
@@ -245,7 +270,10 @@ impl From<anyhow::Error> for Error {
     fn from(e: anyhow::Error) -> Self {
         match e.downcast::<Error>() {
             Ok(err) => err,
-            Err(other) => Error::internal(other),
+            Err(other) => match other.downcast::<sqlx::Error>() {
+                Ok(sqlx) => sqlx.into(),
+                Err(other) => Error::internal(other),
+            },
         }
     }
 }
@@ -352,5 +380,34 @@ impl Validator {
         } else {
             Err(Error::validation(self.errors))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_or_exhausted_database_is_unavailable_not_internal() {
+        let refused = || {
+            sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "connection refused",
+            ))
+        };
+        for e in [
+            sqlx::Error::PoolTimedOut,
+            refused(),
+            sqlx::Error::PoolClosed,
+        ] {
+            let e = Error::from(e);
+            assert_eq!((e.kind, e.code), (ErrorKind::Unavailable, "unavailable"));
+            assert_eq!(e.retry_after_secs, Some(1));
+            assert!(e.source.is_some(), "the cause is kept for the log");
+        }
+        let bare = Error::from(anyhow::Error::new(refused()));
+        assert_eq!(bare.kind, ErrorKind::Unavailable);
+        let bug = Error::from(sqlx::Error::RowNotFound);
+        assert_eq!((bug.kind, bug.code), (ErrorKind::Internal, "internal"));
     }
 }

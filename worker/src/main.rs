@@ -44,7 +44,7 @@ async fn main() -> anyhow::Result<()> {
     if cfg.secret_key.is_empty() {
         cfg.ensure_secret_key()?;
     }
-    let db = shared::db::Db::connect(&cfg.database_url, &Default::default())
+    let db = shared::db::Db::connect(&cfg.database_url, &cfg.pool_settings())
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     db.migrate().await?;

@@ -4,6 +4,12 @@
 //! When a worker looks for work is [`Wakeups`]'s business. A worker that stops heartbeating for
 //! `heartbeat × lease_misses` is presumed dead and apalis hands its tasks to a live worker;
 //! `execute` then re-runs the job from its progress row.
+//!
+//! An apalis worker ends for good at its first database error (a failed fetch, heartbeat or
+//! ack: its backend turns `Dead`), which a database restart causes in every worker at once.
+//! So each queue's worker runs under a supervisor that starts a new one, under a new name,
+//! after a short backoff; the old one's tasks are presumed dead with it and handed on once its
+//! lease expires (`supervise`).
 
 use crate::Deps;
 use crate::execute::{ProgressWrites, execute};
@@ -14,14 +20,22 @@ use apalis_postgres::{PostgresStorage, Pubsub};
 use apalis_sqlite::SqliteStorage;
 use jobs::{JobRef, Queue};
 use shared::db::{Db, Ts};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
 /// The running workers of this process.
 pub struct Runtime {
-    workers: Vec<(WorkerContext, JoinHandle<()>, Arc<Shared>)>,
+    workers: Vec<QueueWorker>,
+}
+
+/// One queue's supervised worker: the supervisor task and the context of the apalis worker it
+/// runs now (replaced at each restart; shutdown stops whichever is current).
+struct QueueWorker {
+    shared: Arc<Shared>,
+    current: Arc<Mutex<WorkerContext>>,
+    supervisor: JoinHandle<()>,
 }
 
 /// A unique worker name per process and queue (apalis refuses or, on PostgreSQL, silently
@@ -55,17 +69,33 @@ const RELEASE_DELAY: chrono::Duration = chrono::Duration::seconds(1);
 async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
     // Counted before the draining check (both SeqCst): shutdown sets the flag and then waits
     // for the count, so a task is either seen running or handed back, never neither.
-    shared.kick.started();
+    let _running = Running::start(&shared.kick);
     if shared.draining.load(Ordering::SeqCst) {
-        let released = release(&shared, r.id).await;
-        shared.kick.finished();
-        return released.map_err(|e| e.into());
+        return release(&shared, r.id).await.map_err(|e| e.into());
     }
-    let done = execute(&shared.deps, &shared.writes, &shared.runners, r.id).await;
-    // apalis sends the task's ack right after this returns, in the same poll; when the worker
-    // goes idle, the kick makes it record that now rather than when the next job arrives.
-    shared.kick.finished();
-    done.map_err(|e| e.into())
+    execute(&shared.deps, &shared.writes, &shared.runners, r.id)
+        .await
+        .map_err(|e| e.into())
+    // `_running` ends here: apalis sends the task's ack right after this returns, in the same
+    // poll; when the worker goes idle, the kick makes it record that now rather than when the
+    // next job arrives.
+}
+
+/// A task counted as running from `start` until dropped: when it returns, and also when its
+/// apalis worker ends under it and drops it mid-run (shutdown waits for the count).
+struct Running<'a>(&'a Kick);
+
+impl<'a> Running<'a> {
+    fn start(kick: &'a Kick) -> Self {
+        kick.started();
+        Running(kick)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.finished();
+    }
 }
 
 /// Hands a task delivered during shutdown back to the queue (its progress row is untouched).
@@ -75,19 +105,111 @@ async fn release(shared: &Shared, id: shared::db::Id) -> Result<(), sqlx::Error>
     tx.commit().await
 }
 
-macro_rules! spawn_worker {
+macro_rules! run_worker {
     ($ctx:expr, $backend:expr, $shared:expr, $concurrency:expr) => {{
-        let w = WorkerBuilder::new(&$ctx)
+        WorkerBuilder::new(&$ctx)
             .backend($backend)
             .data($shared.clone())
             .concurrency($concurrency)
-            .build(handle);
-        tokio::spawn(async move {
-            if let Err(e) = w.run().await {
-                tracing::error!(error = %e, "worker stopped with an error");
-            }
-        })
+            .build(handle)
+            .run()
+            .await
     }};
+}
+
+/// First wait before a failed worker is started again; doubles up to [`RESTART_MAX`], and
+/// starts over once a worker has run for [`RESTART_RESET`].
+const RESTART_FIRST: Duration = Duration::from_millis(250);
+const RESTART_MAX: Duration = Duration::from_secs(5);
+const RESTART_RESET: Duration = Duration::from_secs(30);
+
+/// Runs one apalis worker for `shared.queue` until it stops; answers its error, if any.
+async fn run_once(
+    shared: &Arc<Shared>,
+    ctx: WorkerContext,
+    concurrency: usize,
+    batch: usize,
+) -> Result<(), apalis::prelude::WorkerError> {
+    let cfg = &shared.deps.worker;
+    let queue = shared.queue;
+    let kick = shared.kick.clone();
+    match &shared.deps.db {
+        Db::Sqlite(pool, _) => {
+            let config = apalis_sqlite::Config::default()
+                .queue(queue.as_str())
+                .batch_size(batch)
+                .heartbeat_interval(cfg.heartbeat)
+                .missed_heartbeats(cfg.lease_misses as usize)
+                // Fetching already locks a task to this worker; apalis's extra "running" mark
+                // is one more transaction per batch that nothing reads (our progress row says
+                // running).
+                .lock_tasks(false);
+            let strategy = Wakeups::polling(cfg.poll, kick);
+            let backend = SqliteStorage::<JobRef>::new(pool)
+                .with_config(config)
+                .poll_with_strategy(strategy);
+            run_worker!(ctx, backend, shared, concurrency)
+        }
+        Db::Pg(pool) => {
+            let config = apalis_postgres::Config::default()
+                .queue(queue.as_str())
+                .batch_size(batch)
+                .heartbeat_interval(cfg.heartbeat)
+                .missed_heartbeats(cfg.lease_misses as usize)
+                // As above.
+                .lock_tasks(false);
+            let strategy = Wakeups::notified(
+                Pubsub::new(pool.clone(), queue.as_str().to_string()),
+                cfg.poll,
+                kick,
+            );
+            let backend = PostgresStorage::<JobRef>::new(pool)
+                .with_config(config)
+                .poll_with_strategy(strategy);
+            run_worker!(ctx, backend, shared, concurrency)
+        }
+    }
+}
+
+/// Keeps a worker running for `shared.queue`: a worker that ends with an error (its database
+/// went away) is replaced by a new one, under a new name, after a backoff, until shutdown.
+async fn supervise(
+    shared: Arc<Shared>,
+    current: Arc<Mutex<WorkerContext>>,
+    first: WorkerContext,
+    concurrency: usize,
+    batch: usize,
+) {
+    let mut ctx = first;
+    let mut backoff = RESTART_FIRST;
+    loop {
+        let started = tokio::time::Instant::now();
+        let outcome = run_once(&shared, ctx, concurrency, batch).await;
+        if shared.draining.load(Ordering::SeqCst) {
+            return;
+        }
+        match outcome {
+            Ok(()) => return, // stopped on request
+            Err(e) => {
+                if started.elapsed() >= RESTART_RESET {
+                    backoff = RESTART_FIRST;
+                }
+                tracing::error!(
+                    queue = shared.queue.as_str(),
+                    error = %e,
+                    restart_in = ?backoff,
+                    "worker stopped with an error; starting a new one"
+                );
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(RESTART_MAX);
+        ctx = WorkerContext::new(&worker_name(shared.queue));
+        *current.lock().expect("worker context lock") = ctx.clone();
+        if shared.draining.load(Ordering::SeqCst) {
+            return;
+        }
+    }
 }
 
 impl Runtime {
@@ -99,60 +221,33 @@ impl Runtime {
         for (&queue, &concurrency) in &cfg.concurrency {
             let batch = cfg.fetch_batch.get(&queue).copied().unwrap_or(concurrency);
             let ctx = WorkerContext::new(&worker_name(queue));
-            let kick = Arc::new(Kick::default());
             let shared = Arc::new(Shared {
                 deps: deps.clone(),
                 writes: writes.clone(),
                 runners: runners.clone(),
-                kick: kick.clone(),
+                kick: Arc::new(Kick::default()),
                 queue,
                 draining: AtomicBool::new(false),
             });
-            let handle = match &deps.db {
-                Db::Sqlite(pool, _) => {
-                    let config = apalis_sqlite::Config::default()
-                        .queue(queue.as_str())
-                        .batch_size(batch)
-                        .heartbeat_interval(cfg.heartbeat)
-                        .missed_heartbeats(cfg.lease_misses as usize)
-                        // Fetching already locks a task to this worker; apalis's extra
-                        // "running" mark is one more transaction per batch that nothing
-                        // reads (our progress row says running).
-                        .lock_tasks(false);
-                    let strategy = Wakeups::polling(cfg.poll, kick);
-                    let backend = SqliteStorage::<JobRef>::new(pool)
-                        .with_config(config)
-                        .poll_with_strategy(strategy);
-                    spawn_worker!(ctx, backend, shared, concurrency)
-                }
-                Db::Pg(pool) => {
-                    let config = apalis_postgres::Config::default()
-                        .queue(queue.as_str())
-                        .batch_size(batch)
-                        .heartbeat_interval(cfg.heartbeat)
-                        .missed_heartbeats(cfg.lease_misses as usize)
-                        // Fetching already locks a task to this worker; apalis's extra
-                        // "running" mark is one more transaction per batch that nothing
-                        // reads (our progress row says running).
-                        .lock_tasks(false);
-                    let strategy = Wakeups::notified(
-                        Pubsub::new(pool.clone(), queue.as_str().to_string()),
-                        cfg.poll,
-                        kick,
-                    );
-                    let backend = PostgresStorage::<JobRef>::new(pool)
-                        .with_config(config)
-                        .poll_with_strategy(strategy);
-                    spawn_worker!(ctx, backend, shared, concurrency)
-                }
-            };
+            let current = Arc::new(Mutex::new(ctx.clone()));
+            let supervisor = tokio::spawn(supervise(
+                shared.clone(),
+                current.clone(),
+                ctx,
+                concurrency,
+                batch,
+            ));
             tracing::info!(
                 queue = queue.as_str(),
                 concurrency,
                 fetch_batch = batch,
                 "worker started"
             );
-            workers.push((ctx, handle, shared));
+            workers.push(QueueWorker {
+                shared,
+                current,
+                supervisor,
+            });
         }
         Ok(Runtime { workers })
     }
@@ -167,18 +262,20 @@ impl Runtime {
     /// delivered task is handed back to the queue rather than started.
     pub async fn shutdown(self, deadline: Duration) {
         let until = tokio::time::Instant::now() + deadline;
-        for (_, _, shared) in &self.workers {
-            shared.draining.store(true, Ordering::SeqCst);
+        for w in &self.workers {
+            w.shared.draining.store(true, Ordering::SeqCst);
         }
-        while self.workers.iter().any(|(_, _, s)| s.kick.running() > 0)
+        while self.workers.iter().any(|w| w.shared.kick.running() > 0)
             && tokio::time::Instant::now() < until
         {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        for (ctx, handle, _) in self.workers {
+        for w in self.workers {
+            let handle = w.supervisor;
             // A worker still registering when the signal comes ignores a first stop: keep
             // asking until it has stopped.
             while !handle.is_finished() && tokio::time::Instant::now() < until {
+                let ctx = w.current.lock().expect("worker context lock").clone();
                 if let Err(e) = ctx.stop() {
                     tracing::debug!(error = %e, "stop request not taken yet");
                 }
@@ -190,7 +287,7 @@ impl Runtime {
             if !handle.is_finished() {
                 tracing::warn!(
                     ?deadline,
-                    worker = ctx.name(),
+                    worker = w.current.lock().expect("worker context lock").name(),
                     "jobs still running at the shutdown deadline; released to other workers"
                 );
                 handle.abort();

@@ -6,6 +6,7 @@ mod accounts;
 mod admin;
 mod athletes;
 mod billing;
+mod chaos;
 mod coaches;
 mod competition;
 mod embedded;

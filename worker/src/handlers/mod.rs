@@ -239,10 +239,25 @@ impl RunJob for jobs::kinds::AchievementsCheck {
     }
 }
 
-/// The diagnostics probe: sleeps in steps (reporting progress, honouring cancellation), fails
-/// as asked, and echoes its marker and attempt.
+/// The diagnostics probe: applies its effect once (first, so a failing or killed attempt
+/// leaves it applied for the next one to find), fails as asked, sleeps in steps of at least
+/// 40 ms (at most ten, each reporting progress and honouring cancellation), and echoes its
+/// marker, attempt and what its effect did.
 impl RunJob for Probe {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        let effect = match &self.effect {
+            Some(key) => {
+                let mut tx = ctx.deps.db.begin().await?;
+                let fresh = jobs::diagnostics::claim_effect(&mut tx, key, ctx.job_id).await?;
+                if fresh {
+                    jobs::diagnostics::append_effect(&mut tx, key, ctx.job_id, ctx.attempt.into())
+                        .await?;
+                }
+                tx.commit().await?;
+                Some(if fresh { "applied" } else { "already applied" })
+            }
+            None => None,
+        };
         if self.fail_permanently {
             return Err(JobError::Permanent(
                 "probe asked to fail permanently".into(),
@@ -255,7 +270,7 @@ impl RunJob for Probe {
             )));
         }
         if self.sleep_ms > 0 {
-            let steps = 10;
+            let steps = (self.sleep_ms / 40).clamp(1, 10);
             for i in 1..=steps {
                 tokio::time::sleep(Duration::from_millis(self.sleep_ms / steps)).await;
                 if ctx.cancelled().await? {
@@ -265,7 +280,7 @@ impl RunJob for Probe {
                     .await?;
             }
         }
-        Ok(json!({ "marker": self.marker, "attempt": ctx.attempt }))
+        Ok(json!({ "marker": self.marker, "attempt": ctx.attempt, "effect": effect }))
     }
 }
 

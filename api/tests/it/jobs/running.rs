@@ -105,6 +105,58 @@ async fn transient_failures_retry_after_a_durable_backoff() {
     w.shutdown().await;
 }
 
+/// The probe's effect (what the chaos tests count) is applied once: the attempt that failed
+/// after applying it left it for the retry to find, and a second job with the same effect key
+/// finds it too.
+#[tokio::test]
+async fn a_probe_effect_lands_once_however_often_its_job_runs() {
+    let app = TestApp::new().await;
+    let w = app.start_worker(&[]).await;
+    let first = enqueue_probe(
+        &app,
+        Probe {
+            effect: Some("effect-1".into()),
+            fail_attempts: 1,
+            ..Default::default()
+        },
+        Owner::default(),
+    )
+    .await;
+    let p = app.wait_job(first.id, |p| p.status == "succeeded").await;
+    assert_eq!(p.attempts, 2);
+    assert_eq!(p.result.unwrap().0["effect"], "already applied");
+    let again = enqueue_probe(
+        &app,
+        Probe {
+            effect: Some("effect-1".into()),
+            ..Default::default()
+        },
+        Owner::default(),
+    )
+    .await;
+    let p = app.wait_job(again.id, |p| p.status == "succeeded").await;
+    assert_eq!(p.result.unwrap().0["effect"], "already applied");
+    let other = enqueue_probe(
+        &app,
+        Probe {
+            effect: Some("effect-2".into()),
+            ..Default::default()
+        },
+        Owner::default(),
+    )
+    .await;
+    let p = app.wait_job(other.id, |p| p.status == "succeeded").await;
+    assert_eq!(p.result.unwrap().0["effect"], "applied");
+    let mut c = app.state.db.acquire().await.unwrap();
+    let counts = jobs::diagnostics::effect_counts(&mut c, "effect-")
+        .await
+        .unwrap();
+    assert_eq!((counts.rows, counts.distinct), (2, 2));
+    assert_eq!(counts.by_later_attempts, 0, "the first attempt applied it");
+    drop(c);
+    w.shutdown().await;
+}
+
 #[tokio::test]
 async fn permanent_failures_are_not_retried_and_exhausted_jobs_can_be_requeued_by_an_admin() {
     let app = TestApp::new().await;

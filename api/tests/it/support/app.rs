@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use shared::config::Config;
-use shared::db::{Db, Id, PoolSettings};
+use shared::db::{Db, Id};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -98,7 +98,7 @@ impl TestApp {
             }
         }
         let cfg = Config::from_lookup(|k| env.get(k).cloned()).expect("test config");
-        let db = Db::connect(&cfg.database_url, &PoolSettings::default())
+        let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
             .await
             .expect("connect");
         api::serve::migrate(&db).await.expect("migrate");

@@ -1,0 +1,492 @@
+//! PostgreSQL restarted in the middle of a run: an `api` process and two `worker` processes on a
+//! PostgreSQL server of the test's own (the shared test server serves every other test), which
+//! is stopped (immediate mode: a crash) while jobs run, and started again.
+//!
+//! While it is down, the api answers every request with 503 `unavailable` (JSON, within the
+//! acquire timeout), never 500 and never a hang; once it is up the api answers again without a
+//! restart, the workers reconnect, and every job enqueued before the outage succeeds, with its
+//! side effect applied once.
+
+use shared::db::{Db, Id, PoolSettings};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const JOBS: usize = 300;
+const SECRET_KEY: &str = "chaos-test-secret-key-0123456789abcdef";
+const CRON_SECRET: &str = "chaos-cron-secret";
+/// How long the api and the workers wait for a connection: the bound on each answer while
+/// the database is away.
+const ACQUIRE_TIMEOUT_MS: u64 = 1000;
+const OUTAGE: Duration = Duration::from_secs(4);
+
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// The newest installed server's `pg_ctl` (as `scripts/ensure-postgres` picks its server).
+fn pg_ctl() -> PathBuf {
+    let mut bins: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL is installed (scripts/ensure-postgres installs it)")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let p = e.path().join("bin/pg_ctl");
+            p.exists().then_some((v, p))
+        })
+        .collect();
+    bins.sort();
+    bins.pop().expect("a pg_ctl").1
+}
+
+/// A PostgreSQL server of this test's own, on a free port with a data directory under /tmp,
+/// started by the project's `scripts/ensure-postgres`; stopped and removed on drop.
+struct PgServer {
+    port: u16,
+    dir: PathBuf,
+    url: String,
+}
+
+impl PgServer {
+    /// Starts the server and makes a database `chaos` on it whose sessions commit durably.
+    async fn start_new() -> PgServer {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("surfcoach-chaos-pg-{}", Id::new()));
+        let mut s = PgServer {
+            port,
+            dir,
+            url: String::new(),
+        };
+        let admin = s.start();
+        let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
+            .await
+            .unwrap();
+        // The test server runs with synchronous_commit off (`ensure-postgres`): a crash would
+        // drop transactions it had already acknowledged, which no client can survive (measured:
+        // a job's success written, acknowledged, then forgot, leaving it queued forever). A
+        // production database commits durably; so do this database's sessions.
+        for q in [
+            "CREATE DATABASE chaos",
+            "ALTER DATABASE chaos SET synchronous_commit = on",
+        ] {
+            sqlx::query(q).execute(&mut c).await.unwrap();
+        }
+        let mut url = url::Url::parse(&admin).unwrap();
+        url.set_path("/chaos");
+        s.url = url.to_string();
+        s
+    }
+
+    fn start(&self) -> String {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ensure-postgres");
+        let out = Command::new(script)
+            .env("TEST_PG_PORT", self.port.to_string())
+            .env("TEST_PG_DIR", &self.dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("scripts/ensure-postgres runs");
+        assert!(
+            out.status.success(),
+            "ensure-postgres failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// Stops the server in immediate mode: a crash, every connection cut at once, crash
+    /// recovery at the next start (`CHAOS_PG_STOP_MODE=fast` for a clean shutdown instead).
+    fn stop(&self) {
+        let mode = std::env::var("CHAOS_PG_STOP_MODE").unwrap_or_else(|_| "immediate".into());
+        let status = self.pg_ctl(&["stop", "-m", &mode, "-w"]);
+        assert!(status.success(), "pg_ctl stop: {status:?}");
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> std::process::ExitStatus {
+        let mut cmd = if running_as_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(pg_ctl());
+            c
+        } else {
+            Command::new(pg_ctl())
+        };
+        cmd.arg("-D")
+            .arg(&self.dir)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("pg_ctl runs")
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = self.pg_ctl(&["stop", "-m", "immediate", "-w"]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A child process killed on drop (a failing test leaves nothing running).
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Proc {
+    /// SIGTERM, then the exit status (killed after 30 s).
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.0.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(s) = self.0.try_wait().unwrap() {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "did not exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn spawn(bin: &Path, name: &str, dir: &Path, env: &[(&str, String)]) -> Proc {
+    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    let mut cmd = Command::new(bin);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATA_DIR", dir.join(name))
+        .env("SECRET_KEY", SECRET_KEY)
+        .env("RUST_LOG", "warn")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Proc(cmd.spawn().expect("the binary starts"))
+}
+
+fn logs(dir: &Path) -> String {
+    ["api", "worker-1", "worker-2"]
+        .iter()
+        .map(|n| {
+            let text = std::fs::read_to_string(dir.join(format!("{n}.log"))).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(20).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            format!("{n}:\n{}", tail.join("\n"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
+/// One answer of the api: status, error code (if any) and how long it took.
+struct Answer {
+    status: u16,
+    code: Option<String>,
+    took: Duration,
+}
+
+async fn call(req: reqwest::RequestBuilder) -> Answer {
+    let t = Instant::now();
+    // Far above the acquire timeout: only a request that hangs reaches it.
+    let r = tokio::time::timeout(Duration::from_secs(20), req.send())
+        .await
+        .expect("the api answered instead of hanging")
+        .expect("the api is reachable");
+    let status = r.status().as_u16();
+    let body: serde_json::Value = r.json().await.unwrap_or_default();
+    Answer {
+        status,
+        code: body["error"]["code"].as_str().map(str::to_string),
+        took: t.elapsed(),
+    }
+}
+
+async fn count(db: &Db, q: &'static str) -> i64 {
+    let mut c = db.acquire().await.unwrap();
+    shared::sql!(&mut c, c => sqlx::query_scalar::<_, i64>(q).fetch_one(&mut *c).await).unwrap()
+}
+
+#[tokio::test]
+async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job() {
+    if std::env::var("TEST_DATABASE_URL").map_or(true, |u| u.is_empty()) {
+        println!("skipped: restarts a PostgreSQL server (runs in the PostgreSQL pass)");
+        return;
+    }
+    let pg = PgServer::start_new().await;
+    let dir = pg.dir.with_extension("run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = RemoveOnDrop(dir.clone());
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let api_bin = PathBuf::from(env!("CARGO_BIN_EXE_api"));
+    let worker_bin = api_bin.parent().unwrap().join("worker");
+    assert!(worker_bin.exists(), "{} is built", worker_bin.display());
+
+    let api = spawn(
+        &api_bin,
+        "api",
+        &dir,
+        &[
+            ("DATABASE_URL", pg.url.clone()),
+            ("BIND_ADDR", format!("127.0.0.1:{port}")),
+            ("EMBEDDED_WORKER", "false".into()),
+            ("CRON_SECRET", CRON_SECRET.into()),
+            (
+                "DATABASE_ACQUIRE_TIMEOUT_MS",
+                ACQUIRE_TIMEOUT_MS.to_string(),
+            ),
+        ],
+    );
+    let http = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !http
+        .get(format!("{base}/api/health"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == 200)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "api did not start\n{}",
+            logs(&dir)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The outage outlasts the workers' acquire timeout too, so their fetches and heartbeats
+    // fail (an apalis worker ends at its first such error: the runtime must start new ones).
+    let worker_env = [
+        ("DATABASE_URL", pg.url.clone()),
+        (
+            "DATABASE_ACQUIRE_TIMEOUT_MS",
+            ACQUIRE_TIMEOUT_MS.to_string(),
+        ),
+        ("WORKER_POLL_MS", "20".into()),
+        ("WORKER_HEARTBEAT_MS", "500".into()),
+        ("WORKER_LEASE_MISSES", "2".into()),
+        ("SCHEDULER", "off".into()),
+    ];
+    let workers = [
+        spawn(&worker_bin, "worker-1", &dir, &worker_env),
+        spawn(&worker_bin, "worker-2", &dir, &worker_env),
+    ];
+
+    // A signed-in phone: its reads go through the token lookup in the database.
+    let r = http
+        .post(format!("{base}/api/auth/signup"))
+        .json(&serde_json::json!({ "email": "coach@example.com", "password": "correct horse battery staple", "name": "Coach Kai" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let r: serde_json::Value = http
+        .post(format!("{base}/api/mobile/auth/token"))
+        .json(&serde_json::json!({ "email": "coach@example.com", "password": "correct horse battery staple", "clientName": "phone" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = r["accessToken"]
+        .as_str()
+        .expect("a phone token")
+        .to_string();
+    let me = || {
+        http.get(format!("{base}/api/mobile/auth/me"))
+            .bearer_auth(&token)
+    };
+    let cron = || {
+        http.post(format!("{base}/api/cron/tokens-cleanup"))
+            .bearer_auth(CRON_SECRET)
+    };
+    assert_eq!(call(me()).await.status, 200);
+
+    let db = Db::connect(&pg.url, &PoolSettings::default())
+        .await
+        .unwrap();
+    {
+        let mut tx = db.begin().await.unwrap();
+        for i in 0..JOBS {
+            let probe = jobs::kinds::Probe {
+                sleep_ms: 100,
+                effect: Some(format!("restart-{i}")),
+                ..Default::default()
+            };
+            let mut spec = jobs::Job::spec(&probe);
+            spec.max_attempts = 10;
+            jobs::enqueue(&mut tx, &spec, jobs::Owner::default())
+                .await
+                .unwrap();
+        }
+        tx.commit().await.unwrap();
+    }
+    let done_q = "SELECT COUNT(*) FROM job_progress WHERE status = 'succeeded' AND kind = 'diagnostics.probe'";
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let before = loop {
+        let n = count(&db, done_q).await;
+        if n >= (JOBS / 5) as i64 {
+            break n;
+        }
+        assert!(Instant::now() < deadline, "jobs do not run\n{}", logs(&dir));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+
+    // Down: every answer is a JSON 503 `unavailable`, each within the acquire timeout's reach.
+    pg.stop();
+    let down_at = Instant::now();
+    let mut during: Vec<Answer> = vec![];
+    while down_at.elapsed() < OUTAGE {
+        during.push(call(me()).await);
+        during.push(call(cron()).await);
+    }
+    pg.start();
+    let outage = down_at.elapsed();
+    for a in &during {
+        assert_eq!(
+            (a.status, a.code.as_deref()),
+            (503, Some("unavailable")),
+            "while the database is down\n{}",
+            logs(&dir)
+        );
+    }
+    let slowest = during.iter().map(|a| a.took).max().unwrap();
+
+    // Up again: the same api process answers once its pool has reconnected.
+    let up_at = Instant::now();
+    let mut recovering = 0;
+    loop {
+        let a = call(me()).await;
+        if a.status == 200 {
+            break;
+        }
+        assert_eq!(
+            (a.status, a.code.as_deref()),
+            (503, Some("unavailable")),
+            "while reconnecting"
+        );
+        recovering += 1;
+        assert!(
+            up_at.elapsed() < Duration::from_secs(30),
+            "the api did not recover\n{}",
+            logs(&dir)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let recovery = up_at.elapsed();
+    let r = cron().send().await.unwrap();
+    assert_eq!(r.status(), 202, "a write after recovery");
+    let cron_job: Id = r.json::<serde_json::Value>().await.unwrap()["jobId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+
+    // The workers reconnect: every job enqueued before the outage, and the new one, succeed.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let n = count(&db, done_q).await;
+        let cron_done = {
+            let mut c = db.acquire().await.unwrap();
+            jobs::progress::get(&mut c, cron_job)
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        if n == JOBS as i64 && cron_done.status == "succeeded" {
+            break;
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "after the restart only {n} of {JOBS} probes succeeded (the cron job: \
+                 {cron_done:?})\n{}\n{}",
+                unfinished(&db).await,
+                logs(&dir)
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let all_done = up_at.elapsed();
+    let effects = {
+        let mut c = db.acquire().await.unwrap();
+        jobs::diagnostics::effect_counts(&mut c, "restart-")
+            .await
+            .unwrap()
+    };
+    let attempts = count(
+        &db,
+        "SELECT SUM(attempts)::BIGINT FROM job_progress WHERE kind = 'diagnostics.probe'",
+    )
+    .await;
+    println!(
+        "chaos: PostgreSQL down {outage:?} with {before} of {JOBS} jobs done; {} answers while \
+         down, all 503 unavailable, slowest {slowest:?}; api answered 200 again {recovery:?} \
+         after the server was up ({recovering} more 503s meanwhile); all jobs done {all_done:?} \
+         after it; {} attempts re-run; ledger {} rows, {} distinct",
+        during.len(),
+        attempts - JOBS as i64,
+        effects.rows,
+        effects.distinct
+    );
+    assert!(during.len() >= 2, "requests were made during the outage");
+    assert_eq!(
+        effects.distinct,
+        JOBS as i64,
+        "no job lost\n{}",
+        unfinished(&db).await
+    );
+    assert_eq!(effects.rows, JOBS as i64, "no effect applied twice");
+
+    for (name, p) in [("worker", workers.into_iter().collect::<Vec<_>>())] {
+        for w in p {
+            let s = w.terminate();
+            assert!(s.success(), "{name} exits cleanly after the outage: {s:?}");
+        }
+    }
+    let s = api.terminate();
+    assert!(s.success(), "the api exits cleanly: {s:?}");
+    db.close().await;
+}
+
+/// The probes without a ledger row or not succeeded, with their queue tasks: what a failure
+/// report needs.
+async fn unfinished(db: &Db) -> String {
+    let mut c = db.acquire().await.unwrap();
+    /// Job id, status, attempts, last error, result, its queue tasks.
+    type Row = (String, String, i64, Option<String>, Option<String>, String);
+    let rows: Vec<Row> = shared::sql!(&mut c, c => sqlx::query_as(
+        "SELECT p.id::text, p.status, p.attempts, p.last_error, p.result::text,
+                COALESCE((SELECT string_agg(j.status || ' attempts ' || j.attempts || ' lock_by ' || COALESCE(j.lock_by, '-')
+                          || ' run_at ' || j.run_at::text || ' ' || COALESCE(j.last_result::text, ''), '; ')
+                          FROM apalis.jobs j WHERE convert_from(j.job, 'UTF8') LIKE '%' || p.id::text || '%'), 'no task')
+         FROM job_progress p
+         WHERE p.kind = 'diagnostics.probe'
+           AND (p.status <> 'succeeded' OR NOT EXISTS (SELECT 1 FROM probe_effects e WHERE e.job_id = p.id))")
+        .fetch_all(&mut *c).await)
+    .unwrap();
+    rows.iter()
+        .map(|r| format!("{r:?}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
