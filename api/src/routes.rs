@@ -1203,6 +1203,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/opponents/suggestions", opponents::suggestions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Competitors of a roster athlete's divisions (athleteId; synced heatsource events and the circuits' rankings) with head-to-head records from shared heats, most heats shared first (paginated)")
+            .error(409, "the athlete has no heatsource profile (not_provider_linked)")
             .id_query_required("athleteId")
             .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
         route(GET, "/api/opponents/{id}", opponents::get)
