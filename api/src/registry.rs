@@ -23,21 +23,53 @@ use utoipa::openapi::{
 
 type SchemaList = Vec<(String, RefOr<Schema>)>;
 
-/// A body or response type, by name, with a function that adds its schemas to the components.
+/// A body or response type: its schema name, its Rust type, and the schemas it needs.
 #[derive(Clone, Copy)]
 pub struct SchemaRef {
     name: fn() -> String,
-    collect: fn(&mut SchemaList),
+    type_name: fn() -> &'static str,
+    schema: fn() -> RefOr<Schema>,
+    nested: fn(&mut SchemaList),
 }
 
 fn schema_ref<T: utoipa::ToSchema>() -> SchemaRef {
     SchemaRef {
         name: || T::name().into_owned(),
-        collect: |v| {
-            v.push((T::name().into_owned(), T::schema()));
-            T::schemas(v);
-        },
+        type_name: std::any::type_name::<T>,
+        schema: T::schema,
+        nested: T::schemas,
     }
+}
+
+impl SchemaRef {
+    /// A generic container (`Vec<T>`, `Option<T>`) has no name of its own (utoipa names every
+    /// `Vec<_>` "Vec"), so its schema is written inline; a named type becomes a component and
+    /// is referred to. Either way the schemas it refers to are added to `schemas`.
+    fn refer(&self, schemas: &mut SchemaList) -> RefOr<Schema> {
+        (self.nested)(schemas);
+        if (self.type_name)().contains('<') {
+            (self.schema)()
+        } else {
+            schemas.push(((self.name)(), (self.schema)()));
+            RefOr::Ref(utoipa::openapi::Ref::from_schema_name((self.name)()))
+        }
+    }
+}
+
+/// A query parameter of a route: its name, whether the route needs it, and whether it is a
+/// UUID (an id of ours) or free text.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryParam {
+    pub name: &'static str,
+    pub required: bool,
+    pub uuid: bool,
+}
+
+/// A request body: JSON of a type, or raw bytes of the given media types (CSV, audio, GPX…).
+#[derive(Clone, Copy)]
+enum RequestBody {
+    Json(SchemaRef),
+    Raw(&'static [&'static str]),
 }
 
 #[derive(Clone)]
@@ -49,8 +81,14 @@ pub struct RouteDef {
     pub summary: &'static str,
     /// True for `/api/mobile/*` twins: same handler, bearer tokens only.
     pub bearer_only: bool,
-    request: Option<SchemaRef>,
+    request: Option<RequestBody>,
+    /// Query parameters the document names.
+    query: Vec<QueryParam>,
     responses: Vec<(u16, &'static str, Option<SchemaRef>)>,
+    /// Error answers beyond the ones `error_statuses` derives from the policy, path and body.
+    errors: Vec<(u16, &'static str)>,
+    /// The route calls a provider: it may answer 503 `provider_not_configured` and 502.
+    provider: bool,
     handler: MethodRouter<AppState>,
     mobile_twin: bool,
 }
@@ -70,7 +108,10 @@ where
         summary: "",
         bearer_only: false,
         request: None,
+        query: vec![],
         responses: vec![],
+        errors: vec![],
+        provider: false,
         handler: on(filter, handler),
         mobile_twin: false,
     }
@@ -95,18 +136,64 @@ impl RouteDef {
     }
     /// The JSON request body type.
     pub fn body<T: utoipa::ToSchema>(mut self) -> Self {
-        self.request = Some(schema_ref::<T>());
+        self.request = Some(RequestBody::Json(schema_ref::<T>()));
+        self
+    }
+    /// A request body that is not JSON: the file itself, in one of these media types.
+    pub fn raw_body(mut self, media_types: &'static [&'static str]) -> Self {
+        self.request = Some(RequestBody::Raw(media_types));
+        self
+    }
+    /// An optional text query parameter.
+    pub fn query(self, name: &'static str) -> Self {
+        self.query_param(name, false, false)
+    }
+    /// A text query parameter the route cannot do without (400 when it is missing).
+    pub fn query_required(self, name: &'static str) -> Self {
+        self.query_param(name, true, false)
+    }
+    /// An optional query parameter that is one of our ids (a UUID).
+    pub fn id_query(self, name: &'static str) -> Self {
+        self.query_param(name, false, true)
+    }
+    /// A query parameter that is one of our ids and that the route cannot do without.
+    pub fn id_query_required(self, name: &'static str) -> Self {
+        self.query_param(name, true, true)
+    }
+    fn query_param(mut self, name: &'static str, required: bool, uuid: bool) -> Self {
+        self.query.push(QueryParam {
+            name,
+            required,
+            uuid,
+        });
         self
     }
     /// A response with a JSON body.
     pub fn ok<T: utoipa::ToSchema>(mut self, status: u16) -> Self {
+        let description = if status < 300 {
+            "success"
+        } else {
+            "the answer, with this body"
+        };
         self.responses
-            .push((status, "success", Some(schema_ref::<T>())));
+            .push((status, description, Some(schema_ref::<T>())));
         self
     }
     /// A response without a JSON body (204, a redirect).
     pub fn empty(mut self, status: u16, description: &'static str) -> Self {
         self.responses.push((status, description, None));
+        self
+    }
+    /// An error answer of this route that the policy, path and body do not imply (a 409 of a
+    /// read, a 410 of an invite, a 429 of a rate limit, a 416 of a range).
+    pub fn error(mut self, status: u16, description: &'static str) -> Self {
+        self.errors.push((status, description));
+        self
+    }
+    /// The route asks a provider: 503 `provider_not_configured` when it is not set up, 502 when
+    /// it fails.
+    pub fn provider(mut self) -> Self {
+        self.provider = true;
         self
     }
     /// A phone-only route (its path is under `/api/mobile/`): bearer tokens only.
@@ -119,6 +206,156 @@ impl RouteDef {
         self.mobile_twin = true;
         self
     }
+
+    /// The path as the OpenAPI document writes it: axum's wildcard `{*key}` is `{key}`.
+    pub fn openapi_path(&self) -> String {
+        self.path.replace("{*", "{")
+    }
+
+    /// The query parameters the document names.
+    pub fn query_params(&self) -> &[QueryParam] {
+        &self.query
+    }
+
+    /// Every error status this route can answer, with what it means: derived from its policy,
+    /// its path parameters and its body, plus the route's own extras. Every status is
+    /// documented with the one error shape (`ErrorBody`).
+    pub fn error_statuses(&self) -> Vec<(u16, String)> {
+        let mut out: Vec<(u16, String)> = vec![];
+        let mut add = |status: u16, why: &str| match out.iter_mut().find(|(s, _)| *s == status) {
+            Some((_, d)) => {
+                d.push_str("; ");
+                d.push_str(why);
+            }
+            None => out.push((status, why.to_string())),
+        };
+        let member = matches!(self.auth, Auth::Member { .. });
+        let has_path = !path_params(&self.path).is_empty();
+        let writes = !matches!(self.method, Method::GET | Method::HEAD);
+        if self.request.is_some() {
+            add(
+                400,
+                "the body is malformed or a field is invalid (validation_failed with details.fields)",
+            );
+        }
+        if !self.query.is_empty() {
+            add(
+                400,
+                "a query parameter is missing or invalid (invalid_query, validation_failed)",
+            );
+        }
+        if member {
+            add(
+                400,
+                "X-Workspace-Id is not a workspace id (invalid_workspace_header)",
+            );
+        }
+        match self.auth {
+            Auth::Public(_) | Auth::Page(_) => {}
+            Auth::Token(_) | Auth::Webhook(_) => {
+                add(401, "the token or signature is missing, bad or expired");
+                add(403, "the token is not valid for this");
+            }
+            _ => {
+                add(
+                    401,
+                    "no or bad credentials (unauthenticated, invalid_token)",
+                );
+                let why = match self.auth {
+                    Auth::Member { .. } => {
+                        "permission_denied, module_disabled, or csrf_failed (cookie sessions)"
+                    }
+                    Auth::Admin => "admin_required, or csrf_failed (cookie sessions)",
+                    _ => "not allowed, or csrf_failed (cookie sessions)",
+                };
+                add(403, why);
+            }
+        }
+        if has_path {
+            add(404, "not found, or not yours (not_found)");
+        }
+        let names_ids =
+            self.query.iter().any(|q| q.uuid) || matches!(self.request, Some(RequestBody::Json(_)));
+        if names_ids && !matches!(self.auth, Auth::Public(_)) {
+            add(
+                404,
+                "an id in the body or query names nothing of yours (not_found)",
+            );
+        }
+        if member {
+            add(404, "the workspace is not one of the caller's (not_found)");
+        }
+        if writes {
+            add(
+                409,
+                "conflicts with the current state (the code says which)",
+            );
+        }
+        if self.request.is_some() {
+            add(413, "the body is too large (payload_too_large)");
+            add(
+                415,
+                "the body's Content-Type is not one this route takes (unsupported_media_type)",
+            );
+        }
+        for (status, why) in &self.errors {
+            add(*status, why);
+        }
+        if self.provider {
+            add(502, "the provider failed (provider_failed)");
+            add(
+                503,
+                "the provider is not configured (provider_not_configured)",
+            );
+        }
+        add(
+            503,
+            "the request timed out or the database is busy (timeout, unavailable)",
+        );
+        out.sort_by_key(|(s, _)| *s);
+        out
+    }
+}
+
+/// The one error shape, `{"error": {"code", "message", "details"?}}`, as a schema.
+fn error_schema() -> Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let inner = ObjectBuilder::new()
+        .property(
+            "code",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(
+                    "stable snake_case code (ARCHITECTURE.md, \"Error codes\")",
+                )),
+        )
+        .required("code")
+        .property("message", ObjectBuilder::new().schema_type(Type::String))
+        .required("message")
+        .property(
+            "details",
+            ObjectBuilder::new().description(Some("per-field errors (fields) or the code's data")),
+        );
+    Schema::Object(
+        ObjectBuilder::new()
+            .property("error", inner)
+            .required("error")
+            .build(),
+    )
+}
+
+pub const ERROR_SCHEMA: &str = "ErrorBody";
+
+/// The tag of every operation that asks a provider (and so may answer 503
+/// `provider_not_configured` on a server without it).
+pub const PROVIDER_TAG: &str = "provider";
+
+/// Two different Rust types (or schema bodies) under one schema name: the document would show
+/// one of them for both, so a client generated from it sends the wrong fields.
+#[derive(Debug)]
+pub struct SchemaCollision {
+    pub name: String,
+    pub types: Vec<String>,
 }
 
 /// The expanded table: every row plus its mobile twin.
@@ -190,16 +427,23 @@ impl Registry {
 
     /// The OpenAPI 3.1 document: the JSON API, so every route but the HTML pages.
     pub fn openapi(&self) -> OpenApi {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
         let mut paths = Paths::new();
-        let mut schemas: SchemaList = vec![];
+        let mut schemas: SchemaList = vec![(ERROR_SCHEMA.to_string(), error_schema().into())];
+        let string = || ObjectBuilder::new().schema_type(Type::String);
         for r in self.routes.iter().filter(|r| !r.is_page()) {
+            let path = r.openapi_path();
             let mut op = OperationBuilder::new()
                 .summary(Some(r.summary))
-                .tag(r.area)
+                .tags(Some(if r.provider {
+                    vec![r.area.to_string(), PROVIDER_TAG.to_string()]
+                } else {
+                    vec![r.area.to_string()]
+                }))
                 .operation_id(Some(format!(
                     "{}{}",
                     r.method.as_str().to_lowercase(),
-                    r.path.replace(['/', '{', '}', '-'], "_")
+                    path.replace(['/', '{', '}', '-'], "_")
                 )))
                 .description(Some(format!("Auth: {}", r.auth.label())));
             for p in path_params(&r.path) {
@@ -208,52 +452,93 @@ impl Registry {
                         .name(p)
                         .parameter_in(ParameterIn::Path)
                         .required(Required::True)
-                        .schema(Some(
-                            utoipa::openapi::ObjectBuilder::new()
-                                .schema_type(utoipa::openapi::schema::Type::String),
-                        )),
+                        .schema(Some(string())),
                 );
             }
-            if let Some(req) = r.request {
-                (req.collect)(&mut schemas);
-                op = op.request_body(Some(
-                    RequestBodyBuilder::new()
-                        .content(
-                            "application/json",
-                            ContentBuilder::new()
-                                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-                                    (req.name)(),
-                                ))))
-                                .build(),
-                        )
-                        .required(Some(Required::True))
-                        .build(),
-                ));
+            for q in &r.query {
+                let schema = if q.uuid {
+                    string().format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                        utoipa::openapi::KnownFormat::Uuid,
+                    )))
+                } else {
+                    string()
+                };
+                op = op.parameter(
+                    ParameterBuilder::new()
+                        .name(q.name)
+                        .parameter_in(ParameterIn::Query)
+                        .required(if q.required {
+                            Required::True
+                        } else {
+                            Required::False
+                        })
+                        .schema(Some(schema)),
+                );
+            }
+            match r.request {
+                Some(RequestBody::Json(req)) => {
+                    let schema = req.refer(&mut schemas);
+                    op = op.request_body(Some(
+                        RequestBodyBuilder::new()
+                            .content(
+                                "application/json",
+                                ContentBuilder::new().schema(Some(schema)).build(),
+                            )
+                            .required(Some(Required::True))
+                            .build(),
+                    ));
+                }
+                Some(RequestBody::Raw(types)) => {
+                    let mut body = RequestBodyBuilder::new().required(Some(Required::True));
+                    for t in types {
+                        let schema = if t.starts_with("text/") {
+                            string()
+                        } else {
+                            string().format(Some(utoipa::openapi::SchemaFormat::Custom(
+                                "binary".into(),
+                            )))
+                        };
+                        body = body.content(*t, ContentBuilder::new().schema(Some(schema)).build());
+                    }
+                    op = op.request_body(Some(body.build()));
+                }
+                None => {}
             }
             for (status, desc, body) in &r.responses {
                 let mut resp = ResponseBuilder::new().description(*desc);
                 if let Some(b) = body {
-                    (b.collect)(&mut schemas);
                     resp = resp.content(
                         "application/json",
                         ContentBuilder::new()
-                            .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-                                (b.name)(),
-                            ))))
+                            .schema(Some(b.refer(&mut schemas)))
                             .build(),
                     );
                 }
                 op = op.response(status.to_string(), resp.build());
             }
-            op = op.response(
-                "default",
-                ResponseBuilder::new()
-                    .description("error: {\"error\": {\"code\", \"message\", \"details\"?}}")
-                    .build(),
-            );
+            for (status, desc) in r.error_statuses() {
+                // A status the row documents with its own body (health's 503) keeps it.
+                if r.responses.iter().any(|x| x.0 == status) {
+                    continue;
+                }
+                op = op.response(
+                    status.to_string(),
+                    ResponseBuilder::new()
+                        .description(desc)
+                        .content(
+                            "application/json",
+                            ContentBuilder::new()
+                                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                                    ERROR_SCHEMA,
+                                ))))
+                                .build(),
+                        )
+                        .build(),
+                );
+            }
             let mut op: Operation = op.build();
             op.security = security_for(r);
-            paths.add_path_operation(&r.path, vec![http_method(&r.method)], op);
+            paths.add_path_operation(&path, vec![http_method(&r.method)], op);
         }
         OpenApiBuilder::new()
             .info(
@@ -265,6 +550,46 @@ impl Registry {
             .paths(paths)
             .components(Some(components(schemas)))
             .build()
+    }
+
+    /// Schema names given to more than one schema: by two request or response types of the
+    /// table, or by two types they refer to. The document keeps one body per name, so every
+    /// other type under that name would be documented with the wrong fields.
+    pub fn schema_collisions(&self) -> Vec<SchemaCollision> {
+        use std::collections::BTreeMap;
+        // name -> (distinct bodies, Rust types named so directly by the table)
+        let mut seen: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+        for r in &self.routes {
+            let mut refs: Vec<SchemaRef> = r.responses.iter().filter_map(|x| x.2).collect();
+            if let Some(RequestBody::Json(b)) = r.request {
+                refs.push(b);
+            }
+            for sr in refs {
+                let mut list: SchemaList = vec![];
+                let top = (sr.type_name)();
+                if !top.contains('<') {
+                    let e = seen.entry((sr.name)()).or_default();
+                    if !e.1.iter().any(|t| t == top) {
+                        e.1.push(top.to_string());
+                    }
+                }
+                sr.refer(&mut list);
+                for (name, schema) in list {
+                    let body = serde_json::to_string(&schema).expect("schemas serialize");
+                    let e = seen.entry(name).or_default();
+                    if !e.0.contains(&body) {
+                        e.0.push(body);
+                    }
+                }
+            }
+        }
+        seen.into_iter()
+            .filter(|(_, (bodies, types))| bodies.len() > 1 || types.len() > 1)
+            .map(|(name, (bodies, types))| SchemaCollision {
+                name,
+                types: if types.len() > 1 { types } else { bodies },
+            })
+            .collect()
     }
 }
 

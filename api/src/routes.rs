@@ -26,20 +26,25 @@ pub fn registry() -> Registry {
     let mut rows = vec![
         // ---- accounts: sign-up, sign-in, sessions, tokens ----
         route(POST, "/api/auth/signup", signup::signup)
+            .error(429, "too many sign-ups from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("creates a new account; governed by the signup mode, rate-limited per address"))
             .area("accounts").summary("Create a coach account and workspace")
             .body::<signup::SignupRequest>().ok::<signup::SignupResponse>(201),
         route(GET, "/api/signup-mode", signup::signup_mode)
             .auth(Auth::Public("the sign-up page must know the mode before anyone has an account; reveals only whether a given invite code is usable"))
             .area("accounts").summary("Report the signup mode; query `invite` checks an invite code")
+            .query("invite")
             .ok::<signup::SignupModeResponse>(200),
         route(POST, "/api/waitlist", signup::join_waitlist)
+            .error(429, "too many requests from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("people without an account ask for access; same answer for repeats, rate-limited"))
             .area("accounts").summary("Record a request for access")
             .body::<signup::WaitlistRequest>().ok::<signup::Accepted>(202),
         route(POST, "/api/auth/signin", sessions::signin)
+            .error(429, "too many failed sign-ins (rate_limited, Retry-After)")
             .auth(Auth::Public("sign-in itself: exchanges email and password for a session; failures rate-limited"))
             .area("accounts").summary("Sign in (web): sets the session and CSRF cookies")
+            .error(401, "the email or password is wrong (invalid_credentials)")
             .body::<sessions::SigninRequest>().ok::<sessions::SigninResponse>(200),
         route(POST, "/api/auth/signout", sessions::signout)
             .auth(Auth::User).mobile()
@@ -50,8 +55,10 @@ pub fn registry() -> Registry {
             .area("accounts").summary("The signed-in user and their workspaces")
             .ok::<sessions::MeResponse>(200),
         route(POST, "/api/mobile/auth/token", mobile::token)
+            .error(429, "too many failed sign-ins (rate_limited, Retry-After)")
             .auth(Auth::Public("phone sign-in: exchanges email and password for tokens; failures rate-limited like web sign-in"))
             .area("accounts").summary("Phone sign-in: access and refresh tokens")
+            .error(401, "the email or password is wrong (invalid_credentials)")
             .body::<mobile::TokenRequest>().ok::<mobile::TokenResponse>(200),
         route(POST, "/api/mobile/auth/refresh", mobile::refresh)
             .auth(Auth::Token("the refresh token in the body; rotated on use, replay revokes the sign-in"))
@@ -60,12 +67,15 @@ pub fn registry() -> Registry {
         route(GET, "/auth/callback", email_links::callback)
             .auth(Auth::Token("the single-use emailed token in the query (verification or password reset)"))
             .area("accounts").summary("Emailed-link landing: verifies the token, redirects to the web client")
+            .query("type").query("token")
             .empty(303, "to the web client"),
         route(POST, "/api/auth/verify-email/resend", email_links::resend_verification)
+            .error(429, "too many mails asked for (rate_limited, Retry-After)")
             .auth(Auth::User).mobile()
             .area("accounts").summary("Mail a new email-verification link")
             .ok::<signup::Accepted>(202),
         route(POST, "/api/auth/password/forgot", email_links::forgot_password)
+            .error(429, "too many mails asked for (rate_limited, Retry-After)")
             .auth(Auth::Public("a user who forgot the password cannot sign in; same answer whether or not the account exists, rate-limited"))
             .area("accounts").summary("Mail a password-reset link")
             .body::<email_links::ForgotRequest>().ok::<signup::Accepted>(202),
@@ -83,10 +93,12 @@ pub fn registry() -> Registry {
             .area("accounts").summary("Delete the current account")
             .body::<account::DeleteAccountRequest>().ok::<account::DeleteAccountResponse>(200),
         route(GET, "/api/auth/reviewvideo", reviewvideo::start)
+            .provider()
             .auth(Auth::User)
             .area("accounts").summary("Start connecting the video-review provider (OAuth 2.0)")
             .empty(302, "to the provider's authorization page"),
         route(GET, "/api/auth/reviewvideo/callback", reviewvideo::callback)
+            .provider()
             .auth(Auth::User)
             .area("accounts").summary("Complete the video-review provider's OAuth flow")
             .empty(303, "to the web client's integrations page"),
@@ -94,7 +106,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/health", system::health)
             .auth(Auth::Public("load balancers and uptime checks probe it; reveals only up/down"))
             .area("accounts").summary("Health probe (checks the database)")
-            .ok::<system::Health>(200),
+            .ok::<system::Health>(200).ok::<system::Health>(503),
         route(GET, "/api/time", system::time)
             .auth(Auth::Public("clients measure clock offset before signing in; reveals only the time"))
             .area("accounts").summary("Server wall clock, millisecond precision")
@@ -137,6 +149,7 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Make another member owner (owners only); the caller becomes admin")
             .body::<members::TransferOwnership>().ok::<Vec<orgs::MemberView>>(200),
         route(POST, "/api/orgs/{id}/reset-password", members::reset_password)
+            .error(429, "too many mails asked for (rate_limited, Retry-After)")
             .auth(Auth::org(Some(Perm::MembersManage)))
             .area("workspaces").summary("Mail a member a password-reset link")
             .body::<members::ResetPassword>().ok::<accounts::signup::Accepted>(202),
@@ -189,16 +202,19 @@ pub fn registry() -> Registry {
             .area("workspaces").summary("Revoke a pending invite")
             .empty(204, "revoked"),
         route(GET, "/api/orgs/invite/{token}", invites::preview)
+            .error(410, "the invite expired, was revoked or used (invite_expired, invite_revoked, invite_used)")
             .auth(Auth::User)
             .area("workspaces").summary("Preview a member invite by its token")
             .ok::<invites::InvitePreview>(200),
         route(POST, "/api/orgs/invite/{token}/accept", invites::accept)
+            .error(410, "the invite expired, was revoked or used (invite_expired, invite_revoked, invite_used)")
             .auth(Auth::User)
             .area("workspaces").summary("Accept a member invite (signed in with the invited email)")
             .ok::<accounts::MembershipView>(200),
         route(GET, "/api/orgs/{id}/calendar", orgs::calendar)
             .auth(Auth::org(Some(Perm::CalendarRead)))
             .area("workspaces").summary("Team calendar for a range (from, to; at most 92 days)")
+            .query("from").query("to")
             .ok::<orgs::Calendar>(200),
         // ---- coaches view ----
         route(GET, "/api/coaches/{id}", coaches::get)
@@ -231,18 +247,22 @@ pub fn registry() -> Registry {
             .area("billing").summary("The workspace's plan, subscription status and seats (every member; read-only)")
             .ok::<billing::BillingStatus>(200),
         route(POST, "/api/billing/subscribe", billing::subscribe)
+            .provider()
             .auth(Auth::member(Perm::BillingManage)).mobile()
             .area("billing").summary("Start (Checkout, mode=subscription) or modify the workspace's platform subscription; monthly prices only (Idempotency-Key)")
             .body::<billing::SubscribeRequest>().ok::<billing::SubscribeAnswer>(200),
         route(POST, "/api/billing/portal", billing::portal)
+            .provider()
             .auth(Auth::member(Perm::BillingManage)).mobile()
             .area("billing").summary("Open the provider's customer portal for the workspace's subscription")
             .ok::<billing::PortalLink>(200),
         route(POST, "/api/payments/connect", billing::connect)
+            .provider()
             .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Billing))
             .area("billing").summary("A coach connects (or continues onboarding) their payout account (Connect)")
             .ok::<billing::PayoutAccountView>(200),
         route(POST, "/api/payments/offerings", billing::create_offering)
+            .provider()
             .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Billing))
             .area("billing").summary("A coach offers something for sale: one-off or monthly")
             .body::<billing::CreateOffering>().ok::<billing::OfferingView>(201),
@@ -251,10 +271,12 @@ pub fn registry() -> Registry {
             .area("billing").summary("The workspace's offerings (paginated)")
             .empty(200, "a page of offerings ({items, limit, offset, nextOffset})"),
         route(POST, "/api/payments/checkout", billing::checkout)
+            .provider()
             .auth(Auth::User)
             .area("billing").summary("A student, or a minor's guardian, pays a coach's offering: Checkout as a destination charge with the platform's fee (Idempotency-Key)")
             .body::<billing::CheckoutRequest>().ok::<billing::CheckoutAnswer>(200),
         route(POST, "/api/payments/portal", billing::payer_portal)
+            .provider()
             .auth(Auth::User)
             .area("billing").summary("Open the provider's customer portal for the caller's payments to coaches")
             .ok::<billing::PortalLink>(200),
@@ -263,6 +285,7 @@ pub fn registry() -> Registry {
             .area("billing").summary("The offerings the caller paid for, or was paid for as the athlete, with their status")
             .empty(200, "a page of access rows ({items, limit, offset, nextOffset})"),
         route(POST, "/api/payments/webhook", billing::webhook)
+            .provider()
             .auth(Auth::Webhook("the payment provider's events, verified by Stripe-Signature (HMAC-SHA256 over t.body with any configured secret, 300 s tolerance)"))
             .area("billing").summary("Payment events (platform and marketplace): stored once, acknowledged at once, applied by a job")
             .ok::<billing::WebhookAck>(200),
@@ -369,14 +392,18 @@ pub fn registry() -> Registry {
             .body::<activity::LogRequest>().ok::<activity::Logged>(202),
         // ---- TV ----
         route(POST, "/api/tv/signin/start", tv::start)
+            .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("a TV has no account yet: it asks for a device code; rate-limited per address"))
             .area("tv").summary("A TV starts device-code sign-in")
             .body::<tv::StartRequest>().ok::<tv::StartResponse>(200),
         route(POST, "/api/tv/signin/poll", tv::poll)
+            .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("the TV polls with its secret device code (in the body) until a member claims it; rate-limited"))
             .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token")
+            .error(401, "the device code is missing or unknown (invalid_token)")
             .body::<tv::PollRequest>().ok::<tv::PollToken>(200),
         route(POST, "/api/tv/signin/claim", tv::claim)
+            .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))
             .area("tv").summary("A signed-in member binds a TV to the workspace by its user code")
             .body::<tv::ClaimRequest>().ok::<tv::DeviceView>(200),
@@ -412,6 +439,7 @@ pub fn registry() -> Registry {
         route(POST, "/api/athletes/import", athletes::import::import)
             .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("CSV roster import (text/csv body; ?dryRun, ?background): all or nothing, deduplicated; large files run as a job")
+            .raw_body(&["text/csv"]).query("dryRun").query("background")
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(GET, "/api/athletes/{id}", athletes::get)
             .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
@@ -478,14 +506,17 @@ pub fn registry() -> Registry {
             .area("athletes").summary("Email an athlete invite")
             .body::<athletes::invites::CreateInvite>().ok::<athletes::invites::InviteCreated>(201),
         route(GET, "/api/invite/lookup/{token}", athletes::invites::lookup)
+            .error(429, "too many lookups from this address (rate_limited, Retry-After)").error(410, "the invite expired, was revoked or used (invite_expired, invite_revoked, invite_used)")
             .auth(Auth::Public("the invite link's holder has no account yet; shows only the workspace, first name and age-gate rule, rate-limited per address"))
             .area("athletes").summary("Preview an athlete invite")
             .ok::<athletes::invites::InvitePreview>(200),
         route(POST, "/api/invite/claim", athletes::invites::claim)
+            .error(410, "the invite expired, was revoked or used (invite_expired, invite_revoked, invite_used)")
             .auth(Auth::Token("the single-use invite token in the body; the age gate runs on the server"))
             .area("athletes").summary("The athlete claims the login (server-side age gate)")
             .body::<athletes::invites::ClaimRequest>().ok::<athletes::invites::ClaimResponse>(201),
         route(POST, "/api/invite/guardian", athletes::invites::guardian)
+            .error(410, "the invite expired, was revoked or used (invite_expired, invite_revoked, invite_used)")
             .auth(Auth::Token("the single-use invite token in the body, used by the minor's guardian"))
             .area("athletes").summary("A guardian creates the login for a minor and consents")
             .body::<athletes::invites::GuardianRequest>().ok::<athletes::invites::GuardianResponse>(201),
@@ -498,6 +529,7 @@ pub fn registry() -> Registry {
             .area("athletes").summary("Open or close public self-enrollment")
             .body::<athletes::invites::EnrollmentSetting>().ok::<athletes::invites::EnrollmentView>(200),
         route(POST, "/api/club/enroll", athletes::invites::enroll)
+            .error(429, "too many enrollments from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("people join a club that opened self-enrollment before they have an account; age-gated, rate-limited, same answer for repeats"))
             .area("athletes").summary("Public club self-enrollment (pending athlete)")
             .body::<athletes::invites::EnrollRequest>().ok::<athletes::invites::EnrollAccepted>(202),
@@ -513,6 +545,7 @@ pub fn registry() -> Registry {
         route(POST, "/api/training-sessions/import", training::import)
             .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("CSV import of past sessions with attendance (text/csv; ?dryRun, ?background)")
+            .raw_body(&["text/csv"]).query("dryRun").query("background")
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(POST, "/api/training-sessions/provision-video", training::provision_video)
             .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
@@ -578,6 +611,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/messages/attachment", messaging::messages::attachment)
             .auth(Auth::User)
             .area("messaging").summary("Resolve a message's private photo to a signed URL (5 minutes; participants only; messageId)")
+            .id_query_required("messageId")
             .ok::<messaging::messages::AttachmentLink>(200),
         route(DELETE, "/api/messages/{id}", messaging::messages::delete)
             .auth(Auth::User)
@@ -599,10 +633,12 @@ pub fn registry() -> Registry {
         route(GET, "/api/notifications/unsubscribe", notifications::unsubscribe::show)
             .auth(Auth::Token("the signed unsubscribe token in the query, from a notification mail's List-Unsubscribe link"))
             .area("messaging").summary("What an unsubscribe link would do (changes nothing: link scanners GET)")
+            .query_required("token")
             .ok::<notifications::unsubscribe::UnsubscribeState>(200),
         route(POST, "/api/notifications/unsubscribe", notifications::unsubscribe::unsubscribe)
             .auth(Auth::Token("the signed unsubscribe token in the query; RFC 8058 one-click POST from the mail client"))
             .area("messaging").summary("One-click unsubscribe from a category of notification email (RFC 8058)")
+            .query_required("token")
             .ok::<notifications::unsubscribe::UnsubscribeState>(200),
         route(POST, "/api/push/register", notifications::push::register)
             .auth(Auth::User)
@@ -614,16 +650,19 @@ pub fn registry() -> Registry {
             .area("messaging").summary("Remove this phone's push token")
             .body::<notifications::push::UnregisterPush>().empty(204, "removed"),
         route(POST, "/api/notifications/sms/start", notifications::sms::start)
+            .error(429, "too many codes asked for (rate_limited, Retry-After)").provider()
             .auth(Auth::User)
             .area("messaging").summary("Send a verification code by SMS to an E.164 number (Twilio Verify; rate-limited; refused after STOP)")
             .body::<notifications::sms::StartSms>().ok::<notifications::sms::SmsStarted>(201),
         route(POST, "/api/notifications/sms/verify", notifications::sms::verify)
+            .error(410, "the code expired or was tried too often (sms_code_expired, sms_max_attempts)").error(429, "too many attempts (rate_limited, Retry-After)").provider()
             .auth(Auth::User)
             .area("messaging").summary("Check the SMS code; approved stores the number as my verified phone")
             .body::<notifications::sms::VerifySms>().ok::<notifications::sms::VerifiedPhone>(200),
         route(POST, "/api/notifications/inbound", notifications::sms::inbound)
             .auth(Auth::Webhook("Twilio's inbound SMS webhook, verified by its X-Twilio-Signature (HMAC-SHA1 with the auth token)"))
             .area("messaging").summary("Inbound SMS: STOP/START/HELP keywords (TwiML answer)")
+            .raw_body(&["application/x-www-form-urlencoded"])
             .empty(200, "TwiML"),
         // ---- jobs ----
         route(GET, "/api/jobs/{id}", jobs::get)
@@ -640,17 +679,20 @@ pub fn registry() -> Registry {
             .ok::<jobs::JobAccepted>(202),
         // ---- object storage (local store's signed URLs) ----
         route(GET, "/api/storage/{store}/{*key}", storage::download)
+            .error(416, "the range cannot be satisfied (range_not_satisfiable)")
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Download an object through a signed URL (Range supported)")
             .empty(200, "the object's bytes (206 for a range)"),
         route(PUT, "/api/storage/{store}/{*key}", storage::upload)
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Upload an object through a signed URL (streamed)")
+            .raw_body(&["application/octet-stream"])
             .empty(201, "stored"),
         // ---- video (issue 10): the token-gated range proxy; GET also answers HEAD ----
         route(GET, "/api/video/stream", video::stream)
             .auth(Auth::Token("the signed stream token in the query (HMAC, 1 hour, bound to the clip and the caller), issued by the access-checked /api/video/sign"))
             .area("footage").summary("Stream a video through its signed token (token; Range, If-Range, HEAD; stored or allow-listed external source)")
+            .query_required("token").error(416, "the range cannot be satisfied (range_not_satisfiable)").provider()
             .empty(200, "the video's bytes (206 for a range, 416 when unsatisfiable)"),
         route(GET, "/api/clips", footage::list)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
@@ -659,16 +701,19 @@ pub fn registry() -> Registry {
         route(GET, "/api/clips/status", footage::status)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Stored processing status of one clip or up to 100 (ids, comma-separated); never calls the backend")
+            .query_required("ids")
             .ok::<footage::ClipStatuses>(200),
         route(GET, "/api/clips/{clipId}", footage::get)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Read a clip with its status, stats and probe")
             .ok::<footage::ClipView>(200),
         route(POST, "/api/clips/analyze", footage::analyze)
+            .provider()
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Sign the clip's source and submit it to the analysis backend (job; a clip in flight returns its live job)")
             .body::<footage::ClipRef>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/clips/cancel", footage::cancel)
+            .provider()
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Cancel a clip's processing here at once and at the backend best-effort")
             .body::<footage::ClipRef>().ok::<footage::ClipView>(200),
@@ -704,18 +749,24 @@ pub fn registry() -> Registry {
         route(POST, "/api/clips/native-ingest", ingest::create)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Start a resumable (tus 1.0) clip upload: Upload-Length, Upload-Metadata (sessionId, filename, athleteId, clientUploadId, recordedAt)")
+            .error(412, "Tus-Resumable is missing or names another version (tus)")
             .ok::<ingest::UploadView>(201),
         route(GET, "/api/clips/native-ingest/{uploadId}", ingest::status)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Where a resumable upload stands (HEAD: Upload-Offset to resume from; GET: also JSON with its clip once joined)")
+            .error(412, "Tus-Resumable is missing or names another version (tus)")
             .ok::<ingest::UploadView>(200),
         route(PATCH, "/api/clips/native-ingest/{uploadId}", ingest::append)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Append bytes at Upload-Offset (application/offset+octet-stream; Upload-Checksum sha1|sha256); the last PATCH starts the join job")
+            .error(412, "Tus-Resumable is missing or names another version (tus)")
+            .raw_body(&["application/offset+octet-stream"])
+            .error(460, "the Upload-Checksum does not match (checksum_mismatch)")
             .empty(204, "stored; Upload-Offset is the new offset"),
         route(DELETE, "/api/clips/native-ingest/{uploadId}", ingest::terminate)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Terminate an unfinished upload (tus termination); its parts are removed by a job")
+            .error(412, "Tus-Resumable is missing or names another version (tus)")
             .empty(204, "terminated"),
         route(POST, "/api/webhooks/analysis", footage::analysis_webhook)
             .auth(Auth::Webhook("the analysis backend's completion webhook, verified by its Standard Webhooks signature (HMAC-SHA256 with ANALYSIS_WEBHOOK_SECRET, 5-minute timestamp window)"))
@@ -724,18 +775,23 @@ pub fn registry() -> Registry {
         route(POST, "/api/training-sessions/batch-upload", batch::prepare)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Prepare sessions and clips from a spreadsheet manifest (CSV or .xlsx body; fileName, dryRun): all or nothing, the same rows again create nothing")
+            .raw_body(&["text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"])
+            .query("fileName").query("dryRun")
             .ok::<batch::PreparedBatch>(201),
         route(GET, "/api/training-sessions/batch-upload", batch::status)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("A batch's manifest with each clip's live status (batchId)")
+            .id_query_required("batchId")
             .ok::<batch::BatchStatus>(200),
         route(GET, "/api/video/sign", footage::sign)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")
+            .id_query_required("clipId").query("variant")
             .ok::<footage::SignedVideo>(200),
         route(GET, "/api/clips/sidecar", footage::sidecar)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("The stored overlay sidecar of a clip (clipId; Range supported)")
+            .id_query_required("clipId").error(416, "the range cannot be satisfied (range_not_satisfiable)")
             .empty(200, "the overlay JSON (206 for a range)"),
         route(GET, "/api/clips/{clipId}/maneuvers", footage::maneuvers)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
@@ -801,6 +857,8 @@ pub fn registry() -> Registry {
         route(POST, "/api/reviews/{id}/voice-notes", reviews::voice_notes::add)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Add a voice note: the audio is the body (M4A/AAC, MP3, WAV, Ogg/Opus, WebM by their first bytes; 25 MiB); keypointId")
+            .raw_body(&["audio/mp4", "audio/mpeg", "audio/wav", "audio/ogg", "audio/webm", "application/octet-stream"])
+            .query("keypointId")
             .ok::<reviews::VoiceNoteView>(201),
         route(DELETE, "/api/reviews/{id}/voice-notes/{noteId}", reviews::voice_notes::delete)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
@@ -827,6 +885,7 @@ pub fn registry() -> Registry {
             .area("reviews").summary("The phone: a review delivered or opened on this device (idempotent per reader and device)")
             .body::<reviews::phone::ReceiptInput>().ok::<reviews::ReceiptView>(200),
         route(POST, "/api/sessions/coaching", coaching::generate)
+            .provider()
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Generate coaching feedback from a session's analysed clips and the coach's keypoints (job; per_clip or batch; each run adds a version)")
             .body::<coaching::CoachingRequest>().ok::<jobs::JobAccepted>(202),
@@ -835,12 +894,14 @@ pub fn registry() -> Registry {
             .area("reviews").summary("List coaching feedback (sessionId, clipId, athleteId, kind, latest; paginated, newest first)")
             .empty(200, "a page of feedback ({items, limit, offset, nextOffset})"),
         route(POST, "/api/sessions/coaching/progress", coaching::progress)
+            .provider()
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("An athlete's progress across sessions from stored stats (stored as a version; the narrative follows by job when a model is configured)")
             .body::<coaching::ProgressRequest>().ok::<coaching::ProgressAnswer>(200),
         route(GET, "/api/sessions/coaching/export", coaching::export)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("The newest coaching feedback of a session or athlete (format json|html: a printable report, no script, restrictive CSP)")
+            .id_query("sessionId").id_query("athleteId").query("format")
             .empty(200, "JSON, or a self-contained HTML report"),
         route(GET, "/api/sessions/coaching/{id}", coaching::get)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
@@ -849,6 +910,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")
+            .query_required("url").provider()
             .ok::<shared::video::origin::Reachability>(200),
         // ---- wearable (issue 12; docs/wearable.md). The routes taking a wearer's data are for
         // the athlete's own login or a member with wearable.manage in the athlete's workspace
@@ -906,6 +968,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/wearable/labels", wearable::list_labels)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("A session's ground-truth ride labels (sessionId; paginated)")
+            .id_query_required("sessionId")
             .empty(200, "a page of labels ({items, limit, offset, nextOffset})"),
         route(POST, "/api/wearable/labels", wearable::add_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
@@ -914,6 +977,7 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/wearable/labels", wearable::delete_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
             .area("wearable").summary("Delete a ride label (id)")
+            .id_query_required("id")
             .empty(204, "deleted"),
         route(GET, "/api/wearable/accuracy", wearable::accuracy)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
@@ -934,58 +998,73 @@ pub fn registry() -> Registry {
         route(GET, "/api/wearable/highlights", wearable::highlights)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("Per-ride highlight definitions of a session (sessionId): each ride's segment of every aligned clip covering it (paginated)")
+            .id_query_required("sessionId")
             .empty(200, "a page of highlights ({items, limit, offset, nextOffset})"),
         route(POST, "/api/wearable/import", wearable::import)
             .auth(Auth::User).mobile()
             .area("wearable").summary("GPX 1.1 import as the body (streamed; athleteId, clientSessionId, trainingSessionId, device); Garmin heart rate; 400 gpx_invalid with the line")
+            .raw_body(&["application/gpx+xml"])
+            .query("athleteId").query("clientSessionId").query("trainingSessionId").query("device")
             .ok::<wearable::SessionAccepted>(201).ok::<wearable::SessionAccepted>(200),
         // ---- competition (issue 15): heatsource reads, cached with a TTL (docs/competition.md) ----
         route(GET, "/api/heatsource/organisations", heatsource::organisations)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The provider organisation with this shortName, with its events and series (a list of zero or one; cached); without shortName, the organisations heatsource-orgs-sync keeps (paginated)")
             .empty(200, "a page of organisations ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/series", heatsource::series)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The series of a provider organisation (shortName), with the divisions each ranks (paginated; cached)")
+            .query_required("shortName").provider()
             .empty(200, "a page of series ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/series/{id}/divisions", heatsource::divisions)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The divisions a provider series ranks (paginated; cached)")
             .empty(200, "a page of divisions ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/series/{id}/athletes", heatsource::series_athletes)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The ranked athletes of one division (divisionId) of a provider series, in ranking order (paginated; cached)")
+            .query_required("divisionId").provider()
             .empty(200, "a page of rankings ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/events/{id}", heatsource::event)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A provider event with its divisions, heats, results and competitors (cached)")
             .ok::<shared::providers::heatsource::Event>(200),
         route(GET, "/api/heatsource/athletes/search", heatsource::search_athletes)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the provider's athletes by name (q, 2-100 characters; needs the provider's client credentials; paginated; cached)")
+            .query_required("q").provider()
             .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
         route(GET, "/api/heatsource/athletes/{id}", heatsource::athlete)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A provider athlete's profile (needs the provider's client credentials; cached)")
             .ok::<shared::providers::heatsource::Athlete>(200),
         // heatsource imports and syncs (jobs; docs/competition.md)
         route(POST, "/api/heatsource/import-rankings", competition_jobs::import_rankings)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Import a provider series' rankings (all divisions, or divisionId) into the workspace's circuit for it, created on the first import (job)")
             .body::<competition_jobs::ImportRankings>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/heatsource/circuits/{id}/import-standings", competition_jobs::import_standings)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Import a circuit's events, its linked athletes' results and its rankings (job)")
             .ok::<jobs::JobAccepted>(202),
         route(POST, "/api/heatsource/events/{id}/bulk-add", competition_jobs::heatsource_bulk_add)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Add a provider event's competitors (one division, or all) to the roster, linked or created, optionally enrolled in a circuit (job; needs athletes.create too)")
             .body::<competition_jobs::BulkAdd>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/heatsource/organisations/sync", competition_jobs::organisations_sync)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Run heatsource-orgs-sync now (the scheduled task's job; joins one already queued)")
             .ok::<jobs::JobAccepted>(202),
         route(POST, "/api/heatsource/sync", competition_jobs::heatsource_sync)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Run heatsource-sync now: the followed organisations' events (the scheduled task's job)")
             .ok::<jobs::JobAccepted>(202),
@@ -993,28 +1072,35 @@ pub fn registry() -> Registry {
         route(GET, "/api/tourindex/athletes/search", tourindex::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the tour index's athletes by name (q, 2-100 characters; paginated; cached)")
+            .query_required("q").provider()
             .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
         route(GET, "/api/tourindex/athletes/{id}", tourindex::athlete)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A tour-index athlete's profile with results, and what its page had that could not be read (cached)")
             .ok::<shared::providers::tourindex_pages::TourProfile>(200),
         route(GET, "/api/tourindex/live-search", tourindex::live_search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Typeahead over the tour index's athletes and events (q; paginated; cached)")
+            .query_required("q").provider()
             .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
         route(POST, "/api/tourindex/import-results", competition_jobs::import_results)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Import a roster athlete's tour-index results, linking tourindexId first when given (best-effort job)")
             .body::<competition_jobs::ImportResults>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/tourindex/scrape", competition_jobs::scrape)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Read one tour's athlete directory and events from the tour index (job; one per tour at a time)")
             .body::<competition_jobs::Scrape>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/tourindex/athletes/sync", competition_jobs::tourindex_athletes_sync)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Refresh the workspace's tour-index-linked athletes and their results (job)")
             .ok::<jobs::JobAccepted>(202),
         route(POST, "/api/tourindex/events/{id}/bulk-add", competition_jobs::tourindex_bulk_add)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Add a tour-index event's athletes to the roster, optionally enrolled in a circuit (job; needs athletes.create too)")
             .body::<competition_jobs::BulkAdd>().ok::<jobs::JobAccepted>(202),
@@ -1022,12 +1108,15 @@ pub fn registry() -> Registry {
         route(GET, "/api/athlete-search/search", athlete_search::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the roster and every configured provider at once (q); the same person merged, ranked; each provider's status (ok, timeout, failed, not_configured)")
+            .query_required("q").provider()
             .ok::<shared::domain::competition::search::SearchAnswer>(200),
         route(GET, "/api/athlete-search/{source}/{id}", athlete_search::profile)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("One provider profile (source heatsource or tourindex) with its results (cached)")
             .ok::<shared::domain::competition::roster::Profile>(200),
         route(POST, "/api/athlete-search/import", athlete_search::import)
+            .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Resolve a provider profile into a roster athlete (linked, never duplicated; created when new: 201), optionally enrolled in a circuit (needs athletes.create too)")
             .body::<athlete_search::ImportAthlete>().ok::<shared::domain::competition::roster::Imported>(200),
@@ -1079,6 +1168,7 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/strategy/{athleteId}/goals", strategy::delete_goal)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Remove the athlete's goal in the circuit given by circuitId")
+            .id_query_required("circuitId")
             .empty(204, "deleted"),
         // ---- season reports ----
         route(POST, "/api/reports/season/{athleteId}", reports::generate)
@@ -1113,6 +1203,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/opponents/suggestions", opponents::suggestions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Competitors of a roster athlete's divisions (athleteId; synced heatsource events and the circuits' rankings) with head-to-head records from shared heats, most heats shared first (paginated)")
+            .error(409, "the athlete has no heatsource profile (not_provider_linked)")
+            .id_query_required("athleteId")
             .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
         route(GET, "/api/opponents/{id}", opponents::get)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1168,6 +1260,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/identity/match", identity::match_candidates)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Provider profiles that may be the roster athlete athleteId (searches and synced data), each scored 0-1 with the fields that matched and how much each counted, best first (paginated)")
+            .id_query_required("athleteId")
             .ok::<identity::MatchPage>(200),
         route(GET, "/api/identity/links", identity::list_links)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1181,6 +1274,7 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/identity/links", identity::remove_link)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Remove the athlete's link to a profile (with the results it brought) or its rejection: athleteId, source, externalId")
+            .id_query_required("athleteId").query_required("source").query_required("externalId")
             .empty(204, "removed"),
         route(GET, "/api/dedup/suggestions", identity::suggestions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1189,19 +1283,24 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/dedup/suggestions", identity::dismiss)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Dismiss the suggested pair a, b: it is not suggested again")
+            .id_query_required("a").id_query_required("b")
             .empty(204, "dismissed"),
         // ---- forecasts (issue 16): provider data, global; cached per grid cell and window (docs/forecasts.md) ----
         route(GET, "/api/spotsource/spots/search", surf::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the spot provider's surf spots by name (q, 2-100 characters; paginated; cached)")
+            .query_required("q").provider()
             .empty(200, "a page of spots ({items, limit, offset, nextOffset})"),
         route(GET, "/api/surf/spot/{slug}", surf::spot)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A surf spot (stored, else read from the spot provider) with its current forecast summary (forecastError says why there is none)")
             .ok::<shared::domain::forecasts::SpotView>(200),
         route(GET, "/api/surf/forecast", surf::forecast)
+            .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The hourly surf forecast at a spot (spot) or point (lat, lon) from the current hour (hours 1-168, default 72): primary provider, else the fallback; cached per 0.1 degree cell and window; stale when both fail")
+            .query("spot").query("lat").query("lon").query("hours")
             .ok::<shared::domain::forecasts::Forecast>(200),
     ];
     rows.extend(pages());

@@ -58,6 +58,7 @@ pub async fn metrics(State(state): State<AppState>) -> Result<axum::Json<Metrics
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = ActivityEventView)]
 pub struct EventView {
     pub id: Id,
     pub user_id: Option<Id>,

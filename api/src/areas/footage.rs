@@ -231,6 +231,7 @@ pub async fn delete(
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = FootageSessionListItem)]
 pub struct SessionView {
     pub id: Id,
     pub training_session_id: Option<Id>,
@@ -276,6 +277,7 @@ impl From<SessionSummary> for SessionListItem {
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = FootageSessionDetail)]
 pub struct SessionDetail {
     #[serde(flatten)]
     pub session: SessionView,
@@ -410,6 +412,7 @@ pub async fn sidecar(
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = ManeuverLabelView)]
 pub struct LabelView {
     pub id: Id,
     pub clip_id: Id,
@@ -472,6 +475,7 @@ pub async fn maneuvers(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = NewManeuverLabel)]
 pub struct NewLabel {
     /// The predicted maneuver judged; omit for a maneuver the model missed (`added`).
     pub prediction_index: Option<i64>,

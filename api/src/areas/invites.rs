@@ -39,9 +39,11 @@ fn view(i: &Invite) -> InviteView {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = MemberInviteRequest)]
 pub struct CreateInvite {
     pub email: String,
     /// A role key other than owner (ownership is transferred, not invited).
+    #[schema(example = "coach")]
     pub role: String,
 }
 
@@ -114,6 +116,7 @@ pub async fn revoke(
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = MemberInvitePreview)]
 pub struct InvitePreview {
     pub workspace_name: String,
     pub role: String,

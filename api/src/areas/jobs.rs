@@ -50,7 +50,7 @@ pub struct JobView {
     pub max_attempts: i64,
     pub percent: Option<i64>,
     pub message: Option<String>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub result: Option<Value>,
     pub last_error: Option<String>,
     pub cancel_requested: bool,

@@ -78,6 +78,7 @@ pub async fn generate(
 /// A report as listed, with where to read it.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = SeasonReportView)]
 pub struct ReportView {
     #[serde(flatten)]
     pub report: ReportRow,

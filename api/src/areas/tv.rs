@@ -90,6 +90,7 @@ pub async fn poll(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = TvClaimRequest)]
 pub struct ClaimRequest {
     /// As shown on the TV; case and dashes do not matter.
     pub user_code: String,

@@ -15,6 +15,7 @@ mod health;
 mod jobs;
 mod messaging;
 mod notifications;
+mod openapi;
 mod orgs;
 mod pages;
 mod registry;

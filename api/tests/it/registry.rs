@@ -86,7 +86,7 @@ fn openapi_lists_exactly_the_registered_routes() {
         .routes
         .iter()
         .filter(|r| !r.is_page())
-        .map(|r| (r.method.to_string(), r.path.clone()))
+        .map(|r| (r.method.to_string(), r.openapi_path()))
         .collect();
     assert_eq!(documented, registered);
     assert!(

@@ -56,7 +56,7 @@ pub trait TextEnum: Copy + Eq + 'static {
 macro_rules! text_enum {
     (
         $(#[$meta:meta])*
-        $vis:vis enum $name:ident {
+        $vis:vis enum $name:ident $(as $alias:ident)? {
             $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
         }
     ) => {
@@ -132,7 +132,25 @@ macro_rules! text_enum {
                 $crate::db::text_enum_schema(<$name as $crate::db::TextEnum>::NAMES)
             }
         }
-        impl ::utoipa::ToSchema for $name {}
+        impl ::utoipa::ToSchema for $name {
+            // `as Alias` names the schema when two value sets share a Rust name.
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed($crate::__text_enum_schema_name!($name $(, $alias)?))
+            }
+        }
+    };
+}
+
+/// A text enum's schema name: its alias (`enum SessionStatus as FootageSessionStatus`), else
+/// its Rust name.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __text_enum_schema_name {
+    ($name:ident) => {
+        stringify!($name)
+    };
+    ($name:ident, $alias:ident) => {
+        stringify!($alias)
     };
 }
 

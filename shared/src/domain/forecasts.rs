@@ -100,7 +100,7 @@ impl Forecasters<'_> {
 
 crate::text_enum! {
     /// Which provider a forecast came from.
-    pub enum Source { Primary = "primary", Fallback = "fallback" }
+    pub enum Source as ForecastSource { Primary = "primary", Fallback = "fallback" }
 }
 
 // ---- cells and windows ----

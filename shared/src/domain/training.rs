@@ -29,7 +29,7 @@ crate::text_enum! {
 
 crate::text_enum! {
     /// How a session was made.
-    pub enum SessionSource { Manual = "manual", Import = "import" }
+    pub enum SessionSource as TrainingSessionSource { Manual = "manual", Import = "import" }
 }
 
 /// The largest capacity a session may have.

@@ -68,6 +68,7 @@ enum Access {
 /// An athlete as lists and competitors show them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = HeatsourceAthleteRef)]
 pub struct AthleteRef {
     pub id: String,
     pub name: String,

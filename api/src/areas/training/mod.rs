@@ -26,6 +26,7 @@ pub use shared::domain::training::MAX_CAPACITY;
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = TrainingSessionView)]
 pub struct SessionView {
     pub id: Id,
     pub title: String,
@@ -191,6 +192,7 @@ pub async fn create(
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = TrainingSessionDetail)]
 pub struct SessionDetail {
     pub session: SessionView,
     pub roster: RosterView,

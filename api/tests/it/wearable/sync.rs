@@ -100,3 +100,21 @@ async fn a_clip_is_aligned_by_its_rides_and_gives_highlights() {
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(app.count("wearable_syncs").await, 1);
 }
+
+/// Schemathesis found it (issue 18): the most negative offset overflowed the range check's
+/// `abs()` and answered 500.
+#[tokio::test]
+async fn the_most_negative_offset_is_refused_not_a_server_error() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    for offset in [i64::MIN, i64::MAX, -604_800_001] {
+        let r = app
+            .req(axum::http::Method::PATCH, "/api/wearable/sync")
+            .session(&coach)
+            .json(json!({ "clipId": "0190f000-0000-7000-8000-000000000001", "offsetMs": offset }))
+            .send()
+            .await;
+        r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+        assert_eq!(r.fields(), vec!["offsetMs".to_string()], "{}", r.body);
+    }
+}

@@ -78,7 +78,7 @@ impl ConsentMethod {
 
 crate::text_enum! {
     /// What an invite link is worth now (the public preview).
-    pub enum InviteStatus { Valid = "valid", Used = "used", Expired = "expired" }
+    pub enum InviteStatus as AthleteInviteStatus { Valid = "valid", Used = "used", Expired = "expired" }
 }
 
 crate::text_enum! {

@@ -160,6 +160,7 @@ impl From<AwardRow> for AwardView {
 /// One athlete's numbers, as the rules see them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = AchievementMetrics)]
 pub struct Metrics {
     pub podiums: i64,
     pub wins: i64,

@@ -24,7 +24,7 @@ use crate::db::Id;
 crate::text_enum! {
     /// A footage session is `recording` while clips come in; `stored` once a session-level
     /// store has copied every processed clip into our stores.
-    pub enum SessionStatus { Recording = "recording", Stored = "stored" }
+    pub enum SessionStatus as FootageSessionStatus { Recording = "recording", Stored = "stored" }
 }
 
 crate::text_enum! {

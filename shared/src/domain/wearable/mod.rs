@@ -32,13 +32,13 @@ use serde::{Deserialize, Serialize};
 crate::text_enum! {
     /// How a session arrived: samples in the request (`upload`), a bulk sample file through a
     /// signed URL (`file`), a GPX import (`gpx`) or reported while it happened (`live`).
-    pub enum SessionSource { Upload = "upload", File = "file", Gpx = "gpx", Live = "live" }
+    pub enum SessionSource as WatchSessionSource { Upload = "upload", File = "file", Gpx = "gpx", Live = "live" }
 }
 
 crate::text_enum! {
     /// `awaiting_upload` (a signed URL was given, the file is not read yet), `live` (reporting),
     /// `processing` (a job reads or derives it), `ready`, `failed` (the file could not be read).
-    pub enum SessionStatus {
+    pub enum SessionStatus as WatchSessionStatus {
         AwaitingUpload = "awaiting_upload",
         Live = "live",
         Processing = "processing",

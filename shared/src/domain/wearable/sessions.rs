@@ -89,6 +89,7 @@ pub struct UploadUrl {
 /// What a session read shows.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = WatchSessionView)]
 pub struct SessionView {
     pub id: Id,
     pub athlete_id: Option<Id>,
@@ -138,6 +139,7 @@ pub struct RideView {
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = WatchSessionDetail)]
 pub struct SessionDetail {
     #[serde(flatten)]
     pub session: SessionView,

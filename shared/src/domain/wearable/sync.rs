@@ -127,6 +127,7 @@ pub struct SyncRequest {
 pub struct SyncPatch {
     pub clip_id: Id,
     /// watch time = camera time + offsetMs.
+    #[schema(minimum = -604_800_000, maximum = 604_800_000)]
     pub offset_ms: i64,
     /// Another session (default: the clip's current one).
     pub session_id: Option<Id>,
@@ -318,6 +319,7 @@ pub async fn align(db: &Db, ws: &InWorkspace, req: SyncRequest) -> Result<SyncVi
 
 /// A coach sets the offset by hand.
 pub async fn set_manual(db: &Db, ws: &InWorkspace, req: SyncPatch) -> Result<SyncView> {
+    // unsigned_abs: i64::MIN has no positive counterpart (abs() overflowed: a 500).
     if req.offset_ms.unsigned_abs() > 7 * 24 * 3_600_000 {
         return Err(Error::field(
             "offsetMs",
