@@ -833,11 +833,11 @@ pub fn registry() -> Registry {
         route(POST, "/api/reviews/{id}/keypoints", reviews::add_keypoint)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Add a keypoint on a clip of the session (time, note, drawing, maneuver)")
-            .body::<reviews::KeypointInput>().ok::<reviews::KeypointView>(201),
+            .body::<reviews::NewKeypoint>().ok::<reviews::KeypointView>(201),
         route(PATCH, "/api/reviews/{id}/keypoints/{keypointId}", reviews::update_keypoint)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Change a keypoint (a suggested one becomes the coach's)")
-            .body::<reviews::KeypointInput>().ok::<reviews::KeypointView>(200),
+            .body::<reviews::KeypointPatch>().ok::<reviews::KeypointView>(200),
         route(DELETE, "/api/reviews/{id}/keypoints/{keypointId}", reviews::delete_keypoint)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Delete a keypoint (a suggested one stays dismissed)")
@@ -1199,7 +1199,7 @@ pub fn registry() -> Registry {
         route(POST, "/api/opponents", opponents::create)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Write a note on an opponent (a roster athlete, or a provider athlete with its name), optionally for one athlete: text, strengths, weaknesses, tags")
-            .body::<opponents::NoteBody>().ok::<shared::domain::competition::opponents::NoteView>(201),
+            .body::<opponents::NewNote>().ok::<shared::domain::competition::opponents::NoteView>(201),
         route(GET, "/api/opponents/suggestions", opponents::suggestions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Competitors of a roster athlete's divisions (athleteId; synced heatsource events and the circuits' rankings) with head-to-head records from shared heats, most heats shared first (paginated)")
@@ -1213,7 +1213,7 @@ pub fn registry() -> Registry {
         route(PATCH, "/api/opponents/{id}", opponents::update)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Edit a note (a field left out stays, null clears it; the opponent cannot change)")
-            .body::<opponents::NoteBody>().ok::<shared::domain::competition::opponents::NoteView>(200),
+            .body::<opponents::NotePatch>().ok::<shared::domain::competition::opponents::NoteView>(200),
         route(DELETE, "/api/opponents/{id}", opponents::delete)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Delete a note on an opponent")

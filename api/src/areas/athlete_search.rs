@@ -58,7 +58,7 @@ pub async fn profile(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportAthlete {
-    /// `heatsource` or `tourindex`.
+    #[schema(value_type = shared::domain::competition::roster::Source)]
     pub source: String,
     /// The provider's athlete id.
     pub id: String,

@@ -197,12 +197,15 @@ pub async fn connect(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateOffering {
+    #[schema(min_length = 1, max_length = 120, example = "Monthly coaching")]
     pub name: String,
     /// In minor units (cents), 100 to 10000000.
+    #[schema(minimum = 100, maximum = 10_000_000)]
     pub amount: i64,
-    /// ISO 4217, e.g. `eur`.
+    /// ISO 4217, e.g. `eur` (either case).
+    #[schema(pattern = "^[A-Za-z]{3}$", example = "eur")]
     pub currency: String,
-    /// `one_off` or `monthly`.
+    #[schema(value_type = OfferingInterval)]
     pub interval: String,
 }
 

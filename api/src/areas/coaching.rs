@@ -157,11 +157,14 @@ pub struct ProgressRequest {
     /// The sessions to compare (at most 50); default: the athlete's latest `last` sessions
     /// with analysed clips, created between `from` and `to`.
     pub session_ids: Option<Vec<Id>>,
-    /// `YYYY-MM-DD`, inclusive.
+    /// Inclusive.
+    #[schema(format = Date)]
     pub from: Option<String>,
-    /// `YYYY-MM-DD`, inclusive.
+    /// Inclusive; not before `from`.
+    #[schema(format = Date)]
     pub to: Option<String>,
-    /// 1 to 50, default 10.
+    /// Default 10.
+    #[schema(minimum = 1, maximum = 50)]
     pub last: Option<i64>,
 }
 

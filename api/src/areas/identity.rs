@@ -110,16 +110,18 @@ pub async fn list_links(
 pub struct DecideLink {
     /// The roster athlete.
     pub athlete_id: Id,
-    /// `heatsource` or `tourindex`.
+    #[schema(value_type = shared::domain::competition::roster::Source)]
     pub source: String,
     /// The provider's profile id.
     pub external_id: String,
     /// `confirm` (default: link the profile to the athlete) or `reject` (never suggest it
     /// for the athlete again).
+    #[schema(value_type = Option<shared::domain::competition::links::Decision>)]
     pub decision: Option<String>,
     /// A rejection's label: the candidate's name as shown (at most 200 characters).
     pub name: Option<String>,
     /// A rejection's label: the candidate's score as shown (0–1).
+    #[schema(minimum = 0, maximum = 1)]
     pub score: Option<f64>,
 }
 

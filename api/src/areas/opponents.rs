@@ -23,42 +23,73 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpponentBody {
     pub athlete_id: Option<Id>,
-    /// heatsource or tourindex.
+    #[schema(value_type = Option<shared::domain::competition::roster::Source>)]
     pub provider: Option<String>,
     pub external_id: Option<String>,
     /// 1-200 characters (a provider athlete).
     pub name: Option<String>,
 }
 
-/// A note's fields. In a change, a field left out stays and `null` clears it.
+/// A new note: the opponent (which a note keeps for good) and the note's fields.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NoteBody {
-    /// Required for a new note; cannot be changed.
-    pub opponent: Option<OpponentBody>,
+#[schema(example = json!({
+    "opponent": { "provider": "heatsource", "externalId": "hs-4471", "name": "Kai Moana" },
+    "athleteId": "0190f000-0000-7000-8000-000000000001",
+    "body": "Paddles hard for the first wave of every set.",
+    "strengths": ["backhand"],
+    "tags": ["aggressive"]
+}))]
+pub struct NewNote {
+    pub opponent: OpponentBody,
     /// The roster athlete the note is for (who will face the opponent).
+    pub athlete_id: Option<Id>,
+    /// Free text, at most 10000 characters.
+    #[schema(max_length = 10_000)]
+    pub body: Option<String>,
+    /// At most 20 entries of 1-100 characters.
+    pub strengths: Option<Vec<String>>,
+    /// At most 20 entries of 1-100 characters.
+    pub weaknesses: Option<Vec<String>>,
+    /// At most 20 tags of 1-40 characters of a-z, 0-9, - and _ (lower-cased).
+    pub tags: Option<Vec<String>>,
+}
+
+/// A change to a note: a field left out stays and `null` clears it. The opponent cannot be
+/// changed (write a new note).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NotePatch {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<Id>)]
     pub athlete_id: Option<Option<Id>>,
-    /// Free text, at most 10000 characters.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 10_000)]
     pub body: Option<Option<String>>,
-    /// At most 20 entries of 1-100 characters.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<Vec<String>>)]
     pub strengths: Option<Option<Vec<String>>>,
-    /// At most 20 entries of 1-100 characters.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<Vec<String>>)]
     pub weaknesses: Option<Option<Vec<String>>>,
-    /// At most 20 tags of 1-40 characters of a-z, 0-9, - and _ (lower-cased).
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<Vec<String>>)]
     pub tags: Option<Option<Vec<String>>>,
 }
 
-impl NoteBody {
+impl NewNote {
+    fn fields(&self) -> NoteFields {
+        NoteFields {
+            athlete_id: Patch::from_option(self.athlete_id.map(Some)),
+            body: Patch::from_option(self.body.clone().map(Some)),
+            strengths: Patch::from_option(self.strengths.clone().map(Some)),
+            weaknesses: Patch::from_option(self.weaknesses.clone().map(Some)),
+            tags: Patch::from_option(self.tags.clone().map(Some)),
+        }
+    }
+}
+
+impl NotePatch {
     fn fields(&self) -> NoteFields {
         NoteFields {
             athlete_id: Patch::from_option(self.athlete_id),
@@ -74,18 +105,15 @@ pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     ws: Ws,
-    Body(b): Body<NoteBody>,
+    Body(b): Body<NewNote>,
 ) -> Result<(StatusCode, Json<NoteView>)> {
     let ws = ws.acting(&caller);
-    let o = b
-        .opponent
-        .as_ref()
-        .map_or_else(RawOpponent::default, |o| RawOpponent {
-            athlete_id: o.athlete_id,
-            provider: o.provider.clone(),
-            external_id: o.external_id.clone(),
-            name: o.name.clone(),
-        });
+    let o = RawOpponent {
+        athlete_id: b.opponent.athlete_id,
+        provider: b.opponent.provider.clone(),
+        external_id: b.opponent.external_id.clone(),
+        name: b.opponent.name.clone(),
+    };
     let n = opponents::create(&state.db, &ws, &o, &b.fields()).await?;
     Ok((StatusCode::CREATED, Json(n)))
 }
@@ -135,17 +163,9 @@ pub async fn update(
     caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
-    Body(b): Body<NoteBody>,
+    Body(b): Body<NotePatch>,
 ) -> Result<Json<NoteView>> {
     let ws = ws.acting(&caller);
-    if b.opponent.is_some() {
-        return Err(shared::Error::field(
-            "opponent",
-            "invalid",
-            "a note's opponent cannot be changed: write a new note",
-        )
-        .into());
-    }
     Ok(Json(
         opponents::update(&state.db, &ws, id, &b.fields()).await?,
     ))

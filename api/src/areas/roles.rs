@@ -110,8 +110,24 @@ pub async fn delete(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModulesUpdate {
-    /// Module key to on/off, e.g. {"tv": true, "billing": false}.
+    /// Module key to on/off, e.g. {"tv": true, "billing": false}; at least one.
+    #[schema(schema_with = module_switches)]
     pub modules: BTreeMap<String, bool>,
+}
+
+/// `modules`: an object whose keys are module names, each on or off.
+fn module_switches() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::{
+        ObjectBuilder,
+        schema::{AdditionalProperties, Type},
+    };
+    let mut o = ObjectBuilder::new()
+        .min_properties(Some(1))
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    for m in shared::authz::Module::ALL {
+        o = o.property(m.key(), ObjectBuilder::new().schema_type(Type::Boolean));
+    }
+    o.into()
 }
 
 #[derive(Serialize, ToSchema)]

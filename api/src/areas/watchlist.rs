@@ -19,14 +19,15 @@ use utoipa::ToSchema;
 /// event (`circuitEventId`, or `provider` + `externalId` + `name`).
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({ "kind": "athlete", "athleteId": "0190f000-0000-7000-8000-000000000001" }))]
 pub struct WatchBody {
-    /// athlete or event.
+    #[schema(value_type = shared::domain::competition::watchlist::WatchKind)]
     pub kind: String,
     /// A roster athlete of the workspace.
     pub athlete_id: Option<Id>,
     /// An event of one of the workspace's circuits.
     pub circuit_event_id: Option<Id>,
-    /// heatsource or tourindex.
+    #[schema(value_type = Option<shared::domain::competition::roster::Source>)]
     pub provider: Option<String>,
     /// The provider's id (1-100 characters).
     pub external_id: Option<String>,

@@ -211,8 +211,8 @@ macro_rules! __text_enum_sql {
     };
 }
 
-/// The OpenAPI schema of a text enum: a string with its values listed.
-#[doc(hidden)]
+/// The OpenAPI schema of a closed set of strings: a text enum's, or a request field's choices
+/// that are checked by a `Validator` (so that the document lists what the check accepts).
 pub fn text_enum_schema(
     names: &'static [&'static str],
 ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

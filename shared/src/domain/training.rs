@@ -156,14 +156,14 @@ impl SessionPatch {
 pub struct StatusChange(ParticipantStatus);
 
 impl StatusChange {
-    /// `attended`, `no_show`, or `registered` (case and surrounding spaces ignored).
+    /// The statuses a member may set, as spelled on the wire (and in the OpenAPI document).
+    pub const NAMES: &'static [&'static str] = &["attended", "no_show", "registered"];
+
+    /// One of [`Self::NAMES`] (case and surrounding spaces ignored).
     pub fn parse(s: &str) -> Result<StatusChange> {
-        match ParticipantStatus::parse(&s.trim().to_lowercase()) {
-            Ok(
-                st @ (ParticipantStatus::Attended
-                | ParticipantStatus::NoShow
-                | ParticipantStatus::Registered),
-            ) => Ok(StatusChange(st)),
+        let s = s.trim().to_lowercase();
+        match ParticipantStatus::parse(&s) {
+            Ok(st) if Self::NAMES.contains(&st.as_str()) => Ok(StatusChange(st)),
             _ => Err(Error::field(
                 "status",
                 "invalid_choice",

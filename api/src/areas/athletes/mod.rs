@@ -128,15 +128,20 @@ pub async fn list(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateAthlete {
+    /// Trimmed; not blank.
+    #[schema(pattern = r"\S", max_length = 100)]
     pub first_name: String,
+    #[schema(pattern = r"\S", max_length = 100)]
     pub last_name: String,
     pub email: Option<String>,
-    /// YYYY-MM-DD
+    /// Not in the future; an age of at most 120.
+    #[schema(format = Date)]
     pub birth_date: Option<String>,
-    /// regular or goofy
+    #[schema(value_type = Option<shared::domain::athletes::Stance>)]
     pub stance: Option<String>,
-    /// beginner, intermediate, advanced or pro
+    #[schema(value_type = Option<shared::domain::athletes::Level>)]
     pub level: Option<String>,
+    #[schema(max_length = 5000)]
     pub notes: Option<String>,
 }
 
@@ -178,7 +183,9 @@ pub async fn get(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateAthlete {
+    #[schema(pattern = r"\S", max_length = 100)]
     pub first_name: Option<String>,
+    #[schema(pattern = r"\S", max_length = 100)]
     pub last_name: Option<String>,
     /// An empty string clears it.
     pub email: Option<String>,
@@ -437,14 +444,16 @@ pub async fn get_consent(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecordConsent {
+    #[schema(min_length = 1)]
     pub guardian_name: String,
     pub guardian_email: Option<String>,
-    /// parent, legal_guardian or other
+    #[schema(value_type = shared::domain::athletes::Relationship)]
     pub relationship: String,
-    /// paper, email, in_person or phone
+    #[schema(value_type = shared::domain::athletes::ConsentMethod)]
     pub method: String,
     pub note: Option<String>,
-    /// When the guardian consented (default now); not in the future.
+    /// When the guardian consented (default now); not in the future, not before 1900.
+    #[schema(example = "2024-05-01T09:30:00Z")]
     pub consented_at: Option<Ts>,
 }
 

@@ -193,9 +193,9 @@ pub async fn delete(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReportRequest {
-    /// spam, harassment, inappropriate, safety or other
+    #[schema(value_type = ReportReason)]
     pub reason: String,
-    /// Up to 1000 characters.
+    #[schema(max_length = 1000)]
     pub details: Option<String>,
 }
 

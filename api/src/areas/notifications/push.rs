@@ -17,9 +17,16 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RegisterPush {
     /// `ExponentPushToken[…]` (Expo) or an FCM registration token.
+    #[schema(
+        min_length = 1,
+        max_length = 4096,
+        example = "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]"
+    )]
     pub token: String,
-    /// expo or fcm (default: expo for an Expo token).
+    /// Default: expo for an Expo token; required for any other token.
+    #[schema(value_type = Option<PushPlatform>)]
     pub platform: Option<String>,
+    #[schema(max_length = 100)]
     pub device_name: Option<String>,
 }
 

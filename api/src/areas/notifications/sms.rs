@@ -62,6 +62,7 @@ pub async fn start(
 pub struct VerifySms {
     pub phone: String,
     /// The code from the SMS (4 to 10 digits).
+    #[schema(pattern = "^[0-9]{4,10}$", example = "123456")]
     pub code: String,
 }
 

@@ -326,10 +326,11 @@ pub async fn delete(
 
 // ---- keypoints ----
 
+/// A change to a keypoint: a field left out stays.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct KeypointInput {
-    /// A clip of the review's footage session (POST only; a keypoint stays on its clip).
+pub struct KeypointPatch {
+    /// The keypoint's own clip, if given (a keypoint stays on its clip).
     pub clip_id: Option<Id>,
     /// Milliseconds from the clip's start.
     pub at_ms: Option<i64>,
@@ -345,7 +346,7 @@ pub struct KeypointInput {
     pub maneuver_type: Option<Option<String>>,
 }
 
-impl KeypointInput {
+impl KeypointPatch {
     fn raw(&self) -> keypoints::RawKeypoint<'_> {
         keypoints::RawKeypoint {
             clip_id: self.clip_id,
@@ -358,12 +359,45 @@ impl KeypointInput {
     }
 }
 
+/// A new keypoint: the fields a change may leave out are required here.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewKeypoint {
+    /// A clip of the review's footage session.
+    pub clip_id: Id,
+    /// Milliseconds from the clip's start.
+    #[schema(minimum = 0)]
+    pub at_ms: i64,
+    /// The end of a window: after `atMs`.
+    #[schema(minimum = 1)]
+    pub end_ms: Option<i64>,
+    #[schema(min_length = 1, max_length = 2000)]
+    pub body: String,
+    /// Drawing data for the player's overlay (a JSON object or array, at most 64 KiB).
+    #[schema(value_type = Object)]
+    pub drawing: Option<Value>,
+    pub maneuver_type: Option<String>,
+}
+
+impl NewKeypoint {
+    fn raw(&self) -> keypoints::RawKeypoint<'_> {
+        keypoints::RawKeypoint {
+            clip_id: Some(self.clip_id),
+            at_ms: Some(self.at_ms),
+            end_ms: self.end_ms.map(Some),
+            body: Some(&self.body),
+            drawing: self.drawing.as_ref().map(Some),
+            maneuver_type: self.maneuver_type.as_deref().map(Some),
+        }
+    }
+}
+
 pub async fn add_keypoint(
     State(state): State<AppState>,
     caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
-    Body(b): Body<KeypointInput>,
+    Body(b): Body<NewKeypoint>,
 ) -> Result<(StatusCode, axum::Json<KeypointView>)> {
     let ws = ws.acting(&caller);
     let k = keypoints::create(&state.db, &ws, id, &b.raw()).await?;
@@ -382,7 +416,7 @@ pub async fn update_keypoint(
     caller: Caller,
     ws: Ws,
     Path(p): Path<KeypointPath>,
-    Body(b): Body<KeypointInput>,
+    Body(b): Body<KeypointPatch>,
 ) -> Result<axum::Json<KeypointView>> {
     let ws = ws.acting(&caller);
     let k = keypoints::update(&state.db, &ws, p.id, p.keypoint_id, &b.raw()).await?;

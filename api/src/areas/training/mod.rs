@@ -158,15 +158,22 @@ pub async fn list(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateSession {
+    /// Trimmed; not blank.
+    #[schema(pattern = r"\S", max_length = 200)]
     pub title: String,
     pub starts_at: Ts,
+    /// After `startsAt`.
     pub ends_at: Ts,
+    #[schema(max_length = 200)]
     pub location: Option<String>,
+    #[schema(max_length = 200)]
     pub spot: Option<String>,
     /// A member of this workspace.
     pub coach_user_id: Option<Id>,
-    /// 1 to 1000; absent: no limit.
+    /// Absent: no limit.
+    #[schema(minimum = 1, maximum = 1000)]
     pub capacity: Option<i64>,
+    #[schema(max_length = 5000)]
     pub notes: Option<String>,
 }
 
@@ -230,6 +237,7 @@ pub async fn get(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateSession {
+    #[schema(pattern = r"\S", max_length = 200)]
     pub title: Option<String>,
     pub starts_at: Option<Ts>,
     pub ends_at: Option<Ts>,
@@ -313,8 +321,13 @@ pub async fn add_participant(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetParticipant {
-    /// attended, no_show, or registered (a waitlisted athlete, when a place is free)
+    /// registered: a waitlisted athlete, when a place is free.
+    #[schema(schema_with = status_changes)]
     pub status: String,
+}
+
+fn status_changes() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    shared::db::text_enum_schema(StatusChange::NAMES)
 }
 
 pub async fn set_participant(

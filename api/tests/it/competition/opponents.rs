@@ -133,12 +133,16 @@ async fn notes_are_written_listed_filtered_edited_and_deleted() {
         json!(["backhand", "paddle power"]),
         "left out: unchanged"
     );
-    app.req(Method::PATCH, &one)
+    // The opponent is not a field of a change (the document's NotePatch has none).
+    let r = app
+        .req(Method::PATCH, &one)
         .session(&coach)
         .json(json!({ "opponent": { "athleteId": mia } }))
         .send()
-        .await
-        .assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(r.json["error"]["details"]["fields"][0]["field"], "opponent");
+    assert!(r.body.contains("opponent"), "{}", r.body);
 
     assert_eq!(
         app.req(Method::DELETE, &one)
@@ -182,8 +186,12 @@ async fn bad_notes_are_refused_with_the_field_and_nothing_written() {
     .await);
     let hs = json!({ "provider": "heatsource", "externalId": "a2", "name": "Jack" });
     let many: Vec<String> = (0..21).map(|i| format!("s{i}")).collect();
+    // A new note without its opponent: a missing required field of the document's NewNote.
+    let r = note(&app, &coach, json!({ "body": "no opponent" })).await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(r.json["error"]["details"]["fields"][0]["field"], "opponent");
+    assert!(r.body.contains("opponent"), "{}", r.body);
     for (body, field, code) in [
-        (json!({ "body": "no opponent" }), "opponent", "invalid"),
         (
             json!({ "opponent": { "athleteId": mia, "provider": "heatsource", "externalId": "a2" } }),
             "opponent",

@@ -35,6 +35,8 @@ use serde_json::json;
 pub struct Seeded {
     pub app: TestApp,
     pub coach: Session,
+    /// Another coach of the workspace (the one athletes are handed over to).
+    pub second_coach: Session,
     pub bearer: String,
     pub athlete_id: String,
     pub training_id: String,
@@ -44,6 +46,7 @@ pub async fn seeded() -> Seeded {
     let app = TestApp::new().await;
     let coach = app.signup("coach@example.com").await;
     let (bearer, _) = app.phone_tokens("coach@example.com").await;
+    let second_coach = add_member(&app, coach.org_id, "second@example.com", "coach").await;
     let athlete = new_athlete(
         &app,
         &coach,
@@ -66,6 +69,7 @@ pub async fn seeded() -> Seeded {
         training_id: id(&session),
         app,
         coach,
+        second_coach,
         bearer,
     }
 }

@@ -19,8 +19,11 @@ pub const MAX_LABEL_S: i64 = 120;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewLabel {
     pub session_id: Id,
-    /// RFC 3339 with milliseconds, the watch's clock.
+    /// RFC 3339 with milliseconds, the watch's clock; within the session.
+    #[schema(format = DateTime, example = "2026-03-01T07:12:03.250Z")]
     pub start: String,
+    /// After `start`, at most 120 s later.
+    #[schema(format = DateTime, example = "2026-03-01T07:12:21.500Z")]
     pub end: String,
     pub note: Option<String>,
 }

@@ -27,18 +27,29 @@ const TARGET: &str = "wearable_session";
 /// Samples one request may carry (larger sessions go through the upload URL).
 pub const MAX_BODY_SAMPLES: usize = 200_000;
 
-/// `POST /api/wearable/sessions`: a finished session.
+/// `POST /api/wearable/sessions`: a finished session, with `samples` or an `uploadId` (not both).
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "athleteId": "0190f000-0000-7000-8000-000000000001",
+    "clientSessionId": "watch-2026-03-01-0700",
+    "startedAt": "2026-03-01T07:00:00Z",
+    "endedAt": "2026-03-01T08:00:00Z",
+    "samples": { "hr": { "t": [1_772_348_400_000_i64, 1_772_348_401_000_i64], "bpm": [120, 122] } }
+}))]
 pub struct SessionUpload {
-    /// The athlete wearing the watch (default: the caller's own athlete row).
+    /// The athlete wearing the watch: required of a coach; an athlete's default is their own
+    /// athlete row.
     pub athlete_id: Option<Id>,
     /// The watch's id for this session: sending it again returns the same session.
     pub client_session_id: Option<String>,
     pub training_session_id: Option<Id>,
     pub device: Option<String>,
-    /// RFC 3339 (default: the first sample).
+    /// Default: the first sample.
+    #[schema(format = DateTime)]
     pub started_at: Option<String>,
+    /// Default: the last sample.
+    #[schema(format = DateTime)]
     pub ended_at: Option<String>,
     /// The samples, columnar; or `uploadId` for a file sent to `/api/wearable/upload-url`.
     pub samples: Option<SampleColumns>,
@@ -48,7 +59,13 @@ pub struct SessionUpload {
 /// `POST /api/wearable/sessions/live`: start a live session, or report on one.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "athleteId": "0190f000-0000-7000-8000-000000000001",
+    "clientSessionId": "watch-live-2026-03-01-0700",
+    "device": "Garmin Instinct 2"
+}))]
 pub struct LiveReport {
+    /// Required of a coach; an athlete's default is their own athlete row.
     pub athlete_id: Option<Id>,
     /// The live session to report on (absent: start one).
     pub session_id: Option<Id>,
@@ -61,12 +78,21 @@ pub struct LiveReport {
     pub end: bool,
 }
 
+/// The sample file formats `POST /api/wearable/upload-url` takes.
+pub const UPLOAD_FORMATS: &[&str] = &["csv", "gpx"];
+
+fn upload_formats() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    crate::db::text_enum_schema(UPLOAD_FORMATS)
+}
+
 /// `POST /api/wearable/upload-url`.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UploadRequest {
+    /// Required of a coach; an athlete's default is their own athlete row.
     pub athlete_id: Option<Id>,
     /// `csv` (the sample file format of docs/wearable.md) or `gpx`.
+    #[schema(schema_with = upload_formats)]
     pub format: String,
     pub client_session_id: Option<String>,
     pub training_session_id: Option<Id>,
@@ -601,7 +627,7 @@ pub async fn upload_url(
 ) -> Result<UploadUrl> {
     let mut v = Validator::new();
     let format = req.format.trim().to_ascii_lowercase();
-    v.choice("format", &format, &["csv", "gpx"]);
+    v.choice("format", &format, UPLOAD_FORMATS);
     let device = optional_text(&mut v, "device", &req.device, 120);
     let client = optional_text(&mut v, "clientSessionId", &req.client_session_id, 120);
     v.finish()?;
