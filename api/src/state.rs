@@ -3,6 +3,7 @@
 use shared::config::Config;
 use shared::crypto::Keys;
 use shared::db::Db;
+use shared::domain::billing::events::EventStore;
 use shared::mail::Mailer;
 use shared::providers::heatsource::Heatsource;
 use shared::providers::openmeteo::OpenMeteo;
@@ -32,6 +33,9 @@ pub struct Inner {
     /// The fallback forecast provider; one per process, so its pacing is shared.
     pub openmeteo: Option<OpenMeteo>,
     pub storage: Storage,
+    /// Where the payment webhook stores verified deliveries: group-committed, so concurrent
+    /// deliveries share one transaction (one turn at SQLite's write gate).
+    pub payment_events: EventStore,
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
     pub schedules: serde_json::Value,
@@ -63,10 +67,31 @@ impl Inner {
     }
 }
 
+/// Start-up choices that only benchmarks change.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Group-commit the payment webhook's stores. Always on in the service; `bench_webhook`
+    /// turns it off for its side-by-side row.
+    pub webhook_group_commit: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            webhook_group_commit: true,
+        }
+    }
+}
+
 impl AppState {
     /// Builds the state from configuration; `cfg.secret_key` must be set (see
     /// `Config::ensure_secret_key`).
     pub async fn new(cfg: Config, db: Db) -> anyhow::Result<AppState> {
+        Self::with_options(cfg, db, Options::default()).await
+    }
+
+    /// [`AppState::new`] with `options`.
+    pub async fn with_options(cfg: Config, db: Db, options: Options) -> anyhow::Result<AppState> {
         anyhow::ensure!(!cfg.secret_key.is_empty(), "secret key missing");
         let http = shared::providers::http::client();
         let mailer = Mailer::from_config(&cfg)?;
@@ -93,6 +118,11 @@ impl AppState {
             .map(|c| OpenMeteo::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
+        let payment_events = if options.webhook_group_commit {
+            EventStore::group_commit(db.clone(), &jobs::billing::ENQUEUER)
+        } else {
+            EventStore::one_per_delivery(db.clone(), &jobs::billing::ENQUEUER)
+        };
         Ok(AppState(Arc::new(Inner {
             storage,
             keys: Keys::new(&cfg.secret_key),
@@ -105,6 +135,7 @@ impl AppState {
             tourindex,
             spotsource,
             openmeteo,
+            payment_events,
             schedules,
         })))
     }

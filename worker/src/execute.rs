@@ -7,12 +7,12 @@
 //! transaction: the backoff waits in the database, so a restart neither loses nor hurries it.
 
 use crate::Deps;
-use crate::group_commit::GroupCommit;
 use crate::handlers::{Ctx, Runners};
 use futures::FutureExt;
 use jobs::JobError;
 use jobs::progress::{self, Progress};
 use serde_json::Value;
+use shared::db::group_commit::GroupCommit;
 use shared::db::{Db, Id, Ts};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

@@ -4,7 +4,6 @@
 
 pub mod config;
 pub mod execute;
-pub mod group_commit;
 pub mod handlers;
 pub mod runtime;
 pub mod scheduler;

@@ -11,7 +11,6 @@ use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use jobs::billing::ENQUEUER;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::billing::{self as domain, Subscribed, events, marketplace};
@@ -373,8 +372,10 @@ pub struct WebhookAck {
     pub ignored: bool,
 }
 
-/// Verifies the signature on the raw body, stores the event once and enqueues its job; the
-/// event is applied by the job, so the answer comes at once.
+/// Verifies the signature on the raw body, then stores the event once and enqueues its job
+/// through the state's group commit (concurrent deliveries share one transaction); answers once
+/// this delivery's row and job are committed. The event is applied by the job, so the answer
+/// comes at once.
 pub async fn webhook(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -397,7 +398,8 @@ pub async fn webhook(
         .as_ref()
         .ok_or_else(|| shared::Error::provider_not_configured("payments"))?;
     let now = Ts::now().0.timestamp();
-    let r = events::receive(&state.db, &ENQUEUER, cfg, Some(signature), &body, now).await?;
+    let verified = events::verify(cfg, Some(signature), &body, now)?;
+    let r = state.payment_events.store(verified).await?;
     Ok(axum::Json(WebhookAck {
         received: true,
         duplicate: r.duplicate,

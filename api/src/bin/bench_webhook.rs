@@ -1,7 +1,7 @@
 //! `bench_webhook`: how long the payment webhook takes to acknowledge a delivery (goal: p99
 //! under 50 ms), with the event applied later by its job (no worker runs here, so the figure is
-//! the acknowledgement alone: signature check on the raw body, one transaction that stores the
-//! event and enqueues its job). Run it with `scripts/bench-webhook`.
+//! the acknowledgement alone: signature check on the raw body, then the transaction that stores
+//! the event and enqueues its job). Run it with `scripts/bench-webhook`.
 //!
 //! Each database is fresh (SQLite in a temporary directory; PostgreSQL when `BENCH_PG_URL`
 //! names an admin URL: a database is created and dropped); requests go through the real router
@@ -9,10 +9,13 @@
 //! (default 2000) distinct signed events are sent one at a time, then the same number by 16
 //! concurrent senders, then every event again (duplicates: verified, found, nothing written).
 //! Beside them, in the same run, `GET /api/health` (one database round trip) is the floor.
-//! SQLite runs twice in alternation with and without the write gate (`Db::begin`), so the
-//! gate's effect is measured side by side. Markdown on stdout.
+//! Every database runs with the service's group commit of the webhook's stores (concurrent
+//! deliveries share one transaction, `events::EventStore`) and without it (one transaction per
+//! delivery), and SQLite also with and without the write gate (`Db::begin`): each combination
+//! in alternation, twice, so each switch's effect is measured side by side. Markdown on stdout.
 
 use anyhow::{Result, bail};
+use api::state::Options;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use futures::StreamExt;
@@ -88,6 +91,7 @@ async fn scenario(
     database_url: &str,
     dir: &std::path::Path,
     settings: &PoolSettings,
+    options: Options,
 ) -> Result<Vec<String>> {
     let vars: HashMap<&str, String> = [
         ("DATABASE_URL", database_url.to_string()),
@@ -111,7 +115,7 @@ async fn scenario(
     let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
     let db = Db::connect(&cfg.database_url, settings).await?;
     api::serve::migrate(&db).await?;
-    let state = api::state::AppState::new(cfg, db).await?;
+    let state = api::state::AppState::with_options(cfg, db, options).await?;
     let router = api::app::build(state);
     let n: usize = std::env::var("BENCH_WEBHOOK_EVENTS")
         .ok()
@@ -155,40 +159,67 @@ async fn main() -> Result<()> {
     let dir = std::env::temp_dir().join(format!("bench-webhook-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let mut rows = vec![];
+    let label = |db: &str, gc: bool| {
+        let store = if gc {
+            "group commit"
+        } else {
+            "one transaction per delivery"
+        };
+        format!("{db}, {store}")
+    };
     for round in 0..2 {
         for gate in [false, true] {
-            let sqlite_dir = dir.join(format!("sqlite-{round}-{gate}"));
-            std::fs::create_dir_all(&sqlite_dir)?;
-            let url = format!("sqlite://{}/bench.db", sqlite_dir.display());
-            let settings = PoolSettings {
-                sqlite_write_gate: gate,
-                ..PoolSettings::default()
-            };
-            let name = if gate {
-                "SQLite"
-            } else {
-                "SQLite, no write gate"
-            };
-            rows.extend(scenario(name, &url, &sqlite_dir, &settings).await?);
+            for gc in [false, true] {
+                let sqlite_dir = dir.join(format!("sqlite-{round}-{gate}-{gc}"));
+                std::fs::create_dir_all(&sqlite_dir)?;
+                let url = format!("sqlite://{}/bench.db", sqlite_dir.display());
+                let settings = PoolSettings {
+                    sqlite_write_gate: gate,
+                    ..PoolSettings::default()
+                };
+                let db = if gate {
+                    "SQLite"
+                } else {
+                    "SQLite, no write gate"
+                };
+                let options = Options {
+                    webhook_group_commit: gc,
+                };
+                rows.extend(scenario(&label(db, gc), &url, &sqlite_dir, &settings, options).await?);
+            }
         }
     }
     if let Ok(admin) = std::env::var("BENCH_PG_URL") {
-        let name = format!("bench_webhook_{}", std::process::id());
-        let mut c = sqlx::PgConnection::connect(&admin).await?;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-            .execute(&mut c)
-            .await?;
-        let mut u = url::Url::parse(&admin)?;
-        u.set_path(&name);
-        let pg_dir = dir.join("pg");
-        std::fs::create_dir_all(&pg_dir)?;
-        let r = scenario("PostgreSQL", u.as_str(), &pg_dir, &PoolSettings::default()).await;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-            "DROP DATABASE \"{name}\" WITH (FORCE)"
-        )))
-        .execute(&mut c)
-        .await?;
-        rows.extend(r?);
+        for round in 0..2 {
+            for gc in [false, true] {
+                let name = format!("bench_webhook_{}_{round}_{gc}", std::process::id());
+                let mut c = sqlx::PgConnection::connect(&admin).await?;
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+                    .execute(&mut c)
+                    .await?;
+                let mut u = url::Url::parse(&admin)?;
+                u.set_path(&name);
+                let pg_dir = dir.join(format!("pg-{round}-{gc}"));
+                std::fs::create_dir_all(&pg_dir)?;
+                let options = Options {
+                    webhook_group_commit: gc,
+                };
+                let r = scenario(
+                    &label("PostgreSQL", gc),
+                    u.as_str(),
+                    &pg_dir,
+                    &PoolSettings::default(),
+                    options,
+                )
+                .await;
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE \"{name}\" WITH (FORCE)"
+                )))
+                .execute(&mut c)
+                .await?;
+                rows.extend(r?);
+            }
+        }
     } else {
         eprintln!("bench_webhook: BENCH_PG_URL unset: SQLite only");
     }

@@ -6,6 +6,7 @@
 //! native codecs (the `Any` driver cannot decode UUIDs, times or booleans on both). Handlers
 //! never branch on the database; only the migrations differ per dialect.
 
+pub mod group_commit;
 mod migrations;
 mod text_enum;
 pub mod types;
@@ -85,6 +86,17 @@ impl Tx {
         match self {
             Tx::Sqlite(t, _gate) => t.commit().await,
             Tx::Pg(t) => t.commit().await,
+        }
+    }
+
+    /// Rolls back and waits for it. Dropping a transaction also rolls it back, but without
+    /// waiting: the SQLite write gate may let the next writer in before the rollback ran (that
+    /// writer then meets the busy handler). A writer that goes on writing after a failure
+    /// rolls back with this first.
+    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+        match self {
+            Tx::Sqlite(t, _gate) => t.rollback().await,
+            Tx::Pg(t) => t.rollback().await,
         }
     }
 }

@@ -5,3 +5,4 @@ mod marketplace;
 mod seats;
 mod subscribe;
 mod webhook;
+mod webhook_batch;

@@ -1,6 +1,8 @@
-//! The payment webhook: [`receive`] verifies a delivery, stores its event once and enqueues its
-//! job in the same transaction (so the acknowledgement costs one signature check and one
-//! commit); [`apply`] (the `payments.apply_event` job) re-reads the event's object from the
+//! The payment webhook: [`verify`] checks a delivery and builds its row (no database);
+//! [`store`] stores its event once and enqueues its job in the same transaction, and
+//! [`EventStore`] group-commits concurrent deliveries' stores into one transaction
+//! ([`store_batch`]), so the acknowledgement costs one signature check and a share of one
+//! commit; [`apply`] (the `payments.apply_event` job) re-reads the event's object from the
 //! provider and applies what it says now.
 //!
 //! Order: events arrive late, twice and out of order, so an event's payload is used only to
@@ -10,6 +12,7 @@
 
 use super::work::{ApplyPaymentEvent, PaymentsQueue};
 use crate::config::PaymentsConfig;
+use crate::db::group_commit::GroupCommit;
 use crate::db::{Db, Id, Ts, Tx};
 use crate::providers::payments::{self, CheckoutSession, Payments, Subscription};
 use crate::providers::webhooks::WebhookError;
@@ -77,17 +80,31 @@ pub struct Received {
     pub ignored: bool,
 }
 
-/// Verifies and stores one delivery. Unsigned, stale, future or forged: 401 with the failed
-/// check's code; no secret configured: 503; the other mode's event: 400 `livemode_mismatch`.
-/// Nothing is stored unless every check passed.
-pub async fn receive(
-    db: &Db,
-    queue: &dyn PaymentsQueue,
+/// A delivery that passed every check, with the row to store for it.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    row: PaymentEvent,
+    /// A type we act on: its `payments.apply_event` job is enqueued with the row.
+    act: bool,
+}
+
+impl Verified {
+    /// The provider's event id (what deliveries are deduplicated by).
+    pub fn event_id(&self) -> &str {
+        &self.row.id
+    }
+}
+
+/// Verifies one delivery and builds its row, touching no database. Unsigned, stale, future or
+/// forged: 401 with the failed check's code; no secret configured: 503; the other mode's
+/// event: 400 `livemode_mismatch`. Nothing is stored unless every check passed: only a
+/// [`Verified`] can be stored.
+pub fn verify(
     cfg: &PaymentsConfig,
     signature: Option<&str>,
     body: &[u8],
     now_unix: i64,
-) -> Result<Received> {
+) -> Result<Verified> {
     payments::verify_signature(&cfg.webhook_secrets, signature, body, now_unix).map_err(
         |e| match e {
             WebhookError::NotConfigured => Error::provider_not_configured("payments webhook"),
@@ -128,23 +145,166 @@ pub async fn receive(
         received_at: Ts::now(),
         processed_at: None,
     };
+    Ok(Verified {
+        row,
+        act: target.is_some(),
+    })
+}
+
+/// Stores a verified delivery's event once and enqueues its job, in one transaction of its
+/// own. A stored id (an earlier delivery, or a concurrent twin that committed first) is a
+/// duplicate: nothing is written.
+pub async fn store(db: &Db, queue: &dyn PaymentsQueue, v: &Verified) -> Result<Received> {
     let mut tx = db.begin().await?;
-    let stored = billing::insert_event(&mut tx, &row).await?;
-    if stored && target.is_some() {
+    let r = store_in(&mut tx, queue, v).await?;
+    tx.commit().await?;
+    Ok(r)
+}
+
+/// Stores `v` in the caller's transaction.
+async fn store_in(tx: &mut Tx, queue: &dyn PaymentsQueue, v: &Verified) -> Result<Received> {
+    let stored = billing::insert_event(tx, &v.row).await?;
+    if stored && v.act {
         queue
             .apply(
-                &mut tx,
+                tx,
                 ApplyPaymentEvent {
-                    event_id: ev.id.clone(),
+                    event_id: v.row.id.clone(),
                 },
             )
             .await?;
     }
-    tx.commit().await?;
     Ok(Received {
         duplicate: !stored,
-        ignored: target.is_none(),
+        ignored: !v.act,
     })
+}
+
+/// Stores a batch of verified deliveries, answering each in order: all in ONE transaction
+/// (on SQLite one turn at the write gate); if anything in it fails, the batch is rolled back and
+/// each item is stored in a transaction of its own, so one bad item fails alone. Items are
+/// written in event-id order, so two processes' batches take the id index's locks in the same
+/// order (no deadlock on PostgreSQL); twins inside one batch find the first one's row (the
+/// same transaction sees it) and answer duplicate.
+pub async fn store_batch(
+    db: &Db,
+    queue: &dyn PaymentsQueue,
+    items: &[Verified],
+) -> Vec<Result<Received>> {
+    let n = items.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| items[a].row.id.cmp(&items[b].row.id));
+    let mut tx = match db.begin().await {
+        Ok(tx) => tx,
+        // The database's failure, not an item's: one transaction per item would only wait
+        // for it n times.
+        Err(e) => {
+            let e = Error::from(e);
+            return (0..n).map(|_| Err(same_error(&e))).collect();
+        }
+    };
+    let mut answers: Vec<Option<Received>> = vec![None; n];
+    let mut failure = None;
+    for &i in &order {
+        match store_in(&mut tx, queue, &items[i]).await {
+            Ok(r) => answers[i] = Some(r),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    let failure = match failure {
+        None => match tx.commit().await {
+            Ok(()) => {
+                return answers
+                    .into_iter()
+                    .map(|a| Ok(a.expect("every item of a committed batch answered")))
+                    .collect();
+            }
+            Err(e) => Error::from(e),
+        },
+        Some(e) => {
+            // Rolled back before the write gate is let go (see `Tx::rollback`).
+            let _ = tx.rollback().await;
+            e
+        }
+    };
+    tracing::warn!(error = %failure, items = n, "payment events: batch failed; storing one by one");
+    let mut out: Vec<Option<Result<Received>>> = (0..n).map(|_| None).collect();
+    for (k, &i) in order.iter().enumerate() {
+        let mut tx = match db.begin().await {
+            Ok(tx) => tx,
+            Err(e) => {
+                let e = Error::from(e);
+                for &j in &order[k..] {
+                    out[j] = Some(Err(same_error(&e)));
+                }
+                break;
+            }
+        };
+        let r = match store_in(&mut tx, queue, &items[i]).await {
+            Ok(r) => tx.commit().await.map(|()| r).map_err(Error::from),
+            Err(e) => {
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        };
+        out[i] = Some(r);
+    }
+    out.into_iter()
+        .map(|a| a.expect("every item answered"))
+        .collect()
+}
+
+/// The same answer again, for each item of a batch the database refused as a whole.
+fn same_error(e: &Error) -> Error {
+    Error {
+        kind: e.kind,
+        code: e.code,
+        message: e.message.clone(),
+        details: e.details.clone(),
+        retry_after_secs: e.retry_after_secs,
+        source: e.source.as_ref().map(|s| anyhow::anyhow!("{s:#}")),
+    }
+}
+
+/// Most deliveries one transaction stores.
+const MAX_BATCH: usize = 64;
+
+/// Where the webhook stores verified deliveries: one per process, in the api's state.
+#[derive(Clone)]
+pub enum EventStore {
+    /// Group commit: concurrent deliveries share a transaction ([`store_batch`]); each caller
+    /// is answered once its own row and job are committed. The service's store.
+    GroupCommit(GroupCommit<Verified, Result<Received>>),
+    /// One transaction per delivery ([`store`]): `bench_webhook`'s comparison row.
+    OnePerDelivery(Db, &'static dyn PaymentsQueue),
+}
+
+impl EventStore {
+    /// Starts the group commit's flushing task (on the current tokio runtime).
+    pub fn group_commit(db: Db, queue: &'static dyn PaymentsQueue) -> Self {
+        EventStore::GroupCommit(GroupCommit::spawn(
+            MAX_BATCH,
+            move |items: Vec<Verified>| {
+                let db = db.clone();
+                async move { Ok(store_batch(&db, queue, &items).await) }
+            },
+        ))
+    }
+
+    pub fn one_per_delivery(db: Db, queue: &'static dyn PaymentsQueue) -> Self {
+        EventStore::OnePerDelivery(db, queue)
+    }
+
+    /// Stores `v` (see [`store`]); returns once its row and job are committed.
+    pub async fn store(&self, v: Verified) -> Result<Received> {
+        match self {
+            EventStore::GroupCommit(gc) => gc.call(v).await?,
+            EventStore::OnePerDelivery(db, queue) => store(db, *queue, &v).await,
+        }
+    }
 }
 
 /// What applying an event did.
