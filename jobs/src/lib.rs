@@ -12,6 +12,7 @@ pub mod cron;
 pub mod diagnostics;
 pub mod footage;
 pub mod kinds;
+pub mod monitor;
 pub mod notify;
 pub mod progress;
 pub mod queue;
