@@ -6,6 +6,7 @@ pub mod config;
 pub mod execute;
 pub mod group_commit;
 pub mod handlers;
+pub mod metrics;
 pub mod runtime;
 pub mod scheduler;
 pub mod wakeups;
