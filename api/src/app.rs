@@ -6,7 +6,7 @@ use crate::routes;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::HeaderName;
+use axum::http::{HeaderName, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use shared::ErrorKind;
@@ -22,11 +22,18 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn build(state: AppState) -> Router {
     let registry = routes::registry();
     std::sync::LazyLock::force(&crate::areas::system::OPENAPI_JSON);
-    registry
+    let router = registry
         .router(&state)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), timeout))
+        .layer(middleware::from_fn_with_state(state.clone(), timeout));
+    // Outside the timeout, so a request that timed out counts with its 503.
+    let router = if state.cfg.metrics_addr.is_some() {
+        router.layer(middleware::from_fn(http_metrics))
+    } else {
+        router
+    };
+    router
         .layer(DefaultBodyLimit::max(state.cfg.body_limit_bytes))
         .layer(
             ServiceBuilder::new()
@@ -98,4 +105,66 @@ async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Res
         ))
         .into_response(),
     }
+}
+
+pub const HTTP_REQUESTS: &str = "http_requests_total";
+pub const HTTP_DURATION: &str = "http_request_duration_seconds";
+
+/// The HTTP metrics' help texts (after `worker::metrics::start`).
+pub fn describe_metrics() {
+    metrics::describe_counter!(
+        HTTP_REQUESTS,
+        "HTTP requests answered, by method, route template and status class"
+    );
+    metrics::describe_histogram!(
+        HTTP_DURATION,
+        metrics::Unit::Seconds,
+        "Time from a request's arrival to its response head, by method, route template and status class"
+    );
+}
+
+/// Counts every request and times it to its response head (a streamed body may run on), by
+/// method, route template (`/api/jobs/{id}`, never the raw path: the label set stays the size
+/// of the route table; `unmatched` for no route) and status class (`2xx`…). Only installed
+/// with `METRICS_ADDR`.
+async fn http_metrics(req: Request, next: Next) -> Response {
+    // axum routes the fallback through a catch-all of its own (`/{*__private__axum_fallback}`).
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str())
+        .filter(|p| !p.contains("__private__axum"))
+        .unwrap_or("unmatched")
+        .to_string();
+    let method: &'static str = match *req.method() {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    };
+    let began = std::time::Instant::now();
+    let res = next.run(req).await;
+    let status = match res.status().as_u16() {
+        100..=199 => "1xx",
+        200..=299 => "2xx",
+        300..=399 => "3xx",
+        400..=499 => "4xx",
+        _ => "5xx",
+    };
+    let labels = [
+        ("method", method),
+        ("route", route.as_str()),
+        ("status", status),
+    ];
+    let labels: Vec<metrics::Label> = labels
+        .iter()
+        .map(|(k, v)| metrics::Label::new(*k, v.to_string()))
+        .collect();
+    metrics::histogram!(HTTP_DURATION, labels.clone()).record(began.elapsed().as_secs_f64());
+    metrics::counter!(HTTP_REQUESTS, labels).increment(1);
+    res
 }

@@ -48,6 +48,16 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     serve::migrate(&db).await?;
+    // One endpoint for the process: its HTTP metrics, the queue gauges and, on the embedded
+    // default, the jobs it runs.
+    let _metrics = match cfg.metrics_addr {
+        Some(addr) => {
+            let m = worker::metrics::start(addr, Some(db.clone())).await?;
+            app::describe_metrics();
+            Some(m)
+        }
+        None => None,
+    };
     let bind = cfg.bind_addr;
     let embedded = if cfg.embedded_worker {
         Some(serve::start_embedded_worker(&cfg, &db).await?)

@@ -677,6 +677,16 @@ pub fn registry() -> Registry {
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Re-queue a failed or cancelled job with fresh attempts")
             .ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/admin/jobs", jobs::admin_list)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Every job, newest first (filters: status, kind, queue, orgId, userId, from, to; limit, offset)")
+            .query("status").query("kind").query("queue").id_query("orgId").id_query("userId")
+            .query("from").query("to").query("limit").query("offset")
+            .ok::<jobs::AdminJobPage>(200),
+        route(GET, "/api/admin/queues", jobs::admin_queues)
+            .auth(Auth::Admin).mobile()
+            .area("admin").summary("Per queue: waiting (depth), delayed, running, failed in the last hour, oldest waiting")
+            .ok::<jobs::QueuesView>(200),
         // ---- object storage (local store's signed URLs) ----
         route(GET, "/api/storage/{store}/{*key}", storage::download)
             .error(416, "the range cannot be satisfied (range_not_satisfiable)")

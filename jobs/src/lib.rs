@@ -12,6 +12,8 @@ pub mod cron;
 pub mod diagnostics;
 pub mod footage;
 pub mod kinds;
+pub mod metrics;
+pub mod monitor;
 pub mod notify;
 pub mod progress;
 pub mod queue;
@@ -114,6 +116,8 @@ pub async fn enqueue_at(
     match progress::insert(tx, spec, owner, run_after).await? {
         Some(id) => {
             queue::push(tx, spec.queue, id, run_after).await?;
+            // Counted when written: a transaction rolled back after this still counted it.
+            crate::metrics::enqueued(&spec.kind, spec.queue);
             Ok(Enqueued {
                 id,
                 existing: false,

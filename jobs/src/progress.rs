@@ -56,7 +56,7 @@ pub struct Progress {
     pub updated_at: Ts,
 }
 
-const COLUMNS: &str = "id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts, percent, message, payload, result, last_error, cancel_requested, run_after, created_at, started_at, finished_at, updated_at";
+pub(crate) const COLUMNS: &str = "id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts, percent, message, payload, result, last_error, cancel_requested, run_after, created_at, started_at, finished_at, updated_at";
 
 /// Inserts a queued row; `None` when a live job with the same kind and key exists.
 pub(crate) async fn insert(

@@ -16,6 +16,8 @@ pub struct Config {
     /// exhausted pool or an unreachable database.
     pub database_acquire_timeout: Duration,
     pub bind_addr: SocketAddr,
+    /// Where this process serves its Prometheus metrics (`METRICS_ADDR`); unset: no metrics.
+    pub metrics_addr: Option<SocketAddr>,
     pub data_dir: PathBuf,
     pub public_base_url: Url,
     pub cron_secret: Option<String>,
@@ -381,6 +383,11 @@ impl Config {
             .unwrap_or_else(|| "127.0.0.1:8080".into())
             .parse()
             .map_err(|e| err("BIND_ADDR", format!("expected host:port ({e})")))?;
+        let metrics_addr: Option<SocketAddr> =
+            get("METRICS_ADDR")
+                .map(|v| v.parse())
+                .transpose()
+                .map_err(|e| err("METRICS_ADDR", format!("expected host:port ({e})")))?;
         let public_base_url = match get("PUBLIC_BASE_URL") {
             Some(v) => parse_url("PUBLIC_BASE_URL", &v)?,
             None => Url::parse(&format!("http://{bind_addr}")).expect("socket address is a URL"),
@@ -653,6 +660,7 @@ impl Config {
         Ok(Config {
             storage,
             bind_addr,
+            metrics_addr,
             public_base_url,
             cron_secret: get("CRON_SECRET"),
             service_role_key: get("SERVICE_ROLE_KEY"),
@@ -820,6 +828,10 @@ mod tests {
         assert_eq!(c.database_url, "sqlite://./data/service.db");
         assert_eq!(c.bind_addr.to_string(), "127.0.0.1:8080");
         assert!(c.embedded_worker);
+        assert!(
+            c.metrics_addr.is_none(),
+            "metrics are off unless METRICS_ADDR is set"
+        );
         assert_eq!(c.signup_mode_default, SignupMode::Open);
         assert!(c.reviewvideo.is_none());
         let pool = c.pool_settings();
@@ -841,6 +853,7 @@ mod tests {
     fn malformed_values_name_the_variable() {
         for (var, val) in [
             ("BIND_ADDR", "nonsense"),
+            ("METRICS_ADDR", "9464"),
             ("DATABASE_URL", "mysql://x"),
             ("PUBLIC_BASE_URL", "not a url"),
             ("SECRET_KEY", "short"),

@@ -36,6 +36,7 @@ pub mod heatsource;
 pub mod model;
 pub mod openmeteo;
 pub mod payments;
+pub mod prometheus;
 pub mod reviewvideo;
 pub mod smtp;
 pub mod spotsource;

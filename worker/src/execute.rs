@@ -75,9 +75,12 @@ pub async fn execute(
             ),
         )
         .await?;
+        jobs::metrics::failed(&job.kind, job.queue);
         return Ok(());
     }
     drop(c);
+    let waited = (Ts::now().0 - job.run_after.0).to_std().unwrap_or_default();
+    jobs::metrics::started(&job.kind, job.queue, waited);
     // Attached to the futures with `instrument`: a span guard held across `.await` can be
     // entered on another thread and made tracing-subscriber panic (seen under load).
     let span = tracing::info_span!("job", job_id = %id, kind = %job.kind, attempt = job.attempts);
@@ -88,11 +91,13 @@ pub async fn execute(
         attempt: job.attempts as u32,
         max_attempts: job.max_attempts as u32,
     };
+    let began = std::time::Instant::now();
     let outcome = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()
         .instrument(span.clone())
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
+    jobs::metrics::ran(&job.kind, job.queue, began.elapsed());
     record(deps, writes, &job, outcome).instrument(span).await
 }
 
@@ -105,6 +110,7 @@ async fn record(
     match outcome {
         Ok(result) => {
             writes.successes.call((job.id, result)).await?;
+            jobs::metrics::succeeded(&job.kind, job.queue);
             tracing::info!("job succeeded");
         }
         Err(JobError::Cancelled) => {
@@ -115,6 +121,7 @@ async fn record(
         Err(JobError::Permanent(e)) => {
             let mut c = deps.db.acquire().await?;
             progress::fail(&mut c, job.id, &e).await?;
+            jobs::metrics::failed(&job.kind, job.queue);
             tracing::warn!(error = %e, "job failed permanently");
         }
         Err(e) => match e.retry_delay(job.attempts as u32, deps.worker.backoff_base) {
@@ -125,12 +132,14 @@ async fn record(
                 progress::retry_later(&mut tx, job.id, &e, at).await?;
                 jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
                 tx.commit().await?;
+                jobs::metrics::retried(&job.kind, job.queue);
                 tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
             }
             _ => {
                 let mut c = deps.db.acquire().await?;
                 progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}"))
                     .await?;
+                jobs::metrics::failed(&job.kind, job.queue);
                 tracing::warn!(error = %e, "job failed after its last attempt");
             }
         },

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod execute;
 pub mod handlers;
+pub mod metrics;
 pub mod runtime;
 pub mod scheduler;
 pub mod wakeups;

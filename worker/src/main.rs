@@ -49,6 +49,11 @@ async fn main() -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     db.migrate().await?;
     jobs::queue::setup(&db).await?;
+    // Job counters and histograms; the queue gauges are the api's (`worker::metrics`).
+    let _metrics = match cfg.metrics_addr {
+        Some(addr) => Some(worker::metrics::start(addr, None).await?),
+        None => None,
+    };
     let deps = Arc::new(Deps::new(db.clone(), cfg, wcfg).await?);
     let running = worker::start(deps).await?;
     tracing::info!(pid = std::process::id(), "worker running");

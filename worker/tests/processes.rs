@@ -248,3 +248,71 @@ async fn schedules_command_prints_the_effective_schedule() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("SCHEDULE_JOBS_PRUNE"));
 }
+
+/// A standalone worker with `METRICS_ADDR` serves its own job metrics: what it started and
+/// how each attempt ended, per kind and queue; no HTTP metrics, and no queue gauges (the api
+/// refreshes those).
+#[tokio::test]
+async fn a_worker_with_metrics_addr_counts_its_jobs_by_outcome() {
+    let f = Fixture::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut w = f.spawn(
+        "w",
+        &[("METRICS_ADDR", &addr), ("WORKER_BACKOFF_BASE_MS", "50")],
+    );
+    let url = format!("http://{addr}/metrics");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let before = loop {
+        if let Ok(r) = reqwest::get(&url).await
+            && r.status() == 200
+        {
+            break testkit::prometheus::Scrape::parse(&r.text().await.unwrap());
+        }
+        assert!(Instant::now() < deadline, "no metrics endpoint");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let mut ids = vec![];
+    for _ in 0..2 {
+        ids.push(f.enqueue(Probe::default()).await);
+    }
+    ids.push(
+        f.enqueue(Probe {
+            fail_permanently: true,
+            ..Default::default()
+        })
+        .await,
+    );
+    ids.push(
+        f.enqueue(Probe {
+            fail_attempts: 2,
+            ..Default::default()
+        })
+        .await,
+    );
+    for id in ids {
+        f.wait(id, 30, |p| p.status == "succeeded" || p.status == "failed")
+            .await;
+    }
+    let after = testkit::prometheus::Scrape::fetch(&url).await;
+    let probe = [("kind", "diagnostics.probe"), ("queue", "default")];
+    let d = |name: &str| after.delta(&before, name, &probe);
+    assert_eq!(d("jobs_started_total"), 6.0, "{}", after.text);
+    assert_eq!(d("jobs_succeeded_total"), 3.0);
+    assert_eq!(d("jobs_failed_total"), 1.0);
+    assert_eq!(d("jobs_retried_total"), 2.0);
+    assert_eq!(d("jobs_run_duration_seconds_count"), 6.0);
+    assert_eq!(
+        d("jobs_enqueued_total"),
+        0.0,
+        "the test enqueued them, not the worker"
+    );
+    assert!(!after.has("http_requests_total"), "{}", after.text);
+    assert!(!after.has("jobs_queue_depth"), "{}", after.text);
+    sigterm(&w);
+    wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
+}

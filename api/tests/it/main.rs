@@ -18,6 +18,7 @@ mod notifications;
 mod openapi;
 mod orgs;
 mod pages;
+mod prometheus;
 mod registry;
 mod reliability;
 mod reviews;

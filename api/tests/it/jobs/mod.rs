@@ -1,6 +1,7 @@
 //! The job core through the api: enqueueing, the worker, progress, retries, cancelling, and
 //! scheduled tasks.
 
+mod admin;
 mod enqueue;
 mod running;
 mod schedule;
