@@ -33,8 +33,9 @@ pub struct Inner {
     /// The fallback forecast provider; one per process, so its pacing is shared.
     pub openmeteo: Option<OpenMeteo>,
     pub storage: Storage,
-    /// Where the payment webhook stores verified deliveries: group-committed, so concurrent
-    /// deliveries share one transaction (one turn at SQLite's write gate).
+    /// Where the payment webhook stores verified deliveries: on SQLite group-committed, so
+    /// concurrent deliveries share one transaction (one turn at the write gate); on PostgreSQL
+    /// one transaction per delivery (see [`Options::webhook_group_commit`]).
     pub payment_events: EventStore,
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
@@ -68,19 +69,14 @@ impl Inner {
 }
 
 /// Start-up choices that only benchmarks change.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// Group-commit the payment webhook's stores. Always on in the service; `bench_webhook`
-    /// turns it off for its side-by-side row.
-    pub webhook_group_commit: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            webhook_group_commit: true,
-        }
-    }
+    /// Group-commit the payment webhook's stores: `None` is the service's choice, on SQLite
+    /// only (one writer: concurrent deliveries queue for it anyway, so sharing its turns cuts the
+    /// wait); PostgreSQL runs concurrent transactions side by side, and one flushing task
+    /// serialising them made its 16-sender p99 worse (`scripts/bench-webhook`: 29–40 ms
+    /// without, 84–129 ms with). `bench_webhook` sets it both ways on both databases.
+    pub webhook_group_commit: Option<bool>,
 }
 
 impl AppState {
@@ -118,7 +114,10 @@ impl AppState {
             .map(|c| OpenMeteo::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
-        let payment_events = if options.webhook_group_commit {
+        let group_commit = options
+            .webhook_group_commit
+            .unwrap_or(db.dialect() == shared::db::Dialect::Sqlite);
+        let payment_events = if group_commit {
             EventStore::group_commit(db.clone(), &jobs::billing::ENQUEUER)
         } else {
             EventStore::one_per_delivery(db.clone(), &jobs::billing::ENQUEUER)

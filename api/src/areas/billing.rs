@@ -373,8 +373,8 @@ pub struct WebhookAck {
 }
 
 /// Verifies the signature on the raw body, then stores the event once and enqueues its job
-/// through the state's group commit (concurrent deliveries share one transaction); answers once
-/// this delivery's row and job are committed. The event is applied by the job, so the answer
+/// through the state's `EventStore` (on SQLite a group commit: concurrent deliveries share one
+/// transaction); answers once this delivery's row and job are committed. The event is applied by the job, so the answer
 /// comes at once.
 pub async fn webhook(
     State(state): State<AppState>,

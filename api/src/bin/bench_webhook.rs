@@ -183,7 +183,7 @@ async fn main() -> Result<()> {
                     "SQLite, no write gate"
                 };
                 let options = Options {
-                    webhook_group_commit: gc,
+                    webhook_group_commit: Some(gc),
                 };
                 rows.extend(scenario(&label(db, gc), &url, &sqlite_dir, &settings, options).await?);
             }
@@ -202,7 +202,7 @@ async fn main() -> Result<()> {
                 let pg_dir = dir.join(format!("pg-{round}-{gc}"));
                 std::fs::create_dir_all(&pg_dir)?;
                 let options = Options {
-                    webhook_group_commit: gc,
+                    webhook_group_commit: Some(gc),
                 };
                 let r = scenario(
                     &label("PostgreSQL", gc),

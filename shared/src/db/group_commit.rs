@@ -12,7 +12,8 @@
 //!   job (measured with `pg_stat_statements`: 63% of statement time);
 //! - the payment webhook's acknowledgements (`domain::billing::events::EventStore`): each
 //!   delivery's event row and job, a batch in one transaction, so concurrent deliveries on
-//!   SQLite stop queueing one by one for the single writer.
+//!   SQLite stop queueing one by one for the single writer (on PostgreSQL, where transactions
+//!   run side by side, the api does not use it for them: one flushing task was slower).
 //!
 //! The flush answers per request (its output type may itself be a per-item `Result`), so one
 //! bad request need not fail its neighbours; a flush that fails as a whole (or panics) fails

@@ -1,6 +1,6 @@
 //! The payment webhook: [`verify`] checks a delivery and builds its row (no database);
 //! [`store`] stores its event once and enqueues its job in the same transaction, and
-//! [`EventStore`] group-commits concurrent deliveries' stores into one transaction
+//! [`EventStore`] group-commits concurrent deliveries' stores into one transaction on SQLite
 //! ([`store_batch`]), so the acknowledgement costs one signature check and a share of one
 //! commit; [`apply`] (the `payments.apply_event` job) re-reads the event's object from the
 //! provider and applies what it says now.
@@ -276,9 +276,11 @@ const MAX_BATCH: usize = 64;
 #[derive(Clone)]
 pub enum EventStore {
     /// Group commit: concurrent deliveries share a transaction ([`store_batch`]); each caller
-    /// is answered once its own row and job are committed. The service's store.
+    /// is answered once its own row and job are committed. The service's store on SQLite.
     GroupCommit(GroupCommit<Verified, Result<Received>>),
-    /// One transaction per delivery ([`store`]): `bench_webhook`'s comparison row.
+    /// One transaction per delivery ([`store`]): the service's store on PostgreSQL, where
+    /// concurrent transactions run side by side (one flushing task serialising them was slower
+    /// there, `scripts/bench-webhook`).
     OnePerDelivery(Db, &'static dyn PaymentsQueue),
 }
 
