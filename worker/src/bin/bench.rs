@@ -1,18 +1,23 @@
 //! `bench`: the job-system benchmark. Run it with `scripts/bench`, which builds the release
-//! binaries, starts the PostgreSQL test server and installs the graphile-worker peer first.
+//! binaries, starts the PostgreSQL test server and installs the peers (graphile-worker and
+//! pg-boss, `bench/package-lock.json`) first.
 //!
-//! For each scenario (our job system on SQLite and on PostgreSQL, and graphile-worker on the
-//! same PostgreSQL server, each with 1 and with 2 worker processes) on a fresh database:
+//! For each scenario (our job system on SQLite and on PostgreSQL, and each peer at its defaults
+//! and at its documented high-throughput settings on the same PostgreSQL server, each with 1 and
+//! with 2 worker processes) on a fresh database:
 //!
 //! - **throughput**: the bench enqueues `BENCH_JOBS` no-op jobs (`diagnostics.probe` with
 //!   `sleep_ms = 0`; graphile-worker: an empty task) in transactions of `BENCH_BATCH`, then starts
 //!   the worker processes and waits until every job is done. jobs/s = N / (last job finished −
-//!   first job started), both read from the rows (`job_progress.started_at`/`finished_at`) or,
-//!   for graphile-worker, recorded by its processes (task start, `job:complete`).
+//!   first job started), both read from the rows (`job_progress.started_at`/`finished_at`); for
+//!   graphile-worker the first task start its processes report and the last delete stamped by a
+//!   trigger, for pg-boss its `started_on`/`completed_on` columns. pg-boss at its defaults polls
+//!   every 2 s per worker, so its phase is cut off after `BENCH_PGBOSS_DEFAULT_SECS` and measured
+//!   over the jobs done by then (its latency is then not measured).
 //! - **latency**: with the workers running and idle, the bench enqueues `BENCH_LATENCY_JOBS`
 //!   jobs one at a time, one transaction each, every `BENCH_PACE_MS`. Enqueue-to-start is
-//!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for
-//!   graphile-worker the task's start time minus the enqueue time passed in its payload.
+//!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for the
+//!   peers the task's start time minus the enqueue time passed in its payload.
 //!
 //! Our worker processes are the real `worker` binary (next to this one) with `SCHEDULER=off`
 //! and `WORKER_CONCURRENCY=only:default=<BENCH_CONCURRENCY>`, their own default logging (one
@@ -24,8 +29,11 @@
 //! `BENCH_ONLY` names SQLite scenarios only), `BENCH_JOBS` (10000), `BENCH_LATENCY_JOBS` (300),
 //! `BENCH_PACE_MS` (10), `BENCH_CONCURRENCY` (32), `BENCH_BATCH` (500), `BENCH_TIMEOUT_SECS`
 //! (120, per phase), `BENCH_ONLY` (comma-separated scenario ids or prefixes: `sqlite-1`,
-//! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`), `BENCH_ROOT` (the
-//! repository, for `bench/graphile.mjs` and the work directory `.tmp/bench`),
+//! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`, `graphile-best-1`,
+//! `graphile-best-2`, `pgboss-1`, `pgboss-2`, `pgboss-best-1`, `pgboss-best-2`),
+//! `BENCH_PGBOSS_WORKERS` (4) and `BENCH_PGBOSS_BATCH` (250) for pg-boss's best settings,
+//! `BENCH_PGBOSS_DEFAULT_SECS` (15), `BENCH_ROOT` (the repository, for the scripts in `bench/`
+//! and the work directory `.tmp/bench`),
 //! `BENCH_WORKER_RUST_LOG` (`RUST_LOG` for our worker processes; unset: their default),
 //! `BENCH_KEEP=1` (keep each scenario's database and logs). When the PostgreSQL server preloads
 //! `pg_stat_statements`, the statements that took the most time per scenario are printed too.
