@@ -1,18 +1,23 @@
 //! `bench`: the job-system benchmark. Run it with `scripts/bench`, which builds the release
-//! binaries, starts the PostgreSQL test server and installs the graphile-worker peer first.
+//! binaries, starts the PostgreSQL test server and installs the peers (graphile-worker and
+//! pg-boss, `bench/package-lock.json`) first.
 //!
-//! For each scenario (our job system on SQLite and on PostgreSQL, and graphile-worker on the
-//! same PostgreSQL server, each with 1 and with 2 worker processes) on a fresh database:
+//! For each scenario (our job system on SQLite and on PostgreSQL, and each peer at its defaults
+//! and at its documented high-throughput settings on the same PostgreSQL server, each with 1 and
+//! with 2 worker processes) on a fresh database:
 //!
 //! - **throughput**: the bench enqueues `BENCH_JOBS` no-op jobs (`diagnostics.probe` with
 //!   `sleep_ms = 0`; graphile-worker: an empty task) in transactions of `BENCH_BATCH`, then starts
 //!   the worker processes and waits until every job is done. jobs/s = N / (last job finished −
-//!   first job started), both read from the rows (`job_progress.started_at`/`finished_at`) or,
-//!   for graphile-worker, recorded by its processes (task start, `job:complete`).
+//!   first job started), both read from the rows (`job_progress.started_at`/`finished_at`); for
+//!   graphile-worker the first task start its processes report and the last delete stamped by a
+//!   trigger, for pg-boss its `started_on`/`completed_on` columns. pg-boss at its defaults polls
+//!   every 2 s per worker, so its phase is cut off after `BENCH_PGBOSS_DEFAULT_SECS` and measured
+//!   over the jobs done by then (its latency is then not measured).
 //! - **latency**: with the workers running and idle, the bench enqueues `BENCH_LATENCY_JOBS`
 //!   jobs one at a time, one transaction each, every `BENCH_PACE_MS`. Enqueue-to-start is
-//!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for
-//!   graphile-worker the task's start time minus the enqueue time passed in its payload.
+//!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for the
+//!   peers the task's start time minus the enqueue time passed in its payload.
 //!
 //! Our worker processes are the real `worker` binary (next to this one) with `SCHEDULER=off`
 //! and `WORKER_CONCURRENCY=only:default=<BENCH_CONCURRENCY>`, their own default logging (one
@@ -24,8 +29,11 @@
 //! `BENCH_ONLY` names SQLite scenarios only), `BENCH_JOBS` (10000), `BENCH_LATENCY_JOBS` (300),
 //! `BENCH_PACE_MS` (10), `BENCH_CONCURRENCY` (32), `BENCH_BATCH` (500), `BENCH_TIMEOUT_SECS`
 //! (120, per phase), `BENCH_ONLY` (comma-separated scenario ids or prefixes: `sqlite-1`,
-//! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`), `BENCH_ROOT` (the
-//! repository, for `bench/graphile.mjs` and the work directory `.tmp/bench`),
+//! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`, `graphile-best-1`,
+//! `graphile-best-2`, `pgboss-1`, `pgboss-2`, `pgboss-best-1`, `pgboss-best-2`),
+//! `BENCH_PGBOSS_WORKERS` (4) and `BENCH_PGBOSS_BATCH` (250) for pg-boss's best settings,
+//! `BENCH_PGBOSS_DEFAULT_SECS` (15), `BENCH_ROOT` (the repository, for the scripts in `bench/`
+//! and the work directory `.tmp/bench`),
 //! `BENCH_WORKER_RUST_LOG` (`RUST_LOG` for our worker processes; unset: their default),
 //! `BENCH_KEEP=1` (keep each scenario's database and logs). When the PostgreSQL server preloads
 //! `pg_stat_statements`, the statements that took the most time per scenario are printed too.
@@ -66,6 +74,12 @@ struct Params {
     keep: bool,
     /// Whether the server has pg_stat_statements loaded (then the top statements are printed).
     stat_statements: bool,
+    /// pg-boss at its best settings: workers per process and jobs per fetch.
+    pgboss_workers: usize,
+    pgboss_batch: usize,
+    /// pg-boss at its defaults polls every 2 s per worker, so its throughput phase is cut off
+    /// after this long and measured over the jobs done by then.
+    pgboss_default_box: Duration,
 }
 
 fn env_num(name: &str, default: u64) -> Result<u64> {
@@ -106,11 +120,28 @@ impl Params {
             worker_rust_log: std::env::var("BENCH_WORKER_RUST_LOG").ok(),
             stat_statements: false,
             keep: env_num("BENCH_KEEP", 0)? != 0,
+            pgboss_workers: env_num("BENCH_PGBOSS_WORKERS", 4)?.max(1) as usize,
+            pgboss_batch: env_num("BENCH_PGBOSS_BATCH", 250)?.max(1) as usize,
+            pgboss_default_box: Duration::from_secs(env_num("BENCH_PGBOSS_DEFAULT_SECS", 15)?),
         };
         if p.jobs == 0 || p.latency_jobs == 0 || p.concurrency == 0 {
             bail!("BENCH_JOBS, BENCH_LATENCY_JOBS and BENCH_CONCURRENCY must be at least 1");
         }
         Ok(p)
+    }
+
+    /// The installed version of a peer's npm package.
+    fn peer_version(&self, peer: Peer) -> String {
+        std::fs::read_to_string(
+            self.root
+                .join("bench/node_modules")
+                .join(peer.package())
+                .join("package.json"),
+        )
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "(not installed)".into())
     }
 
     fn selected(&self, id: &str) -> bool {
@@ -121,40 +152,109 @@ impl Params {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// The peer job systems, run by the Node.js scripts in `bench/`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Peer {
+    Graphile,
+    PgBoss,
+}
+
+/// A peer's configuration: its defaults, or the high-throughput settings its documentation
+/// recommends (see `bench/graphile.mjs` and `bench/pgboss.mjs` for exactly which).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Settings {
+    Default,
+    Best,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Scenario {
     Sqlite(usize),
     Postgres(usize),
-    Graphile(usize),
+    Peer(Peer, Settings, usize),
+}
+
+impl Peer {
+    fn id(self) -> &'static str {
+        match self {
+            Peer::Graphile => "graphile",
+            Peer::PgBoss => "pgboss",
+        }
+    }
+    fn package(self) -> &'static str {
+        match self {
+            Peer::Graphile => "graphile-worker",
+            Peer::PgBoss => "pg-boss",
+        }
+    }
+    fn script(self) -> &'static str {
+        match self {
+            Peer::Graphile => "bench/graphile.mjs",
+            Peer::PgBoss => "bench/pgboss.mjs",
+        }
+    }
 }
 
 impl Scenario {
-    fn all() -> [Scenario; 6] {
-        [
+    fn all() -> Vec<Scenario> {
+        let mut v = vec![
             Scenario::Sqlite(1),
             Scenario::Sqlite(2),
             Scenario::Postgres(1),
             Scenario::Postgres(2),
-            Scenario::Graphile(1),
-            Scenario::Graphile(2),
-        ]
+        ];
+        for peer in [Peer::Graphile, Peer::PgBoss] {
+            for settings in [Settings::Default, Settings::Best] {
+                for n in [1, 2] {
+                    v.push(Scenario::Peer(peer, settings, n));
+                }
+            }
+        }
+        v
     }
     fn id(self) -> String {
         match self {
             Scenario::Sqlite(n) => format!("sqlite-{n}"),
             Scenario::Postgres(n) => format!("postgres-{n}"),
-            Scenario::Graphile(n) => format!("graphile-{n}"),
+            Scenario::Peer(peer, Settings::Default, n) => format!("{}-{n}", peer.id()),
+            Scenario::Peer(peer, Settings::Best, n) => format!("{}-best-{n}", peer.id()),
         }
     }
     fn procs(self) -> usize {
         match self {
-            Scenario::Sqlite(n) | Scenario::Postgres(n) | Scenario::Graphile(n) => n,
+            Scenario::Sqlite(n) | Scenario::Postgres(n) | Scenario::Peer(_, _, n) => n,
         }
     }
-    fn system(self) -> &'static str {
+    fn system(self, p: &Params) -> String {
         match self {
-            Scenario::Graphile(_) => "graphile-worker",
-            _ => "ours (apalis)",
+            Scenario::Peer(peer, _, _) => {
+                format!("{} {}", peer.package(), p.peer_version(peer))
+            }
+            _ => "ours (apalis)".into(),
+        }
+    }
+    fn settings(self) -> &'static str {
+        match self {
+            Scenario::Sqlite(_) | Scenario::Postgres(_) => "as shipped",
+            Scenario::Peer(_, Settings::Default, _) => "defaults",
+            Scenario::Peer(Peer::Graphile, Settings::Best, _) => {
+                "localQueue 500, completeJobBatchDelay 0, failJobBatchDelay 0"
+            }
+            Scenario::Peer(Peer::PgBoss, Settings::Best, _) => {
+                "batchSize, burstWhenBatchFull, LISTEN/NOTIFY"
+            }
+        }
+    }
+    /// What runs at once in one process.
+    fn concurrency(self, p: &Params) -> String {
+        match self {
+            Scenario::Peer(Peer::PgBoss, Settings::Default, _) => {
+                format!("{} workers × 1 job", p.concurrency)
+            }
+            Scenario::Peer(Peer::PgBoss, Settings::Best, _) => {
+                format!("{} workers × batch {}", p.pgboss_workers, p.pgboss_batch)
+            }
+            _ => p.concurrency.to_string(),
         }
     }
     fn database(self) -> &'static str {
@@ -162,6 +262,9 @@ impl Scenario {
             Scenario::Sqlite(_) => "SQLite",
             _ => "PostgreSQL",
         }
+    }
+    fn is_peer(self) -> bool {
+        matches!(self, Scenario::Peer(..))
     }
 }
 
@@ -196,18 +299,21 @@ async fn main() -> Result<()> {
         .collect();
     if scenarios.is_empty() {
         bail!(
-            "BENCH_ONLY selects no scenario (ids: sqlite-1, sqlite-2, postgres-1, postgres-2, graphile-1, graphile-2)"
+            "BENCH_ONLY selects no scenario (ids: {})",
+            Scenario::all()
+                .iter()
+                .map(|s| s.id())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let needs_pg = scenarios.iter().any(|s| !matches!(s, Scenario::Sqlite(_)));
     if needs_pg && p.pg_admin.is_none() {
         bail!(
-            "BENCH_PG_URL (a PostgreSQL admin URL) is required for the PostgreSQL and graphile-worker scenarios"
+            "BENCH_PG_URL (a PostgreSQL admin URL) is required for the PostgreSQL, graphile-worker and pg-boss scenarios"
         );
     }
-    let ours = scenarios
-        .iter()
-        .any(|s| !matches!(s, Scenario::Graphile(_)));
+    let ours = scenarios.iter().any(|s| !s.is_peer());
     if ours && !p.worker_bin.exists() {
         bail!(
             "{} not found: build it with `cargo build --release -p worker`",
@@ -227,7 +333,7 @@ async fn main() -> Result<()> {
         let r = match s {
             Scenario::Sqlite(n) => ours_sqlite(&p, n).await,
             Scenario::Postgres(n) => ours_postgres(&p, n).await,
-            Scenario::Graphile(n) => graphile(&p, n).await,
+            Scenario::Peer(peer, settings, n) => run_peer(&p, peer, settings, n).await,
         };
         results.push(r.unwrap_or_else(|e| {
             eprintln!("{}: {e:#}", s.id());
@@ -235,7 +341,7 @@ async fn main() -> Result<()> {
         }));
     }
     print!("{}", table(&p, &results));
-    print!("{}", verdict(&results));
+    print!("{}", verdict(&p, &results));
     Ok(())
 }
 
@@ -292,15 +398,12 @@ async fn facts(p: &Params) -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|_| "not found".into());
-    let gw = std::fs::read_to_string(
-        p.root
-            .join("bench/node_modules/graphile-worker/package.json"),
-    )
-    .ok()
-    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    .and_then(|v| v["version"].as_str().map(str::to_string))
-    .unwrap_or_else(|| "not installed".into());
-    let _ = writeln!(s, "- Node {node}, graphile-worker {gw}");
+    let _ = writeln!(
+        s,
+        "- Node {node}, graphile-worker {}, pg-boss {} (bench/package-lock.json)",
+        p.peer_version(Peer::Graphile),
+        p.peer_version(Peer::PgBoss)
+    );
     let _ = writeln!(
         s,
         "- parameters: N = {} jobs pre-enqueued (transactions of {}), M = {} latency jobs paced every {} ms \
@@ -314,14 +417,30 @@ async fn facts(p: &Params) -> String {
     let _ = writeln!(
         s,
         "- ours: release `worker` processes, SCHEDULER=off, WORKER_CONCURRENCY=only:default={} \
-         (fetch batch {}), default pool (10) and logging; \
-         graphile-worker: concurrency {} and maxPoolSize {} per process, otherwise defaults",
+         (fetch batch {}), default pool (10) and logging",
         p.concurrency,
         std::env::var("WORKER_FETCH_BATCH").unwrap_or_else(|_| {
             worker::config::default_fetch_batch(jobs::Queue::Default, p.concurrency).to_string()
         }),
+    );
+    let _ = writeln!(
+        s,
+        "- graphile-worker: concurrency {c} per process; defaults: maxPoolSize {c}, otherwise its defaults; \
+         best: localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize {} \
+         (its performance documentation's high-throughput configuration)",
+        p.concurrency + 1,
+        c = p.concurrency,
+    );
+    let _ = writeln!(
+        s,
+        "- pg-boss: defaults: localConcurrency {} (one job per fetch, 2 s poll after each), pool 10, \
+         throughput measured over the jobs done in the first {} s; best: localConcurrency {}, \
+         batchSize {}, burstWhenBatchFull, useListenNotify with a notify queue, pool {}",
         p.concurrency,
-        p.concurrency
+        p.pgboss_default_box.as_secs(),
+        p.pgboss_workers,
+        p.pgboss_batch,
+        p.pgboss_workers + 4
     );
     s.push('\n');
     s
@@ -334,22 +453,46 @@ fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// The peer row with the highest throughput among those with `procs` worker processes.
+fn best_peer(results: &[Outcome], procs: usize, only: Option<Peer>) -> Option<&Outcome> {
+    results
+        .iter()
+        .filter(|r| r.scenario.procs() == procs && r.jobs_per_s.is_some())
+        .filter(|r| match r.scenario {
+            Scenario::Peer(peer, _, _) => only.is_none_or(|o| o == peer),
+            _ => false,
+        })
+        .max_by(|a, b| {
+            a.jobs_per_s
+                .unwrap_or(0.0)
+                .total_cmp(&b.jobs_per_s.unwrap_or(0.0))
+        })
+}
+
 fn table(p: &Params, results: &[Outcome]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| system | database | worker processes | concurrency / process | throughput (jobs/s) | enqueue→start p50 (ms) | enqueue→start p99 (ms) | note |"
+        "| system | settings | database | worker processes | concurrency / process | throughput (jobs/s) | × best peer row (same processes) | enqueue→start p50 (ms) | enqueue→start p99 (ms) | note |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(s, "|---|---|---|---:|---|---:|---:|---:|---:|---|");
     for r in results {
+        let ratio = match (r.jobs_per_s, best_peer(results, r.scenario.procs(), None)) {
+            (Some(a), Some(b)) => b.jobs_per_s.filter(|b| *b > 0.0).map(|b| a / b),
+            _ => None,
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.scenario.system(),
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.scenario.system(p),
+            r.scenario.settings(),
             r.scenario.database(),
             r.scenario.procs(),
-            p.concurrency,
+            r.scenario.concurrency(p),
             fmt_opt(r.jobs_per_s, 0),
+            ratio
+                .map(|x| format!("{x:.2}×"))
+                .unwrap_or_else(|| "—".into()),
             fmt_opt(r.p50_ms, 2),
             fmt_opt(r.p99_ms, 2),
             r.note.as_deref().unwrap_or("").replace('|', "/")
@@ -359,37 +502,52 @@ fn table(p: &Params, results: &[Outcome]) -> String {
     s
 }
 
-fn verdict(results: &[Outcome]) -> String {
-    let find = |s: Scenario| results.iter().find(|r| r.scenario == s);
+fn verdict(p: &Params, results: &[Outcome]) -> String {
     let mut s = String::from(
-        "Goal (on PostgreSQL): our throughput ≥ 1.5× graphile-worker's, and p99 enqueue→start < 10 ms.\n\n",
+        "Goal (issue 14, on PostgreSQL): our throughput ≥ 1.5× the best graphile-worker configuration, \
+         and p99 enqueue→start < 10 ms.\n\n",
     );
     for n in [1, 2] {
-        let (Some(ours), Some(gw)) = (find(Scenario::Postgres(n)), find(Scenario::Graphile(n)))
-        else {
+        let Some(ours) = results.iter().find(|r| r.scenario == Scenario::Postgres(n)) else {
             continue;
         };
-        let through = match (ours.jobs_per_s, gw.jobs_per_s) {
-            (Some(a), Some(b)) if b > 0.0 => {
-                let ratio = a / b;
-                format!(
-                    "throughput {a:.0} vs {b:.0} jobs/s = {ratio:.2}× → {}",
-                    if ratio >= 1.5 { "met" } else { "NOT met" }
-                )
-            }
-            _ => "throughput: not measured".into(),
-        };
-        let p99 = match ours.p99_ms {
+        let mut parts = vec![];
+        for (label, only) in [
+            ("best graphile-worker row", Some(Peer::Graphile)),
+            ("best peer row", None),
+        ] {
+            let Some(peer) = best_peer(results, n, only) else {
+                continue;
+            };
+            parts.push(match (ours.jobs_per_s, peer.jobs_per_s) {
+                (Some(a), Some(b)) if b > 0.0 => {
+                    let ratio = a / b;
+                    format!(
+                        "vs the {label} ({} {}, {b:.0} jobs/s): {a:.0} jobs/s = {ratio:.2}× → {}",
+                        peer.scenario.system(p),
+                        peer.scenario.settings(),
+                        if only.is_some() {
+                            if ratio >= 1.5 { "met" } else { "NOT met" }
+                        } else {
+                            "for information"
+                        }
+                    )
+                }
+                _ => format!("vs the {label}: not measured"),
+            });
+        }
+        parts.push(match ours.p99_ms {
             Some(v) => format!(
                 "p99 {v:.2} ms → {}",
                 if v < 10.0 { "met" } else { "NOT met" }
             ),
             None => "p99: not measured".into(),
-        };
+        });
         let _ = writeln!(
             s,
-            "- {n} worker process{}: {through}; {p99}",
-            if n == 1 { "" } else { "es" }
+            "- {n} worker process{}: {}",
+            if n == 1 { "" } else { "es" },
+            parts.join("; ")
         );
     }
     s
@@ -964,30 +1122,61 @@ async fn ours_phases(
 }
 
 // ---------------------------------------------------------------------------------------------
-// graphile-worker
+// The peers: graphile-worker and pg-boss, each a Node.js script in bench/ run as worker processes
 
-async fn graphile(p: &Params, procs: usize) -> Result<Outcome> {
+async fn run_peer(p: &Params, peer: Peer, settings: Settings, procs: usize) -> Result<Outcome> {
     let admin = p.pg_admin.as_deref().expect("checked in main");
-    let script = p.root.join("bench/graphile.mjs");
-    if !p.root.join("bench/node_modules/graphile-worker").exists() {
-        bail!("graphile-worker is not installed: run `npm ci --prefix bench`");
+    let script = p.root.join(peer.script());
+    if !p
+        .root
+        .join("bench/node_modules")
+        .join(peer.package())
+        .exists()
+    {
+        bail!(
+            "{} is not installed: run `npm ci --prefix bench`",
+            peer.package()
+        );
     }
-    let name = format!("{DB_PREFIX}graphile_{procs}_{}", std::process::id());
+    let tag = match settings {
+        Settings::Default => "",
+        Settings::Best => "best_",
+    };
+    let name = format!(
+        "{DB_PREFIX}{}_{tag}{procs}_{}",
+        peer.id(),
+        std::process::id()
+    );
     let dir = p.work.join(&name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let url = create_database(admin, &name).await?;
-    let r = graphile_inner(p, procs, &script, &url, &dir, admin, &name).await;
+    let r = peer_inner(
+        p,
+        (peer, settings, procs),
+        &script,
+        &url,
+        &dir,
+        admin,
+        &name,
+    )
+    .await;
     if p.keep {
         eprintln!("(kept: database {name}, directory {})", dir.display());
     } else {
         drop_database(admin, &name).await;
-        keep_logs_if_needed(&r, &dir);
+        // A peer's note (pg-boss time-boxed) is no sign of trouble: only errors keep the logs.
+        match &r {
+            Ok(_) => {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            Err(_) => eprintln!("(logs kept in {})", dir.display()),
+        }
     }
     r
 }
 
-/// A graphile-worker process: its stdin (commands) and the reports it printed.
+/// A peer's worker process: its stdin (commands) and the reports it printed.
 struct GwProc {
     child: Proc,
     stdin: Option<ChildStdin>,
@@ -1000,30 +1189,45 @@ struct GwReport {
     #[serde(default)]
     count: usize,
     first_start: Option<f64>,
-    last_complete: Option<f64>,
     #[serde(default)]
     latencies: Vec<f64>,
 }
 
-async fn gw_left(pool: &PgPool) -> Result<i64> {
-    Ok(
-        sqlx::query_scalar("SELECT COUNT(*) FROM graphile_worker._private_jobs")
-            .fetch_one(pool)
-            .await?,
-    )
+/// Jobs not yet finished in a peer's tables.
+async fn peer_left(peer: Peer, pool: &PgPool) -> Result<i64> {
+    let sql = match peer {
+        Peer::Graphile => "SELECT COUNT(*) FROM graphile_worker._private_jobs",
+        Peer::PgBoss => {
+            "SELECT COUNT(*) FROM pgboss.job WHERE state IN ('created', 'retry', 'active')"
+        }
+    };
+    Ok(sqlx::query_scalar(sql).fetch_one(pool).await?)
 }
 
-async fn gw_drained(pool: &PgPool, timeout: Duration, procs: &mut [GwProc]) -> Result<()> {
+/// Waits until every job is done (`Ok(true)`), or until `time_box` has passed (`Ok(false)`).
+async fn peer_drained(
+    peer: Peer,
+    pool: &PgPool,
+    timeout: Duration,
+    time_box: Option<Duration>,
+    procs: &mut [GwProc],
+) -> Result<bool> {
     let t = Instant::now();
     loop {
-        let left = gw_left(pool).await?;
+        let left = peer_left(peer, pool).await?;
         if left == 0 {
-            return Ok(());
+            return Ok(true);
         }
         for pr in procs.iter_mut() {
             if let Some(st) = pr.child.exited() {
-                bail!("a graphile-worker process exited ({st}) with {left} jobs left");
+                bail!(
+                    "a {} process exited ({st}) with {left} jobs left",
+                    peer.package()
+                );
             }
+        }
+        if time_box.is_some_and(|b| t.elapsed() > b) {
+            return Ok(false);
         }
         if t.elapsed() > timeout {
             bail!("timed out after {timeout:?} with {left} jobs not done");
@@ -1037,7 +1241,7 @@ async fn gw_report(
     procs: &mut [GwProc],
     reports: &mut mpsc::UnboundedReceiver<serde_json::Value>,
 ) -> Result<GwReport> {
-    // Let the last `job:complete` events land before asking.
+    // Let the last handlers return before asking.
     tokio::time::sleep(Duration::from_millis(200)).await;
     for pr in procs.iter_mut() {
         let stdin = pr.stdin.as_mut().context("stdin closed")?;
@@ -1049,8 +1253,8 @@ async fn gw_report(
     while got < procs.len() {
         let v = tokio::time::timeout(Duration::from_secs(10), reports.recv())
             .await
-            .context("waiting for graphile-worker reports")?
-            .context("a graphile-worker process closed its output")?;
+            .context("waiting for the peer's reports")?
+            .context("a peer process closed its output")?;
         if v.get("ready").is_some() {
             continue;
         }
@@ -1061,59 +1265,113 @@ async fn gw_report(
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        total.last_complete = match (total.last_complete, r.last_complete) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
         total.latencies.extend(r.latencies);
     }
     Ok(total)
 }
 
-async fn graphile_inner(
+/// Runs `node <script> <args>` to completion, its output to `<dir>/<log>.log`.
+async fn node_step(
+    script: &Path,
+    args: &[String],
+    url: &str,
+    env: &[(&str, String)],
+    dir: &Path,
+    log: &str,
+) -> Result<()> {
+    let mut cmd = Command::new("node");
+    cmd.arg(script)
+        .args(args)
+        .env("DATABASE_URL", url)
+        .stdout(log_file(&dir.join(format!("{log}.log")))?)
+        .stderr(log_file(&dir.join(format!("{log}.err.log")))?);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let st = tokio::task::spawn_blocking(move || cmd.status())
+        .await?
+        .context("running node (is Node.js installed?)")?;
+    if !st.success() {
+        bail!(
+            "`node {} {}` failed ({st}); see {}",
+            script.display(),
+            args.join(" "),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// graphile-worker deletes a job when it completes it, but its `job:complete` event fires before
+/// that (the completion is queued, batched or not). To time the last completion on the server, a
+/// statement-level trigger stamps a sequence (no row, no lock) after every delete.
+const GRAPHILE_DONE_TRIGGER: &str = "
+CREATE SEQUENCE bench_done_us;
+CREATE FUNCTION bench_mark_done() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM setval('bench_done_us', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER bench_done AFTER DELETE ON graphile_worker._private_jobs
+  FOR EACH STATEMENT EXECUTE FUNCTION bench_mark_done();
+";
+
+async fn peer_inner(
     p: &Params,
-    nprocs: usize,
+    (peer, settings, nprocs): (Peer, Settings, usize),
     script: &Path,
     url: &str,
     dir: &Path,
     admin: &str,
     name: &str,
 ) -> Result<Outcome> {
-    let mut migrate = Command::new("node");
-    migrate
-        .arg(script)
-        .arg("migrate")
-        .env("DATABASE_URL", url)
-        .stdout(log_file(&dir.join("migrate.log"))?)
-        .stderr(log_file(&dir.join("migrate.err.log"))?);
-    let st = tokio::task::spawn_blocking(move || migrate.status())
-        .await?
-        .context("running node (is Node.js installed?)")?;
-    if !st.success() {
-        bail!(
-            "graphile-worker migration failed ({st}); see {}",
-            dir.display()
-        );
+    let scenario = Scenario::Peer(peer, settings, nprocs);
+    let mut env = vec![
+        ("CONCURRENCY", p.concurrency.to_string()),
+        (
+            "SETTINGS",
+            match settings {
+                Settings::Default => "default",
+                Settings::Best => "best",
+            }
+            .to_string(),
+        ),
+    ];
+    if peer == Peer::PgBoss {
+        env.push(("WORKERS", p.pgboss_workers.to_string()));
+        env.push(("BATCH", p.pgboss_batch.to_string()));
     }
+    node_step(script, &["migrate".into()], url, &env, dir, "migrate").await?;
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(4)
         .connect(url)
         .await?;
+    if peer == Peer::Graphile {
+        sqlx::raw_sql(GRAPHILE_DONE_TRIGGER).execute(&pool).await?;
+    }
 
     let t = Instant::now();
-    let mut done = 0usize;
-    while done < p.jobs {
-        let k = p.jobs.min(done + p.batch) - done;
-        sqlx::query(
-            "SELECT COUNT(*) FROM graphile_worker.add_jobs((
-                SELECT array_agg(ROW('noop', json_build_object('i', g), NULL, NULL, NULL, NULL, NULL, NULL)::graphile_worker.job_spec)
-                FROM generate_series($1::int, $2::int) g))",
-        )
-        .bind(done as i32)
-        .bind((done + k - 1) as i32)
-        .execute(&pool)
-        .await?;
-        done += k;
+    match peer {
+        Peer::Graphile => {
+            let mut done = 0usize;
+            while done < p.jobs {
+                let k = p.jobs.min(done + p.batch) - done;
+                sqlx::query(
+                    "SELECT COUNT(*) FROM graphile_worker.add_jobs((
+                        SELECT array_agg(ROW('noop', json_build_object('i', g), NULL, NULL, NULL, NULL, NULL, NULL)::graphile_worker.job_spec)
+                        FROM generate_series($1::int, $2::int) g))",
+                )
+                .bind(done as i32)
+                .bind((done + k - 1) as i32)
+                .execute(&pool)
+                .await?;
+                done += k;
+            }
+        }
+        Peer::PgBoss => {
+            let args = ["enqueue".into(), p.jobs.to_string(), p.batch.to_string()];
+            node_step(script, &args, url, &env, dir, "enqueue").await?;
+        }
     }
     let enq = t.elapsed();
     eprintln!(
@@ -1132,17 +1390,17 @@ async fn graphile_inner(
     let (tx, mut reports) = mpsc::unbounded_channel();
     let mut procs = vec![];
     for i in 0..nprocs {
-        let mut child = Proc::spawn(
-            Command::new("node")
-                .arg(script)
-                .arg("run")
-                .env("DATABASE_URL", url)
-                .env("CONCURRENCY", p.concurrency.to_string())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(log_file(&dir.join(format!("worker-{i}.err.log")))?),
-        )
-        .context("starting a graphile-worker process")?;
+        let mut cmd = Command::new("node");
+        cmd.arg(script)
+            .arg("run")
+            .env("DATABASE_URL", url)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log_file(&dir.join(format!("worker-{i}.err.log")))?);
+        for (k, v) in &env {
+            cmd.env(k, v);
+        }
+        let mut child = Proc::spawn(&mut cmd).context("starting a peer worker process")?;
         let stdout = child.0.stdout.take().expect("piped");
         let stdin = child.0.stdin.take();
         let mut log = log_file(&dir.join(format!("worker-{i}.log")))?;
@@ -1156,7 +1414,7 @@ async fn graphile_inner(
                         Ok(v) => {
                             let _ = tx.send(v);
                         }
-                        Err(e) => eprintln!("bad report from graphile-worker: {e}: {json}"),
+                        Err(e) => eprintln!("bad report from a peer process: {e}: {json}"),
                     },
                     None => {
                         let _ = writeln!(log, "{line}");
@@ -1166,27 +1424,58 @@ async fn graphile_inner(
         });
         procs.push(GwProc { child, stdin });
     }
+    // pg-boss at its defaults runs about localConcurrency / 2 s jobs per second: cut it off.
+    let time_box = (scenario == Scenario::Peer(Peer::PgBoss, Settings::Default, nprocs))
+        .then_some(p.pgboss_default_box);
 
     let r = async {
-        gw_drained(&pool, p.timeout, &mut procs).await?;
+        let drained = peer_drained(peer, &pool, p.timeout, time_box, &mut procs).await?;
         let node_cpu: f64 = procs.iter().map(|pr| cpu_seconds(pr.child.pid())).sum();
         let pg_cpu = backend_cpu(admin, name).await - pg_cpu0;
         if p.stat_statements {
             print_statements(&stats0, &statements(admin, name).await, p.jobs);
         }
         let rep = gw_report(&mut procs, &mut reports).await?;
-        if rep.count != p.jobs {
-            bail!("graphile-worker ran {} of {} jobs", rep.count, p.jobs);
+        // (jobs done, first start, last completion), times in ms since the epoch.
+        let (done, first, last) = match peer {
+            Peer::Graphile => {
+                let last_us: i64 = sqlx::query_scalar("SELECT last_value FROM bench_done_us")
+                    .fetch_one(&pool)
+                    .await?;
+                (
+                    rep.count,
+                    rep.first_start.context("no job started")?,
+                    last_us as f64 / 1000.0,
+                )
+            }
+            Peer::PgBoss => {
+                let (n, first, last): (i64, Option<f64>, Option<f64>) = sqlx::query_as(
+                    "SELECT COUNT(*),
+                            (extract(epoch FROM min(started_on)) * 1000)::float8,
+                            (extract(epoch FROM max(completed_on)) * 1000)::float8
+                     FROM pgboss.job WHERE state = 'completed'",
+                )
+                .fetch_one(&pool)
+                .await?;
+                (
+                    n as usize,
+                    first.context("no job started")?,
+                    last.context("no job completed")?,
+                )
+            }
+        };
+        if drained && done != p.jobs {
+            bail!("{} ran {done} of {} jobs", peer.package(), p.jobs);
         }
-        let busy_ms = rep.last_complete.context("no job completed")?
-            - rep.first_start.context("no job started")?;
-        let jobs_per_s = p.jobs as f64 / (busy_ms / 1000.0);
+        let busy_ms = last - first;
+        let jobs_per_s = done as f64 / (busy_ms / 1000.0);
         eprintln!(
-            "throughput: first start → last completion {:.3} s = {:.0} jobs/s",
+            "throughput: {done} jobs, first start → last completion {:.3} s = {:.0} jobs/s{}",
             busy_ms / 1000.0,
-            jobs_per_s
+            jobs_per_s,
+            if drained { "" } else { " (time-boxed)" }
         );
-        let per_job = |s: f64| s * 1e6 / p.jobs as f64;
+        let per_job = |s: f64| s * 1e6 / done.max(1) as f64;
         eprintln!(
             "CPU during the throughput phase: node processes {:.2} s ({:.0} µs/job), their PostgreSQL backends {:.2} s ({:.0} µs/job)",
             node_cpu,
@@ -1194,28 +1483,54 @@ async fn graphile_inner(
             pg_cpu,
             per_job(pg_cpu)
         );
+        if !drained {
+            let note = format!(
+                "time-boxed: {done} of {} jobs done in {} s (each worker polls every 2 s); \
+                 latency not measured: jobs wait for the next poll by design (p50 ≈ 1 s) and a \
+                 backlog builds at a pace of 100 jobs/s",
+                p.jobs,
+                p.pgboss_default_box.as_secs()
+            );
+            return Ok((jobs_per_s, None, Some(note)));
+        }
 
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let mut tick = tokio::time::interval(p.pace);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        for _ in 0..p.latency_jobs {
-            tick.tick().await;
-            let t = chrono::Utc::now().timestamp_micros();
-            sqlx::query("SELECT graphile_worker.add_job('noop', json_build_object('t', $1::bigint))")
-                .bind(t)
-                .execute(&pool)
-                .await?;
+        match peer {
+            Peer::Graphile => {
+                let mut tick = tokio::time::interval(p.pace);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                for _ in 0..p.latency_jobs {
+                    tick.tick().await;
+                    let t = chrono::Utc::now().timestamp_micros();
+                    sqlx::query(
+                        "SELECT graphile_worker.add_job('noop', json_build_object('t', $1::bigint))",
+                    )
+                    .bind(t)
+                    .execute(&pool)
+                    .await?;
+                }
+            }
+            Peer::PgBoss => {
+                // pg-boss's `send` runs its own SQL; the sender stamps each job just before it.
+                let args = [
+                    "send".into(),
+                    p.latency_jobs.to_string(),
+                    p.pace.as_millis().to_string(),
+                ];
+                node_step(script, &args, url, &env, dir, "send").await?;
+            }
         }
-        gw_drained(&pool, p.timeout, &mut procs).await?;
+        peer_drained(peer, &pool, p.timeout, None, &mut procs).await?;
         let rep = gw_report(&mut procs, &mut reports).await?;
         if rep.latencies.len() != p.latency_jobs {
             bail!(
-                "graphile-worker reported {} of {} latency jobs",
+                "{} reported {} of {} latency jobs",
+                peer.package(),
                 rep.latencies.len(),
                 p.latency_jobs
             );
         }
-        Ok((jobs_per_s, spread("enqueue→start", rep.latencies)))
+        Ok((jobs_per_s, Some(spread("enqueue→start", rep.latencies)), None))
     }
     .await;
 
@@ -1229,12 +1544,12 @@ async fn graphile_inner(
         }
     }
     pool.close().await;
-    let (jobs_per_s, lat) = r?;
+    let (jobs_per_s, lat, note) = r?;
     Ok(Outcome {
-        scenario: Scenario::Graphile(nprocs),
+        scenario,
         jobs_per_s: Some(jobs_per_s),
-        p50_ms: Some(lat.p50),
-        p99_ms: Some(lat.p99),
-        note: None,
+        p50_ms: lat.as_ref().map(|l| l.p50),
+        p99_ms: lat.as_ref().map(|l| l.p99),
+        note,
     })
 }
