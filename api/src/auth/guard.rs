@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use shared::authz::effective_permissions;
 use shared::crypto::constant_time_eq;
-use shared::db::{Id, Ts};
+use shared::db::{Conn, Id, Ts};
 use shared::repo::{auth_tokens, impersonation, orgs, tv, users};
 
 /// The guard's configuration for one route.
@@ -81,21 +81,23 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             Ok(None)
         }
         Auth::User => {
-            let (caller, imp) = impersonated(g, resolve_caller(g, parts).await?).await?;
+            let mut conn = g.app.db.acquire().await?;
+            let caller = resolve_caller(g, parts, &mut conn).await?;
+            let (caller, imp) = impersonated(&mut conn, caller).await?;
             parts.extensions.insert(caller);
             Ok(imp)
         }
         Auth::Admin => {
             // Admin routes always act as the real admin, also while impersonating (so
             // `impersonate/stop` and the admin pages keep working).
-            let caller = resolve_caller(g, parts).await?;
+            let mut c = g.app.db.acquire().await?;
+            let caller = resolve_caller(g, parts, &mut c).await?;
             if !caller.user.is_platform_admin {
                 return Err(Error::forbidden(
                     "admin_required",
                     "this needs a platform administrator",
                 ));
             }
-            let mut c = g.app.db.acquire().await?;
             let imp = impersonation::active(&mut c, &caller.sign_in_ref())
                 .await?
                 .map(|i| (i.admin_id, i.target_user_id));
@@ -103,12 +105,21 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             Ok(imp)
         }
         Auth::Member { perm, module, from } => {
-            let (caller, imp) = impersonated(g, resolve_caller(g, parts).await?).await?;
+            // One pooled connection for the caller and the workspace: every acquire and
+            // release of a connection is a round trip of its own (a ping on release, and on
+            // PostgreSQL one on acquire), which cost more than the queries (`scripts/bench-load`).
+            let mut conn = g.app.db.acquire().await?;
+            let caller = resolve_caller(g, parts, &mut conn).await?;
+            let (caller, imp) = impersonated(&mut conn, caller).await?;
             let org_id = match from {
                 WsFrom::Path => Some(path_org_id(parts).await?),
                 WsFrom::Selected => selected_org(&parts.headers)?,
             };
-            let ws = workspace_for(&g.app, &caller, org_id, module, perm).await?;
+            let ws = check_workspace(
+                resolve_workspace(&mut conn, &caller, org_id).await?,
+                module,
+                perm,
+            )?;
             parts.extensions.insert(caller);
             parts.extensions.insert(ws);
             Ok(imp)
@@ -126,7 +137,20 @@ pub async fn workspace_for(
     module: Option<shared::authz::Module>,
     perm: Option<shared::authz::Perm>,
 ) -> Result<Ws, Error> {
-    let ws = resolve_workspace(app, caller, org).await?;
+    let mut conn = app.db.acquire().await?;
+    check_workspace(
+        resolve_workspace(&mut conn, caller, org).await?,
+        module,
+        perm,
+    )
+}
+
+/// The module and permission checks of [`workspace_for`].
+fn check_workspace(
+    ws: Ws,
+    module: Option<shared::authz::Module>,
+    perm: Option<shared::authz::Perm>,
+) -> Result<Ws, Error> {
     if let Some(m) = module
         && ws.disabled_modules.iter().any(|d| d == m.key())
     {
@@ -158,7 +182,6 @@ async fn page_session(
     let Some(user) = users::by_id(&mut conn, session.user_id).await? else {
         return Ok(None);
     };
-    drop(conn);
     let caller = Caller {
         user,
         via: Via::Session {
@@ -166,25 +189,22 @@ async fn page_session(
         },
         impersonator: None,
     };
-    let (caller, imp) = impersonated(g, caller).await?;
+    let (caller, imp) = impersonated(&mut conn, caller).await?;
     let csrf = g.app.keys.sign("csrf", token.as_bytes());
     Ok(Some((super::SignedIn { caller, csrf }, imp)))
 }
 
 /// Swaps in the impersonated user when this sign-in has an active impersonation.
-async fn impersonated(g: &Guard, caller: Caller) -> Result<(Caller, Option<(Id, Id)>), Error> {
+async fn impersonated(c: &mut Conn, caller: Caller) -> Result<(Caller, Option<(Id, Id)>), Error> {
     if !caller.user.is_platform_admin {
         return Ok((caller, None));
     }
-    let mut c = g.app.db.acquire().await?;
-    let Some(i) = impersonation::active(&mut c, &caller.sign_in_ref()).await? else {
+    let Some(i) = impersonation::active(c, &caller.sign_in_ref()).await? else {
         return Ok((caller, None));
     };
-    let target = users::by_id(&mut c, i.target_user_id)
-        .await?
-        .ok_or_else(|| {
-            Error::unauthorized("invalid_token", "the impersonated user no longer exists")
-        })?;
+    let target = users::by_id(c, i.target_user_id).await?.ok_or_else(|| {
+        Error::unauthorized("invalid_token", "the impersonated user no longer exists")
+    })?;
     Ok((
         Caller {
             user: target,
@@ -218,8 +238,7 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
-    let mut conn = g.app.db.acquire().await?;
+async fn resolve_caller(g: &Guard, parts: &Parts, conn: &mut Conn) -> Result<Caller, Error> {
     let invalid = || {
         Error::unauthorized(
             "invalid_token",
@@ -227,16 +246,13 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
         )
     };
     if let Some(token) = bearer(&parts.headers) {
-        let t = auth_tokens::token_by_secret(&mut conn, token)
+        let (t, user) = auth_tokens::token_with_user(conn, token)
             .await?
-            .filter(|t| {
+            .filter(|(t, _)| {
                 t.kind == auth_tokens::TokenKind::Access
                     && t.revoked_at.is_none()
                     && t.expires_at > Ts::now()
             })
-            .ok_or_else(invalid)?;
-        let user = users::by_id(&mut conn, t.user_id)
-            .await?
             .ok_or_else(invalid)?;
         return Ok(Caller {
             user,
@@ -255,7 +271,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
     let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
         return Err(Error::unauthorized("unauthenticated", "sign in first"));
     };
-    let session = auth_tokens::session_by_token(&mut conn, &token)
+    let session = auth_tokens::session_by_token(conn, &token)
         .await?
         .ok_or_else(invalid)?;
     if !is_safe(&parts.method) {
@@ -272,7 +288,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Caller, Error> {
             ));
         }
     }
-    let user = users::by_id(&mut conn, session.user_id)
+    let user = users::by_id(conn, session.user_id)
         .await?
         .ok_or_else(invalid)?;
     Ok(Caller {
@@ -315,14 +331,13 @@ async fn path_org_id(parts: &mut Parts) -> Result<Id, Error> {
 
 /// The caller's membership of `org` (or of their default workspace). Not being a member is
 /// indistinguishable from the workspace not existing: 404.
-async fn resolve_workspace(app: &AppState, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
-    let mut conn = app.db.acquire().await?;
+async fn resolve_workspace(conn: &mut Conn, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
     let m = match org {
-        Some(org) => orgs::membership(&mut conn, caller.user.id, org)
+        Some(org) => orgs::membership(conn, caller.user.id, org)
             .await?
             .ok_or_else(|| Error::not_found("workspace"))?,
         None => {
-            let all = orgs::memberships_of(&mut conn, caller.user.id).await?;
+            let all = orgs::memberships_of(conn, caller.user.id).await?;
             let default = caller.user.default_org_id;
             let pick = all
                 .iter()

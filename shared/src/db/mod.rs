@@ -172,7 +172,14 @@ impl Db {
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
+            // No ping before each acquire: a connection to a local file does not go stale from
+            // outside, and sqlx already pings every connection when it comes back to the pool
+            // (which catches one left mid-statement by a cancelled request). The ping was one of
+            // the round trips to the connection's thread every request paid for each acquire
+            // (`scripts/bench-load`). PostgreSQL keeps it: a server restart leaves dead
+            // connections in the pool.
             let pool = SqlitePoolOptions::new()
+                .test_before_acquire(false)
                 .max_connections(settings.max_connections)
                 .acquire_timeout(settings.acquire_timeout)
                 .connect_with(opts)

@@ -145,6 +145,50 @@ pub async fn token_by_secret(
         .bind(hash_token(token)).fetch_optional(&mut *c).await)
 }
 
+/// A token read together with its user (see [`token_with_user`]).
+#[derive(FromRow)]
+struct TokenUserRow {
+    t_id: Id,
+    t_kind: TokenKind,
+    t_family_id: Id,
+    t_expires_at: Ts,
+    t_used_at: Option<Ts>,
+    t_revoked_at: Option<Ts>,
+    #[sqlx(flatten)]
+    user: crate::repo::users::User,
+}
+
+/// The token behind a secret and its user, in one round trip: the guard's lookup on every
+/// bearer request (two statements, each a round trip to the database, cost more than the
+/// rest of `GET /api/auth/me`; `scripts/bench-load`). The caller checks kind, expiry and
+/// revocation, as with [`token_by_secret`].
+pub async fn token_with_user(
+    x: &mut impl Executor,
+    token: &str,
+) -> Result<Option<(ApiToken, crate::repo::users::User)>, sqlx::Error> {
+    let row = sql!(x, c => sqlx::query_as::<_, TokenUserRow>(
+        "SELECT t.id AS t_id, t.kind AS t_kind, t.family_id AS t_family_id, t.expires_at AS t_expires_at,
+                t.used_at AS t_used_at, t.revoked_at AS t_revoked_at,
+                u.id, u.email, u.password_hash, u.name, u.email_verified_at, u.is_platform_admin,
+                u.default_org_id, u.created_at, u.updated_at
+         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1")
+        .bind(hash_token(token)).fetch_optional(&mut *c).await)?;
+    Ok(row.map(|r| {
+        (
+            ApiToken {
+                id: r.t_id,
+                user_id: r.user.id,
+                kind: r.t_kind,
+                family_id: r.t_family_id,
+                expires_at: r.t_expires_at,
+                used_at: r.t_used_at,
+                revoked_at: r.t_revoked_at,
+            },
+            r.user,
+        )
+    }))
+}
+
 /// Marks a refresh token used; false if it was already used (a replay).
 pub async fn mark_used(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
     let n = execute!(

@@ -173,3 +173,41 @@ async fn phone_signout_revokes_its_tokens_only() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn bearer_refuses_refresh_tokens_expired_tokens_and_unknown_secrets() {
+    let app = TestApp::new().await;
+    app.signup("kai@example.com").await;
+    let (access, refresh) = app.phone_tokens("kai@example.com").await;
+    // A member route (caller and workspace resolved on one connection) accepts the token.
+    let r = app.get("/api/athletes").bearer(&access).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    for token in [refresh.as_str(), "sca_unknown", ""] {
+        app.get("/api/athletes")
+            .bearer(token)
+            .send()
+            .await
+            .assert_error(
+                StatusCode::UNAUTHORIZED,
+                if token.is_empty() {
+                    "unauthenticated"
+                } else {
+                    "invalid_token"
+                },
+            );
+    }
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE api_tokens SET expires_at = $2 WHERE token_hash = $1")
+            .bind(shared::crypto::hash_token(&access))
+            .bind(shared::db::Ts::now().plus(chrono::Duration::seconds(-1)))
+    )
+    .unwrap();
+    drop(c);
+    app.get("/api/auth/me")
+        .bearer(&access)
+        .send()
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+}
