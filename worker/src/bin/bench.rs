@@ -230,7 +230,7 @@ impl Scenario {
             Scenario::Peer(peer, _, _) => {
                 format!("{} {}", peer.package(), p.peer_version(peer))
             }
-            _ => "ours (apalis)".into(),
+            _ => "ours (apalis, own backend)".into(),
         }
     }
     fn settings(self) -> &'static str {
@@ -951,7 +951,6 @@ async fn ours(
     )
     .await?;
     db.migrate().await?;
-    jobs::queue::setup(&db).await?;
     let spec = Probe::default().spec();
 
     // Throughput: pre-enqueue, then start the workers.
