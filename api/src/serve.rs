@@ -54,10 +54,9 @@ pub async fn connect(cfg: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-/// Our migrations, then the job queue's tables.
+/// Our migrations (the job queue's tables among them).
 pub async fn migrate(db: &Db) -> anyhow::Result<()> {
     db.migrate().await?;
-    jobs::queue::setup(db).await?;
     Ok(())
 }
 

@@ -22,6 +22,8 @@ pub use shared::domain::wearable::{DeriveSession, ExpireSession, IngestFile};
 pub struct Probe {
     /// Sleep this long while running (reporting progress and honouring cancellation).
     pub sleep_ms: u64,
+    /// Burn this much CPU time first, on a blocking thread (the benchmark's CPU-bound jobs).
+    pub cpu_ms: u64,
     /// Fail transiently on the first N attempts.
     pub fail_attempts: u32,
     /// Fail permanently.

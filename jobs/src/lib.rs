@@ -1,11 +1,12 @@
 //! Durable jobs: what a job is, how it is enqueued, and its progress row.
 //!
 //! A job is a row in `job_progress` (kind, payload, status, attempts, percent, message, result,
-//! error: the one source of truth the api reads back) plus a task in apalis's queue table that
-//! only carries the job id ([`JobRef`]). Both are written in the caller's transaction, so a job
-//! exists exactly when the write that needed it committed. The worker (crate `worker`) runs
-//! tasks through apalis and records every outcome in the progress row; retries are scheduled by
-//! the worker as new queue tasks with a future `run_at`, so a backoff survives restarts.
+//! error: the one source of truth the api reads back) plus a task in our queue table
+//! (`job_queue`, [`queue`]) that only carries the job id. Both are written in the caller's
+//! transaction, so a job exists exactly when the write that needed it committed. The worker
+//! (crate `worker`) runs tasks through apalis, over its own backend for that table, and records
+//! every outcome in the progress row; retries are scheduled by the worker as new queue tasks
+//! with a future `run_at`, so a backoff survives restarts.
 
 pub mod billing;
 pub mod cron;
@@ -27,7 +28,7 @@ use std::time::Duration;
 
 shared::text_enum! {
     /// The queues a worker serves, each with its own concurrency (see `WORKER_CONCURRENCY`).
-    /// The spelling is apalis's queue (`job_type` column) name and `job_progress.queue`.
+    /// The spelling is `job_queue.queue` and `job_progress.queue`.
     pub enum Queue {
         /// Short database work: clean-ups, imports of small files, fan-out.
         Default = "default",
@@ -83,7 +84,7 @@ pub struct Owner {
     pub user_id: Option<Id>,
 }
 
-/// The apalis task payload: only the job's id; everything else is in the progress row.
+/// What an apalis task carries: only the job's id; everything else is in the progress row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobRef {
     pub id: Id,

@@ -3,7 +3,7 @@
 //!
 //! Every read of job state for monitoring goes through this module, so a change of where jobs
 //! are stored (another queue backend, finished jobs moved out of the hot table) changes this
-//! file and not its callers. The counts read `job_progress` only (our rows, not apalis's queue
+//! file and not its callers. The counts read `job_progress` only (not the queue
 //! table), over its `(status, run_after)` index: no index is added to the hot table for them,
 //! because every index there is one more write per claim and per outcome.
 

@@ -1,19 +1,27 @@
-//! The queue table is apalis's (`Jobs` on SQLite, `apalis.jobs` on PostgreSQL). We insert its
-//! tasks ourselves, inside the caller's transaction, because apalis pushes through its own pool.
-//! The column layout is that of apalis-sqlite/apalis-postgres 1.0.0 (pinned with `=`); the
-//! job system's tests exercise these inserts against the real worker on both databases.
+//! The job queue's SQL: our own `job_queue` table (migration 23), read by the worker's apalis
+//! backend (`worker::queue_backend`).
+//!
+//! A task row says "run job `job_id` on `queue` from `run_at`". It is inserted by [`push`]
+//! inside the caller's transaction (so a job exists exactly when the write that needed it
+//! committed), claimed in batches by one statement ([`claim`]), and deleted once the job's
+//! outcome is in its progress row ([`finish`]): the table holds live tasks only, so it stays as
+//! small as the backlog. A worker heartbeats into `job_workers` ([`heartbeat`]); the tasks of a
+//! worker not seen for its lease go back to the queue, and a task delivered twice finds its
+//! progress row finished and does nothing (`worker::execute`).
+//!
+//! Times are bound from Rust on both databases (the service's clock), so the same statements
+//! serve both; only the claim's row locking and the id lists differ per dialect.
 
-use super::{JobRef, Queue};
+use super::Queue;
 use shared::db::{DbConn, Executor, Id, Ts};
-use ulid::Ulid;
+use shared::execute;
+use sqlx::FromRow;
+use sqlx::types::Json;
 
-/// Our own attempts and backoff live in `job_progress`; apalis may re-deliver a task a few
-/// times when the worker's own bookkeeping fails (a database blip), never more.
-const APALIS_MAX_ATTEMPTS: i64 = 3;
-
-/// apalis decodes task ids as ULIDs.
-pub fn new_task_id() -> String {
-    Ulid::from(uuid::Uuid::now_v7().as_u128()).to_string()
+/// The PostgreSQL channel that wakes `queue`'s workers (`NOTIFY`ed by the table's insert
+/// trigger, and by [`release`]).
+pub fn channel(queue: Queue) -> String {
+    format!("job_queue_{}", queue.as_str())
 }
 
 /// Inserts one queue task for job `id`, runnable at `run_at`.
@@ -23,108 +31,161 @@ pub async fn push(
     id: Id,
     run_at: Ts,
 ) -> Result<(), sqlx::Error> {
-    let payload = serde_json::to_vec(&JobRef { id }).expect("JobRef serializes");
-    let task_id = new_task_id();
-    let immediate = run_at <= Ts::now();
-    match x.conn() {
-        DbConn::Sqlite(c) => {
-            sqlx::query(
-                "INSERT INTO Jobs (job, id, job_type, status, attempts, max_attempts, run_at, priority, metadata)
-                 VALUES ($1, $2, $3, 'Pending', 0, $4, $5, 0, '{}')",
-            )
-            .bind(payload)
-            .bind(task_id)
-            .bind(queue.as_str())
-            .bind(APALIS_MAX_ATTEMPTS)
-            // apalis-sqlite keeps run_at in whole unix seconds: round a delayed job up so it
-            // never starts early, an immediate one down so it does not wait for the next second.
-            .bind(if immediate {
-                run_at.0.timestamp()
-            } else {
-                (run_at.0.timestamp_micros() + 999_999).div_euclid(1_000_000)
-            })
-            .execute(&mut *c)
-            .await?;
-        }
-        DbConn::Pg(c) => {
-            sqlx::query(
-                "INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority, metadata)
-                 VALUES ($1, $2, $3, 'Pending', 0, $4, COALESCE($5, now()), 0, ''::hstore)",
-            )
-            .bind(task_id)
-            .bind(queue.as_str())
-            .bind(payload)
-            .bind(APALIS_MAX_ATTEMPTS as i32)
-            // apalis's insert trigger NOTIFYs workers only when run_at <= now(), and now() is the
-            // transaction's start: an immediate job must take the database's now() to wake them.
-            .bind((!immediate).then_some(run_at.0))
-            .execute(&mut *c)
-            .await?;
-        }
-    }
+    execute!(
+        x,
+        sqlx::query("INSERT INTO job_queue (queue, job_id, run_at) VALUES ($1, $2, $3)")
+            .bind(queue)
+            .bind(id)
+            .bind(run_at)
+    )?;
     Ok(())
 }
 
-/// Deletes apalis's finished queue rows (done, killed, failed) finished before `before`;
-/// returns how many. Our progress rows keep the outcome; these rows only feed apalis.
-pub async fn prune_finished(x: &mut impl Executor, before: Ts) -> Result<u64, sqlx::Error> {
-    let n = match x.conn() {
-        DbConn::Sqlite(c) => {
-            sqlx::query(
-                "DELETE FROM Jobs WHERE status IN ('Done', 'Killed', 'Failed') AND done_at < $1",
-            )
-            // apalis-sqlite keeps times in unix seconds.
-            .bind(before.0.timestamp())
-            .execute(&mut *c)
-            .await?
-            .rows_affected()
-        }
-        DbConn::Pg(c) => sqlx::query(
-            "DELETE FROM apalis.jobs WHERE status IN ('Done', 'Killed', 'Failed') AND done_at < $1",
+/// A claimed task: its row and its job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+pub struct Claimed {
+    pub id: i64,
+    pub job_id: Id,
+}
+
+/// Claims up to `limit` due tasks of `queue` for `worker` and returns them, oldest first: one
+/// statement. On PostgreSQL `SKIP LOCKED` lets concurrent claimers take disjoint batches without
+/// waiting for each other; SQLite has one writer at a time, so its claim is already exclusive.
+pub async fn claim(
+    x: &mut impl Executor,
+    queue: Queue,
+    worker: &str,
+    limit: usize,
+    now: Ts,
+) -> Result<Vec<Claimed>, sqlx::Error> {
+    let lock = match x.conn() {
+        DbConn::Sqlite(_) => "",
+        DbConn::Pg(_) => "FOR UPDATE SKIP LOCKED",
+    };
+    let q = format!(
+        "UPDATE job_queue SET locked_by = $1, locked_at = $2
+         WHERE id IN (SELECT id FROM job_queue
+                      WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
+                      ORDER BY run_at, id LIMIT $4 {lock})
+         RETURNING id, job_id"
+    );
+    let mut rows = shared::sql!(x, c => sqlx::query_as::<_, Claimed>(sqlx::AssertSqlSafe(q))
+        .bind(worker).bind(now).bind(queue).bind(limit as i64)
+        .fetch_all(&mut *c).await)?;
+    // RETURNING follows no order; ids grow with insertion.
+    rows.sort_unstable_by_key(|r| r.id);
+    Ok(rows)
+}
+
+/// Deletes `worker`'s finished tasks `ids` (an id another worker holds now, after a rescue,
+/// is left to that worker). Returns how many went.
+pub async fn finish(x: &mut impl Executor, worker: &str, ids: &[i64]) -> Result<u64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    match x.conn() {
+        DbConn::Sqlite(c) => Ok(sqlx::query(
+            "DELETE FROM job_queue WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2",
         )
-        .bind(before.0)
+        .bind(Json(ids))
+        .bind(worker)
         .execute(&mut *c)
         .await?
-        .rows_affected(),
-    };
-    Ok(n)
+        .rows_affected()),
+        DbConn::Pg(c) => Ok(sqlx::query(
+            "DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2",
+        )
+        .bind(ids)
+        .bind(worker)
+        .execute(&mut *c)
+        .await?
+        .rows_affected()),
+    }
 }
 
-/// Creates apalis's tables (its own migrations, tracked apart from ours), then swaps its
-/// `lock_by` index for a partial one over live tasks. apalis's ack joins on the task id but
-/// filters on `lock_by`, and with an index over every row a worker ever locked the planner
-/// walks all of them: measured 636 µs per ack at 30,000 finished tasks, 35 µs with the
-/// partial index (which still serves the orphan re-enqueue, the only query that looks up
-/// tasks by worker alone).
-pub async fn setup(db: &shared::db::Db) -> Result<(), sqlx::Error> {
-    match db {
-        shared::db::Db::Sqlite(p, _) => {
-            apalis_sqlite::SqliteStorage::<()>::setup(p)
-                .await
-                .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;
-            // apalis's setup switches one pooled connection to synchronous=OFF; restore ours.
-            sqlx::query("PRAGMA synchronous = NORMAL")
-                .execute(p)
+/// Hands `worker`'s tasks `ids` back to `queue`, runnable again from `not_before` (or their
+/// own `run_at`, if later), and wakes the queue's workers on PostgreSQL.
+pub async fn release(
+    x: &mut impl Executor,
+    queue: Queue,
+    worker: &str,
+    ids: &[i64],
+    not_before: Ts,
+) -> Result<u64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    const SET: &str = "UPDATE job_queue SET locked_by = NULL, locked_at = NULL,
+        run_at = CASE WHEN run_at < $3 THEN $3 ELSE run_at END";
+    match x.conn() {
+        DbConn::Sqlite(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SET} WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2"
+        )))
+        .bind(Json(ids))
+        .bind(worker)
+        .bind(not_before)
+        .execute(&mut *c)
+        .await?
+        .rows_affected()),
+        DbConn::Pg(c) => {
+            let n = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "{SET} WHERE id = ANY($1) AND locked_by = $2"
+            )))
+            .bind(ids)
+            .bind(worker)
+            .bind(not_before)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
+            sqlx::query("SELECT pg_notify($1, '')")
+                .bind(channel(queue))
+                .execute(&mut *c)
                 .await?;
-            for s in [
-                "DROP INDEX IF EXISTS LIdx",
-                "CREATE INDEX IF NOT EXISTS jobs_live_lock_by ON Jobs (lock_by) WHERE status IN ('Queued', 'Running')",
-            ] {
-                sqlx::query(s).execute(p).await?;
-            }
-        }
-        shared::db::Db::Pg(p) => {
-            apalis_postgres::PostgresStorage::<()>::setup(p)
-                .await
-                .map_err(|e| sqlx::Error::Protocol(format!("apalis setup: {e}")))?;
-            for s in [
-                "DROP INDEX IF EXISTS apalis.lidx",
-                "DROP INDEX IF EXISTS apalis.idx_apalis_jobs_lock_by",
-                "CREATE INDEX IF NOT EXISTS jobs_live_lock_by ON apalis.jobs (lock_by) WHERE status IN ('Queued', 'Running')",
-            ] {
-                sqlx::query(s).execute(p).await?;
-            }
+            Ok(n)
         }
     }
-    Ok(())
+}
+
+/// Records that `worker` (serving `queue`) is alive at `now`, and hands the tasks of `queue`'s
+/// workers not seen since `now - lease` back to the queue (a worker that registered is either
+/// heartbeating or presumed dead). Returns how many tasks were handed back. Run in one
+/// transaction.
+pub async fn heartbeat(
+    x: &mut impl Executor,
+    queue: Queue,
+    worker: &str,
+    now: Ts,
+    lease: chrono::Duration,
+) -> Result<u64, sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query(
+            "INSERT INTO job_workers (name, queue, last_seen) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen"
+        )
+        .bind(worker)
+        .bind(queue)
+        .bind(now)
+    )?;
+    // No index on locked_by (it would be one more index write per claim): this reads the
+    // queue's live tasks, which the deletes keep few, once per heartbeat.
+    execute!(
+        x,
+        sqlx::query(
+            "UPDATE job_queue SET locked_by = NULL, locked_at = NULL
+             WHERE queue = $1 AND locked_by IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM job_workers w
+                               WHERE w.name = job_queue.locked_by AND w.last_seen > $2)"
+        )
+        .bind(queue)
+        .bind(now.minus(lease))
+    )
+}
+
+/// Forgets workers not seen since `before`; returns how many.
+pub async fn prune_workers(x: &mut impl Executor, before: Ts) -> Result<u64, sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("DELETE FROM job_workers WHERE last_seen < $1").bind(before)
+    )
 }

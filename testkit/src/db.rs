@@ -1,7 +1,7 @@
 //! A fresh, empty database per test: a SQLite file in a temporary directory, or (when
 //! `TEST_DATABASE_URL` names a PostgreSQL server) a new database on that server, dropped again
-//! when the guard goes. A database rather than a schema, because the job queue's tables live in
-//! a fixed `apalis` schema.
+//! when the guard goes. A database rather than a schema, so each test has its own
+//! LISTEN/NOTIFY channels and extensions too.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,5 @@
-//! The job-running side of the service: apalis workers per queue ([`runtime`]), one attempt
+//! The job-running side of the service: apalis workers per queue ([`runtime`]) over our own
+//! queue backend ([`queue_backend`]), one attempt
 //! of a job ([`execute`]), the handlers by kind ([`handlers`]) and the built-in scheduler
 //! ([`scheduler`]). The `worker` binary runs them; the api embeds them on the embedded default.
 
@@ -6,6 +7,7 @@ pub mod config;
 pub mod execute;
 pub mod handlers;
 pub mod metrics;
+pub mod queue_backend;
 pub mod runtime;
 pub mod scheduler;
 pub mod wakeups;
@@ -124,8 +126,9 @@ impl Running {
     }
 }
 
-/// rustls needs one process-wide crypto provider; two are compiled in (aws-lc-rs from reqwest,
-/// lettre and the S3 client; ring from apalis's sqlx features), so pick one explicitly.
+/// rustls needs one process-wide crypto provider; pick aws-lc-rs (reqwest's, lettre's and the
+/// S3 client's) explicitly, so a second provider compiled in by some dependency (ring came with
+/// the apalis storages until issue 14) cannot leave the choice ambiguous.
 pub fn install_crypto_provider() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }

@@ -48,7 +48,6 @@ async fn main() -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     db.migrate().await?;
-    jobs::queue::setup(&db).await?;
     // Job counters and histograms; the queue gauges are the api's (`worker::metrics`).
     let _metrics = match cfg.metrics_addr {
         Some(addr) => Some(worker::metrics::start(addr, None).await?),

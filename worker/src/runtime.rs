@@ -1,26 +1,24 @@
-//! Runs one apalis worker per served queue over the service's own database, and stops them
-//! gracefully.
+//! Runs one apalis worker per served queue, over our own queue backend
+//! ([`QueueBackend`](crate::queue_backend::QueueBackend)), and stops them gracefully.
 //!
 //! When a worker looks for work is [`Wakeups`]'s business. A worker that stops heartbeating for
-//! `heartbeat × lease_misses` is presumed dead and apalis hands its tasks to a live worker;
-//! `execute` then re-runs the job from its progress row.
+//! `heartbeat × lease_misses` is presumed dead and its tasks go to a live worker; `execute`
+//! then re-runs the job from its progress row.
 //!
-//! An apalis worker ends for good at its first database error (a failed fetch, heartbeat or
-//! ack: its backend turns `Dead`), which a database restart causes in every worker at once.
-//! So each queue's worker runs under a supervisor that starts a new one, under a new name,
-//! after a short backoff; the old one's tasks are presumed dead with it and handed on once its
-//! lease expires (`supervise`).
+//! An apalis worker ends for good at its first database error (a failed claim or heartbeat),
+//! which a database restart causes in every worker at once. So each queue's worker runs under a
+//! supervisor that starts a new one, under a new name, after a short backoff; the old one's
+//! tasks are presumed dead with it and handed on once its lease expires (`supervise`).
 
 use crate::Deps;
 use crate::execute::{ProgressWrites, execute};
 use crate::handlers::Runners;
-use crate::wakeups::{Kick, Wakeups};
+use crate::queue_backend::{QueueBackend, Settings};
+use crate::wakeups::{Wakeups, pg_notifications};
 use apalis::prelude::*;
-use apalis_postgres::{PostgresStorage, Pubsub};
-use apalis_sqlite::SqliteStorage;
 use jobs::{JobRef, Queue};
 use shared::db::{Db, Ts};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -38,25 +36,24 @@ struct QueueWorker {
     supervisor: JoinHandle<()>,
 }
 
-/// A unique worker name per process and queue (apalis refuses or, on PostgreSQL, silently
-/// shares a reused name).
+/// A unique worker name per process and queue (its lease row in `job_workers`).
 fn worker_name(queue: Queue) -> String {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
     format!(
         "{host}-{}-{}-{}",
         std::process::id(),
         queue.as_str(),
-        jobs::queue::new_task_id()
+        shared::db::Id::new()
     )
 }
 
 /// What a queue worker's handler reaches: the process's dependencies, batched writes and
-/// dispatch table (shared by all queues) and its own worker's kick.
+/// dispatch table (shared by all queues) and its own worker's count of running jobs.
 struct Shared {
     deps: Arc<Deps>,
     writes: ProgressWrites,
     runners: Arc<Runners>,
-    kick: Arc<Kick>,
+    running: AtomicUsize,
     queue: Queue,
     /// Set at shutdown: tasks delivered from now on are handed back, not started.
     draining: AtomicBool,
@@ -69,52 +66,38 @@ const RELEASE_DELAY: chrono::Duration = chrono::Duration::seconds(1);
 async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
     // Counted before the draining check (both SeqCst): shutdown sets the flag and then waits
     // for the count, so a task is either seen running or handed back, never neither.
-    let _running = Running::start(&shared.kick);
+    let _running = Running::start(&shared.running);
     if shared.draining.load(Ordering::SeqCst) {
         return release(&shared, r.id).await.map_err(|e| e.into());
     }
     execute(&shared.deps, &shared.writes, &shared.runners, r.id)
         .await
         .map_err(|e| e.into())
-    // `_running` ends here: apalis sends the task's ack right after this returns, in the same
-    // poll; when the worker goes idle, the kick makes it record that now rather than when the
-    // next job arrives.
 }
 
 /// A task counted as running from `start` until dropped: when it returns, and also when its
 /// apalis worker ends under it and drops it mid-run (shutdown waits for the count).
-struct Running<'a>(&'a Kick);
+struct Running<'a>(&'a AtomicUsize);
 
 impl<'a> Running<'a> {
-    fn start(kick: &'a Kick) -> Self {
-        kick.started();
-        Running(kick)
+    fn start(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Running(count)
     }
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        self.0.finished();
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-/// Hands a task delivered during shutdown back to the queue (its progress row is untouched).
+/// Hands a task delivered during shutdown back to the queue as a new task (its progress row is
+/// untouched); the delivered one is then acked like any other.
 async fn release(shared: &Shared, id: shared::db::Id) -> Result<(), sqlx::Error> {
     let mut tx = shared.deps.db.begin().await?;
     jobs::queue::push(&mut tx, shared.queue, id, Ts::now().plus(RELEASE_DELAY)).await?;
     tx.commit().await
-}
-
-macro_rules! run_worker {
-    ($ctx:expr, $backend:expr, $shared:expr, $concurrency:expr) => {{
-        WorkerBuilder::new(&$ctx)
-            .backend($backend)
-            .data($shared.clone())
-            .concurrency($concurrency)
-            .build(handle)
-            .run()
-            .await
-    }};
 }
 
 /// First wait before a failed worker is started again; doubles up to [`RESTART_MAX`], and
@@ -131,44 +114,25 @@ async fn run_once(
     batch: usize,
 ) -> Result<(), apalis::prelude::WorkerError> {
     let cfg = &shared.deps.worker;
-    let queue = shared.queue;
-    let kick = shared.kick.clone();
-    match &shared.deps.db {
-        Db::Sqlite(pool, _) => {
-            let config = apalis_sqlite::Config::default()
-                .queue(queue.as_str())
-                .batch_size(batch)
-                .heartbeat_interval(cfg.heartbeat)
-                .missed_heartbeats(cfg.lease_misses as usize)
-                // Fetching already locks a task to this worker; apalis's extra "running" mark
-                // is one more transaction per batch that nothing reads (our progress row says
-                // running).
-                .lock_tasks(false);
-            let strategy = Wakeups::polling(cfg.poll, kick);
-            let backend = SqliteStorage::<JobRef>::new(pool)
-                .with_config(config)
-                .poll_with_strategy(strategy);
-            run_worker!(ctx, backend, shared, concurrency)
-        }
-        Db::Pg(pool) => {
-            let config = apalis_postgres::Config::default()
-                .queue(queue.as_str())
-                .batch_size(batch)
-                .heartbeat_interval(cfg.heartbeat)
-                .missed_heartbeats(cfg.lease_misses as usize)
-                // As above.
-                .lock_tasks(false);
-            let strategy = Wakeups::notified(
-                Pubsub::new(pool.clone(), queue.as_str().to_string()),
-                cfg.poll,
-                kick,
-            );
-            let backend = PostgresStorage::<JobRef>::new(pool)
-                .with_config(config)
-                .poll_with_strategy(strategy);
-            run_worker!(ctx, backend, shared, concurrency)
-        }
-    }
+    let db = &shared.deps.db;
+    let wakeups = match db {
+        Db::Pg(pool) => Wakeups::notified(pg_notifications(pool.clone(), shared.queue), cfg.poll),
+        Db::Sqlite(..) => Wakeups::polling(cfg.poll),
+    };
+    let settings = Settings {
+        queue: shared.queue,
+        concurrency,
+        batch,
+        heartbeat: cfg.heartbeat,
+        lease: cfg.heartbeat * cfg.lease_misses,
+    };
+    WorkerBuilder::new(&ctx)
+        .backend(QueueBackend::new(db.clone(), settings, wakeups))
+        .data(shared.clone())
+        .concurrency(concurrency)
+        .build(handle)
+        .run()
+        .await
 }
 
 /// Keeps a worker running for `shared.queue`: a worker that ends with an error (its database
@@ -225,7 +189,7 @@ impl Runtime {
                 deps: deps.clone(),
                 writes: writes.clone(),
                 runners: runners.clone(),
-                kick: Arc::new(Kick::default()),
+                running: AtomicUsize::new(0),
                 queue,
                 draining: AtomicBool::new(false),
             });
@@ -256,16 +220,20 @@ impl Runtime {
     /// run again elsewhere once this worker's lease expires).
     ///
     /// Running jobs finish while apalis still drives the workers, and only then are the workers
-    /// stopped: a stopping apalis worker no longer polls a fetch or ack already under way,
-    /// and on SQLite that transaction's write lock then blocked the running jobs' own writes
-    /// (measured: shutdown hung for the 10 s busy timeout, again and again). Meanwhile a newly
+    /// stopped: a stopping apalis worker no longer polls a claim or heartbeat already under
+    /// way, and on SQLite that transaction's write lock then blocked the running jobs' own
+    /// writes (measured with the stock storages: shutdown hung for the 10 s busy timeout, again
+    /// and again). Meanwhile a newly
     /// delivered task is handed back to the queue rather than started.
     pub async fn shutdown(self, deadline: Duration) {
         let until = tokio::time::Instant::now() + deadline;
         for w in &self.workers {
             w.shared.draining.store(true, Ordering::SeqCst);
         }
-        while self.workers.iter().any(|w| w.shared.kick.running() > 0)
+        while self
+            .workers
+            .iter()
+            .any(|w| w.shared.running.load(Ordering::SeqCst) > 0)
             && tokio::time::Instant::now() < until
         {
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -170,7 +170,6 @@ async fn fifty_sigkills_during_a_10000_job_run_lose_no_job_and_apply_each_effect
         .await
         .unwrap();
     db.migrate().await.unwrap();
-    jobs::queue::setup(&db).await.unwrap();
     let mut rng = Rng::seeded();
 
     let t0 = Instant::now();

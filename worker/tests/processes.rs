@@ -20,7 +20,6 @@ impl Fixture {
             .await
             .unwrap();
         db.migrate().await.unwrap();
-        jobs::queue::setup(&db).await.unwrap();
         Fixture { tdb, db }
     }
 

@@ -6,10 +6,12 @@
 //! per round trip, transaction and (on SQLite) write-gate turn. Each caller still awaits its own
 //! answer, so nothing is acknowledged before its write is committed.
 //!
-//! Two users:
+//! Three users:
 //! - the worker's progress rows (`worker/src/execute.rs`): every job attempt writes its row
 //!   twice (claim, outcome); one statement per job made those writes the largest cost of a short
 //!   job (measured with `pg_stat_statements`: 63% of statement time);
+//! - the job queue's acks (`worker/src/queue_backend.rs`): finished tasks deleted in batches,
+//!   submitted without waiting ([`GroupCommit::submit`]), so a job's slot is free at once;
 //! - the payment webhook's acknowledgements (`domain::billing::events::EventStore`): each
 //!   delivery's event row and job, a batch in one transaction, so concurrent deliveries on
 //!   SQLite stop queueing one by one for the single writer (on PostgreSQL, where transactions
@@ -87,6 +89,15 @@ impl<I: Send + 'static, O: Send + 'static> GroupCommit<I, O> {
             }
         });
         GroupCommit { tx }
+    }
+
+    /// Queues `item` for the next batch without waiting for its answer: the flush function is
+    /// then the only one to see how it went (the job queue's acks, `worker::queue_backend`).
+    pub fn submit(&self, item: I) -> Result<(), sqlx::Error> {
+        let (reply, _) = oneshot::channel();
+        self.tx
+            .send((item, reply))
+            .map_err(|_| sqlx::Error::PoolClosed)
     }
 
     /// Queues `item` for the next batch and waits for its answer.

@@ -20,15 +20,16 @@ macro_rules! migration_set {
 }
 
 fn sqlite() -> Vec<Migration> {
-    migration_set!("sqlite": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects")
+    migration_set!("sqlite": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue")
 }
 
 fn postgres() -> Vec<Migration> {
-    migration_set!("postgres": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects")
+    migration_set!("postgres": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue")
 }
 
-/// Our own bookkeeping table: apalis-sqlite keeps its migrations in `_sqlx_migrations` of the
-/// same database, and two migrators sharing one table each see the other's rows as unknown.
+/// Our own bookkeeping table: apalis-sqlite kept its migrations in `_sqlx_migrations` of the
+/// same database (until migration 23 replaced its tables), and two migrators sharing one table
+/// each see the other's rows as unknown.
 const TABLE: &str = "_service_migrations";
 
 pub(super) async fn run(db: &Db, locking: bool) -> Result<(), sqlx::migrate::MigrateError> {

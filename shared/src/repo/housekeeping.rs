@@ -58,14 +58,28 @@ pub async fn delete_audit_before(x: &mut impl Executor, before: Ts) -> Result<u6
     )
 }
 
-/// SQLite: `PRAGMA optimize` keeps planner statistics current (a plain ANALYZE gives the queue
-/// table a bad plan, see STACK-NOTES) and a WAL checkpoint bounds the WAL file. Returns false
-/// on PostgreSQL, whose autovacuum does this itself. Needs a pooled connection, not a
+/// The job queue's fixed planner statistics (as written by migration 23): `PRAGMA optimize`
+/// may sample the queue table at an unrepresentative moment, so they are put back after it.
+const QUEUE_STATISTICS: [&str; 3] = [
+    "DELETE FROM sqlite_stat1 WHERE tbl IN ('job_queue', 'job_workers')",
+    "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('job_queue', NULL, '100000'),
+        ('job_queue', 'job_queue_due', '100000 25000 2'),
+        ('job_workers', 'sqlite_autoindex_job_workers_1', '16 1')",
+    // Reloads the statistics into the planner without sampling anything.
+    "ANALYZE sqlite_schema",
+];
+
+/// SQLite: `PRAGMA optimize` keeps planner statistics current (the job queue's stay fixed:
+/// [`QUEUE_STATISTICS`]) and a WAL checkpoint bounds the WAL file. Returns false on
+/// PostgreSQL, whose autovacuum does this itself. Needs a pooled connection, not a
 /// transaction (a checkpoint cannot run inside one).
 pub async fn optimize(x: &mut impl Executor) -> Result<bool, sqlx::Error> {
     match x.conn() {
         DbConn::Sqlite(c) => {
             sqlx::query("PRAGMA optimize").execute(&mut *c).await?;
+            for s in QUEUE_STATISTICS {
+                sqlx::query(s).execute(&mut *c).await?;
+            }
             sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
                 .execute(&mut *c)
                 .await?;

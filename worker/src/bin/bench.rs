@@ -19,6 +19,10 @@
 //!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for the
 //!   peers the task's start time minus the enqueue time passed in its payload.
 //!
+//! - **CPU-bound** (ours only, `cpu-1`/`cpu-2`): `BENCH_CPU_JOBS` probes that each burn
+//!   `BENCH_CPU_MS` of CPU time on a blocking thread, pre-enqueued like the throughput phase:
+//!   how throughput scales with worker processes (its ceiling is cores × 1000 / ms).
+//!
 //! Our worker processes are the real `worker` binary (next to this one) with `SCHEDULER=off`
 //! and `WORKER_CONCURRENCY=only:default=<BENCH_CONCURRENCY>`, their own default logging (one
 //! line per job, to a log file) and default pool. The Markdown table goes to stdout; progress
@@ -30,7 +34,8 @@
 //! `BENCH_PACE_MS` (10), `BENCH_CONCURRENCY` (32), `BENCH_BATCH` (500), `BENCH_TIMEOUT_SECS`
 //! (120, per phase), `BENCH_ONLY` (comma-separated scenario ids or prefixes: `sqlite-1`,
 //! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`, `graphile-best-1`,
-//! `graphile-best-2`, `pgboss-1`, `pgboss-2`, `pgboss-best-1`, `pgboss-best-2`),
+//! `graphile-best-2`, `pgboss-1`, `pgboss-2`, `pgboss-best-1`, `pgboss-best-2`, `cpu-1`,
+//! `cpu-2`), `BENCH_CPU_JOBS` (2000) and `BENCH_CPU_MS` (5) for the CPU-bound scenario,
 //! `BENCH_PGBOSS_WORKERS` (4) and `BENCH_PGBOSS_BATCH` (250) for pg-boss's best settings,
 //! `BENCH_PGBOSS_DEFAULT_SECS` (15), `BENCH_ROOT` (the repository, for the scripts in `bench/`
 //! and the work directory `.tmp/bench`),
@@ -80,6 +85,9 @@ struct Params {
     /// pg-boss at its defaults polls every 2 s per worker, so its throughput phase is cut off
     /// after this long and measured over the jobs done by then.
     pgboss_default_box: Duration,
+    /// The CPU-bound scenario: jobs, and CPU milliseconds each job burns.
+    cpu_jobs: usize,
+    cpu_ms: u64,
 }
 
 fn env_num(name: &str, default: u64) -> Result<u64> {
@@ -123,6 +131,8 @@ impl Params {
             pgboss_workers: env_num("BENCH_PGBOSS_WORKERS", 4)?.max(1) as usize,
             pgboss_batch: env_num("BENCH_PGBOSS_BATCH", 250)?.max(1) as usize,
             pgboss_default_box: Duration::from_secs(env_num("BENCH_PGBOSS_DEFAULT_SECS", 15)?),
+            cpu_jobs: env_num("BENCH_CPU_JOBS", 2000)?.max(1) as usize,
+            cpu_ms: env_num("BENCH_CPU_MS", 5)?.max(1),
         };
         if p.jobs == 0 || p.latency_jobs == 0 || p.concurrency == 0 {
             bail!("BENCH_JOBS, BENCH_LATENCY_JOBS and BENCH_CONCURRENCY must be at least 1");
@@ -172,6 +182,9 @@ enum Scenario {
     Sqlite(usize),
     Postgres(usize),
     Peer(Peer, Settings, usize),
+    /// Ours on PostgreSQL with CPU-bound jobs (`BENCH_CPU_MS` of CPU each): how throughput
+    /// scales with worker processes.
+    Cpu(usize),
 }
 
 impl Peer {
@@ -210,6 +223,7 @@ impl Scenario {
                 }
             }
         }
+        v.extend([Scenario::Cpu(1), Scenario::Cpu(2)]);
         v
     }
     fn id(self) -> String {
@@ -218,11 +232,15 @@ impl Scenario {
             Scenario::Postgres(n) => format!("postgres-{n}"),
             Scenario::Peer(peer, Settings::Default, n) => format!("{}-{n}", peer.id()),
             Scenario::Peer(peer, Settings::Best, n) => format!("{}-best-{n}", peer.id()),
+            Scenario::Cpu(n) => format!("cpu-{n}"),
         }
     }
     fn procs(self) -> usize {
         match self {
-            Scenario::Sqlite(n) | Scenario::Postgres(n) | Scenario::Peer(_, _, n) => n,
+            Scenario::Sqlite(n)
+            | Scenario::Postgres(n)
+            | Scenario::Peer(_, _, n)
+            | Scenario::Cpu(n) => n,
         }
     }
     fn system(self, p: &Params) -> String {
@@ -230,12 +248,13 @@ impl Scenario {
             Scenario::Peer(peer, _, _) => {
                 format!("{} {}", peer.package(), p.peer_version(peer))
             }
-            _ => "ours (apalis)".into(),
+            Scenario::Cpu(_) => format!("ours, CPU-bound jobs ({} ms CPU each)", p.cpu_ms),
+            _ => "ours (apalis, own backend)".into(),
         }
     }
     fn settings(self) -> &'static str {
         match self {
-            Scenario::Sqlite(_) | Scenario::Postgres(_) => "as shipped",
+            Scenario::Sqlite(_) | Scenario::Postgres(_) | Scenario::Cpu(_) => "as shipped",
             Scenario::Peer(_, Settings::Default, _) => "defaults",
             Scenario::Peer(Peer::Graphile, Settings::Best, _) => {
                 "localQueue 500, completeJobBatchDelay 0, failJobBatchDelay 0"
@@ -332,7 +351,7 @@ async fn main() -> Result<()> {
         eprintln!("\n== {} ==", s.id());
         let r = match s {
             Scenario::Sqlite(n) => ours_sqlite(&p, n).await,
-            Scenario::Postgres(n) => ours_postgres(&p, n).await,
+            Scenario::Postgres(_) | Scenario::Cpu(_) => ours_postgres(&p, s).await,
             Scenario::Peer(peer, settings, n) => run_peer(&p, peer, settings, n).await,
         };
         results.push(r.unwrap_or_else(|e| {
@@ -478,6 +497,8 @@ fn table(p: &Params, results: &[Outcome]) -> String {
     let _ = writeln!(s, "|---|---|---|---:|---|---:|---:|---:|---:|---|");
     for r in results {
         let ratio = match (r.jobs_per_s, best_peer(results, r.scenario.procs(), None)) {
+            // The CPU-bound rows measure scaling, not a comparison with the no-op peers.
+            _ if matches!(r.scenario, Scenario::Cpu(_)) => None,
             (Some(a), Some(b)) => b.jobs_per_s.filter(|b| *b > 0.0).map(|b| a / b),
             _ => None,
         };
@@ -548,6 +569,28 @@ fn verdict(p: &Params, results: &[Outcome]) -> String {
             "- {n} worker process{}: {}",
             if n == 1 { "" } else { "es" },
             parts.join("; ")
+        );
+    }
+    let cpu: Vec<String> = results
+        .iter()
+        .filter(|r| matches!(r.scenario, Scenario::Cpu(_)))
+        .map(|r| {
+            format!(
+                "{} process{}: {} jobs/s",
+                r.scenario.procs(),
+                if r.scenario.procs() == 1 { "" } else { "es" },
+                fmt_opt(r.jobs_per_s, 0)
+            )
+        })
+        .collect();
+    if !cpu.is_empty() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let _ = writeln!(
+            s,
+            "- CPU-bound jobs ({} ms of CPU each): {}; the ceiling on {cores} cores is {:.0} jobs/s",
+            p.cpu_ms,
+            cpu.join(", "),
+            cores as f64 * 1000.0 / p.cpu_ms as f64
         );
     }
     s
@@ -867,21 +910,18 @@ async fn ours_sqlite(p: &Params, procs: usize) -> Result<Outcome> {
     r
 }
 
-async fn ours_postgres(p: &Params, procs: usize) -> Result<Outcome> {
+async fn ours_postgres(p: &Params, scenario: Scenario) -> Result<Outcome> {
     let admin = p.pg_admin.as_deref().expect("checked in main");
-    let name = format!("{DB_PREFIX}ours_{procs}_{}", std::process::id());
+    let name = format!(
+        "{DB_PREFIX}ours_{}_{}",
+        scenario.id().replace('-', "_"),
+        std::process::id()
+    );
     let dir = p.work.join(&name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let url = create_database(admin, &name).await?;
-    let r = ours(
-        p,
-        Scenario::Postgres(procs),
-        &url,
-        &dir,
-        Some((admin, &name)),
-    )
-    .await;
+    let r = ours(p, scenario, &url, &dir, Some((admin, &name))).await;
     if p.keep {
         eprintln!("(kept: database {name}, directory {})", dir.display());
     } else {
@@ -951,12 +991,21 @@ async fn ours(
     )
     .await?;
     db.migrate().await?;
-    jobs::queue::setup(&db).await?;
-    let spec = Probe::default().spec();
+    let (spec, jobs) = match scenario {
+        Scenario::Cpu(_) => (
+            Probe {
+                cpu_ms: p.cpu_ms,
+                ..Default::default()
+            }
+            .spec(),
+            p.cpu_jobs,
+        ),
+        _ => (Probe::default().spec(), p.jobs),
+    };
 
     // Throughput: pre-enqueue, then start the workers.
     let t = Instant::now();
-    let mut left = p.jobs;
+    let mut left = jobs;
     while left > 0 {
         let k = left.min(p.batch);
         let mut tx = db.begin().await?;
@@ -969,9 +1018,9 @@ async fn ours(
     let enq = t.elapsed();
     eprintln!(
         "enqueued {} jobs in {:.2} s ({:.0} jobs/s)",
-        p.jobs,
+        jobs,
         enq.as_secs_f64(),
-        p.jobs as f64 / enq.as_secs_f64()
+        jobs as f64 / enq.as_secs_f64()
     );
     let (pg_cpu0, stats0) = match pg {
         Some((admin, name)) => (
@@ -1006,7 +1055,17 @@ async fn ours(
         }
         children.push(Proc::spawn(&mut cmd).context("starting a worker process")?);
     }
-    let r = ours_phases(p, &db, &mut children, spawned, (pg_cpu0, &stats0), pg).await;
+    let latency = !matches!(scenario, Scenario::Cpu(_));
+    let r = ours_phases(
+        p,
+        &db,
+        (jobs, latency),
+        &mut children,
+        spawned,
+        (pg_cpu0, &stats0),
+        pg,
+    )
+    .await;
     for ch in children.iter_mut() {
         ch.stop(Duration::from_secs(20)).await;
     }
@@ -1026,27 +1085,29 @@ async fn ours(
     Ok(Outcome {
         scenario,
         jobs_per_s: Some(jobs_per_s),
-        p50_ms: Some(lat.p50),
-        p99_ms: Some(lat.p99),
+        p50_ms: lat.as_ref().map(|l| l.p50),
+        p99_ms: lat.as_ref().map(|l| l.p99),
         note,
     })
 }
 
+/// The throughput phase over `jobs` pre-enqueued jobs, then (when `latency`) the latency phase.
 async fn ours_phases(
     p: &Params,
     db: &Db,
+    (jobs, latency): (usize, bool),
     children: &mut [Proc],
     spawned: Instant,
     (pg_cpu0, stats0): (f64, &[StatRow]),
     pg: Option<(&str, &str)>,
-) -> Result<(f64, Spread)> {
+) -> Result<(f64, Option<Spread>)> {
     ours_drained(db, p.timeout, children).await?;
     let seen = spawned.elapsed();
     let worker_cpu: f64 = children.iter().map(|c| cpu_seconds(c.pid())).sum();
     let pg_cpu = match pg {
         Some((admin, name)) => {
             if p.stat_statements {
-                print_statements(stats0, &statements(admin, name).await, p.jobs);
+                print_statements(stats0, &statements(admin, name).await, jobs);
             }
             backend_cpu(admin, name).await - pg_cpu0
         }
@@ -1068,14 +1129,14 @@ async fn ours_phases(
         .max()
         .context("no job finished")?;
     let busy_ms = ms_between(first, last);
-    let jobs_per_s = p.jobs as f64 / (busy_ms / 1000.0);
+    let jobs_per_s = jobs as f64 / (busy_ms / 1000.0);
     eprintln!(
         "throughput: first start → last finish {:.3} s = {:.0} jobs/s (spawn → drained seen {:.2} s)",
         busy_ms / 1000.0,
         jobs_per_s,
         seen.as_secs_f64()
     );
-    let per_job = |s: f64| s * 1e6 / p.jobs as f64;
+    let per_job = |s: f64| s * 1e6 / jobs as f64;
     eprintln!(
         "CPU during the throughput phase: worker processes {:.2} s ({:.0} µs/job){}",
         worker_cpu,
@@ -1091,6 +1152,9 @@ async fn ours_phases(
         }
     );
 
+    if !latency {
+        return Ok((jobs_per_s, None));
+    }
     // Latency: the workers are running and idle now.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let spec = Probe::default().spec();
@@ -1118,7 +1182,7 @@ async fn ours_phases(
             p.latency_jobs
         );
     }
-    Ok((jobs_per_s, spread("enqueue→start", lat)))
+    Ok((jobs_per_s, Some(spread("enqueue→start", lat))))
 }
 
 // ---------------------------------------------------------------------------------------------

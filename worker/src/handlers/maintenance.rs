@@ -22,17 +22,16 @@ pub async fn tokens_cleanup(ctx: &Ctx) -> Result<Value, JobError> {
     )
 }
 
-/// Finished job rows after 30 days; apalis's finished queue rows after a day; scheduler ticks
-/// after 30 days.
+/// Finished job rows after 30 days; queue workers unseen for a day (finished queue tasks are
+/// deleted as they finish); scheduler ticks after 30 days.
 pub async fn jobs_prune(ctx: &Ctx) -> Result<Value, JobError> {
     let now = Ts::now();
     let month_ago = now.minus(chrono::Duration::days(30));
     let mut c = ctx.deps.db.acquire().await?;
     let progress = jobs::progress::prune(&mut c, month_ago).await?;
     let ticks = jobs::cron::prune_ticks(&mut c, month_ago).await?;
-    let queue_rows =
-        jobs::queue::prune_finished(&mut c, now.minus(chrono::Duration::days(1))).await?;
-    Ok(json!({ "jobs": progress, "queueRows": queue_rows, "ticks": ticks }))
+    let workers = jobs::queue::prune_workers(&mut c, now.minus(chrono::Duration::days(1))).await?;
+    Ok(json!({ "jobs": progress, "queueWorkers": workers, "ticks": ticks }))
 }
 
 pub async fn audit_retention(ctx: &Ctx) -> Result<Value, JobError> {

@@ -240,7 +240,7 @@ impl RunJob for jobs::kinds::AchievementsCheck {
 }
 
 /// The diagnostics probe: applies its effect once (first, so a failing or killed attempt
-/// leaves it applied for the next one to find), fails as asked, sleeps in steps of at least
+/// leaves it applied for the next one to find), fails as asked, burns CPU as asked, sleeps in steps of at least
 /// 40 ms (at most ten, each reporting progress and honouring cancellation), and echoes its
 /// marker, attempt and what its effect did.
 impl RunJob for Probe {
@@ -269,6 +269,12 @@ impl RunJob for Probe {
                 ctx.attempt
             )));
         }
+        if self.cpu_ms > 0 {
+            let cpu = Duration::from_millis(self.cpu_ms);
+            tokio::task::spawn_blocking(move || burn_cpu(cpu))
+                .await
+                .map_err(|e| JobError::Transient(format!("the CPU burn failed: {e}")))?;
+        }
         if self.sleep_ms > 0 {
             let steps = (self.sleep_ms / 40).clamp(1, 10);
             for i in 1..=steps {
@@ -284,9 +290,43 @@ impl RunJob for Probe {
     }
 }
 
+/// Keeps this thread busy until it has used `cpu` of CPU time (read from
+/// `/proc/thread-self/schedstat`, so a thread that waits for a core still burns all of it; where
+/// that file is missing, `cpu` of wall-clock time).
+fn burn_cpu(cpu: Duration) {
+    fn on_cpu() -> Option<Duration> {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(ns))
+    }
+    let wall = std::time::Instant::now();
+    let start = on_cpu();
+    let mut x = 0u64;
+    loop {
+        for i in 0..100_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+        }
+        let used = match (start, on_cpu()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => wall.elapsed(),
+        };
+        if used >= cpu {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn burn_cpu_uses_about_the_cpu_time_asked() {
+        let t = std::time::Instant::now();
+        burn_cpu(Duration::from_millis(20));
+        let took = t.elapsed();
+        assert!(took >= Duration::from_millis(20), "stopped early: {took:?}");
+    }
 
     #[test]
     fn every_job_kind_and_scheduled_task_has_exactly_one_runner() {

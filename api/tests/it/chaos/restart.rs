@@ -469,9 +469,9 @@ async fn unfinished(db: &Db) -> String {
     type Row = (String, String, i64, Option<String>, Option<String>, String);
     let rows: Vec<Row> = shared::sql!(&mut c, c => sqlx::query_as(
         "SELECT p.id::text, p.status, p.attempts, p.last_error, p.result::text,
-                COALESCE((SELECT string_agg(j.status || ' attempts ' || j.attempts || ' lock_by ' || COALESCE(j.lock_by, '-')
-                          || ' run_at ' || j.run_at::text || ' ' || COALESCE(j.last_result::text, ''), '; ')
-                          FROM apalis.jobs j WHERE convert_from(j.job, 'UTF8') LIKE '%' || p.id::text || '%'), 'no task')
+                COALESCE((SELECT string_agg('task ' || j.id || ' locked_by ' || COALESCE(j.locked_by, '-')
+                          || ' run_at ' || j.run_at::text, '; ')
+                          FROM job_queue j WHERE j.job_id = p.id), 'no task')
          FROM job_progress p
          WHERE p.kind = 'diagnostics.probe'
            AND (p.status <> 'succeeded' OR NOT EXISTS (SELECT 1 FROM probe_effects e WHERE e.job_id = p.id))")

@@ -3,5 +3,6 @@
 
 mod admin;
 mod enqueue;
+mod queue;
 mod running;
 mod schedule;

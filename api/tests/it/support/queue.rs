@@ -12,14 +12,9 @@ pub async fn enqueue_probe(app: &TestApp, probe: Probe, owner: Owner) -> jobs::E
     e
 }
 
-/// Rows in apalis' queue table (its name differs per database).
+/// Tasks in the queue table.
 pub async fn queue_rows(app: &TestApp) -> i64 {
-    let table = if app.tdb.is_postgres() {
-        "apalis.jobs"
-    } else {
-        "Jobs"
-    };
-    app.count(table).await
+    app.count("job_queue").await
 }
 
 /// The signed-in user and workspace as a job's owner.

@@ -1,0 +1,535 @@
+//! Our apalis backend over the job queue table (`jobs::queue`, migration 23), for both
+//! databases. apalis stays the runtime: it drives this backend, runs the handler under its
+//! concurrency limit, tracks tasks and stops the worker; the backend decides when to look for
+//! work, claims it, keeps the worker's lease, and records outcomes.
+//!
+//! Why our own (issue 14; the measurements are in the README's job-system section): the stock
+//! storages made three round trips per fetch (`BEGIN`, the fetch, `COMMIT`), fetched on every
+//! wake whatever caused it, recorded each outcome as an UPDATE only between fetches, and kept
+//! every finished task in the hot table (whose indexes then slowed every claim and ack). Here:
+//!
+//! - **Claim**: one statement claims and returns a batch (`UPDATE … WHERE id IN (SELECT … FOR
+//!   UPDATE SKIP LOCKED LIMIT n) RETURNING …` on PostgreSQL), into a local buffer. apalis asks
+//!   for a task only when a concurrency slot is free; the buffer answers first, and a claim runs
+//!   only when it is empty and there is a reason to look ([`Wakeups`]; a full batch is one).
+//! - **Acks**: when the handler returns, its task is submitted to a group commit that deletes
+//!   finished tasks in batches (one statement per batch, `shared::db::group_commit`), off the
+//!   job's path: the slot is free at once. The job's outcome is already committed in its
+//!   progress row by then, so an ack lost to a crash only means the task is delivered again
+//!   and finds its job finished. A handler error (our own bookkeeping failed) hands the task
+//!   back a little later instead.
+//! - **Leases**: the worker registers and heartbeats every `heartbeat` into `job_workers`; each
+//!   heartbeat hands the tasks of the queue's workers unseen for `lease` (heartbeat × lease
+//!   misses) back to the queue. A failed heartbeat or claim ends the worker (apalis's model:
+//!   the runtime's supervisor starts a new one, under a new name).
+//! - **Close**: a claim in flight is finished, buffered tasks go back to the queue, and the
+//!   worker ends once every submitted ack is written.
+//!
+//! On SQLite every write goes through the process's write gate (`Db::begin`): a single writer.
+
+use crate::wakeups::Wakeups;
+use apalis_core::backend::finalize::Ephemeral;
+use apalis_core::backend::{Backend, BackendConfig};
+use apalis_core::task::Task;
+use apalis_core::task::builder::TaskBuilder;
+use apalis_core::task::task_id::TaskId;
+use apalis_core::worker::context::WorkerContext;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use futures::task::AtomicWaker;
+use futures_timer::Delay;
+use jobs::queue::{self, Claimed};
+use jobs::{JobRef, Queue};
+use shared::db::group_commit::GroupCommit;
+use shared::db::{Db, Executor, Ts};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// Most tasks one ack statement deletes.
+const MAX_ACKS: usize = 1024;
+/// How long a task whose handler failed (our bookkeeping, not the job) waits before any worker
+/// takes it again.
+const RETRY_AFTER: chrono::Duration = chrono::Duration::seconds(1);
+
+/// One queue worker's backend settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub queue: Queue,
+    /// Tasks the worker runs at once (apalis's concurrency limit).
+    pub concurrency: usize,
+    /// Most tasks one claim takes: beyond the free slots, `batch - concurrency` more wait in
+    /// the local buffer (none where the batch is the concurrency: those queues claim only
+    /// what they can start, so other processes take the rest).
+    pub batch: usize,
+    pub heartbeat: Duration,
+    /// A worker unseen for this long is presumed dead and its tasks go to others.
+    pub lease: Duration,
+}
+
+type Pending<T> = Option<BoxFuture<'static, Result<T, sqlx::Error>>>;
+
+pub struct QueueBackend {
+    db: Db,
+    settings: Settings,
+    wakeups: Wakeups,
+    /// Something says due tasks may be waiting: claim when the buffer runs dry.
+    dirty: bool,
+    buffer: VecDeque<Claimed>,
+    /// A claim in flight, and how many tasks it asked for.
+    claim: Pending<Vec<Claimed>>,
+    asked: usize,
+    registered: bool,
+    beat: Pending<u64>,
+    next_beat: Delay,
+    acks: Option<Acks>,
+    /// Tasks handed to apalis so far.
+    delivered: u64,
+}
+
+impl QueueBackend {
+    pub fn new(db: Db, settings: Settings, wakeups: Wakeups) -> Self {
+        let next_beat = Delay::new(settings.heartbeat);
+        QueueBackend {
+            db,
+            settings,
+            wakeups,
+            dirty: true,
+            buffer: VecDeque::new(),
+            claim: None,
+            asked: 0,
+            registered: false,
+            beat: None,
+            next_beat,
+            acks: None,
+            delivered: 0,
+        }
+    }
+
+    fn heartbeat(&self, worker: &WorkerContext) -> BoxFuture<'static, Result<u64, sqlx::Error>> {
+        let db = self.db.clone();
+        let name = worker.name().to_string();
+        let queue = self.settings.queue;
+        let lease = chrono::Duration::from_std(self.settings.lease).unwrap_or_default();
+        async move {
+            let mut tx = db.begin().await?;
+            let rescued = queue::heartbeat(&mut tx, queue, &name, Ts::now(), lease).await?;
+            tx.commit().await?;
+            if rescued > 0 {
+                tracing::info!(
+                    queue = queue.as_str(),
+                    rescued,
+                    "tasks of a worker presumed dead handed back to the queue"
+                );
+            }
+            Ok::<_, sqlx::Error>(rescued)
+        }
+        .boxed()
+    }
+
+    /// How many tasks to claim now: the free slots (apalis asks only with one free, and
+    /// counts the running ones) and the buffer's allowance.
+    fn claim_size(&self, worker: &WorkerContext) -> usize {
+        let s = &self.settings;
+        let free = s.concurrency.saturating_sub(worker.task_count()).max(1);
+        (s.batch.saturating_sub(s.concurrency) + free).clamp(1, s.batch.max(1))
+    }
+
+    fn claim(
+        &self,
+        worker: &WorkerContext,
+        limit: usize,
+    ) -> BoxFuture<'static, Result<Vec<Claimed>, sqlx::Error>> {
+        let db = self.db.clone();
+        let name = worker.name().to_string();
+        let queue = self.settings.queue;
+        async move {
+            let mut w = Writer::open(&db).await?;
+            let claimed = queue::claim(&mut w, queue, &name, limit, Ts::now()).await?;
+            w.done().await?;
+            Ok::<_, sqlx::Error>(claimed)
+        }
+        .boxed()
+    }
+
+    /// Drives a heartbeat in flight, or starts one when due; answers an error that must end
+    /// the worker.
+    fn poll_beat(
+        &mut self,
+        cx: &mut Context<'_>,
+        worker: &WorkerContext,
+    ) -> Result<(), sqlx::Error> {
+        loop {
+            if let Some(beat) = &mut self.beat {
+                let Poll::Ready(r) = beat.poll_unpin(cx) else {
+                    return Ok(());
+                };
+                self.beat = None;
+                self.next_beat = Delay::new(self.settings.heartbeat);
+                if r? > 0 {
+                    self.dirty = true;
+                }
+                worker.heartbeat(cx); // apalis's heartbeat event
+            } else if Pin::new(&mut self.next_beat).poll(cx).is_ready() {
+                self.beat = Some(self.heartbeat(worker));
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The task for a claimed row. Its apalis id is the row and a delivery number: apalis
+    /// refuses (panics on) a second task with the id of one still running, and a row can come
+    /// back to the same worker while it still runs it (a lease that lapsed under a stall).
+    fn task(&mut self, c: Claimed) -> Task<JobRef> {
+        self.delivered += 1;
+        TaskBuilder::new(JobRef { id: c.job_id })
+            .task_id(TaskId::from_string(format!("{}.{}", c.id, self.delivered)))
+            .build()
+    }
+}
+
+/// One write: a pooled connection on PostgreSQL (each statement commits by itself: no
+/// transaction round trips), a transaction through the write gate on SQLite.
+enum Writer {
+    Pg(shared::db::Conn),
+    Sqlite(shared::db::Tx),
+}
+
+impl Executor for Writer {
+    fn conn(&mut self) -> shared::db::DbConn<'_> {
+        match self {
+            Writer::Pg(c) => c.conn(),
+            Writer::Sqlite(t) => t.conn(),
+        }
+    }
+}
+
+impl Writer {
+    async fn open(db: &Db) -> Result<Writer, sqlx::Error> {
+        Ok(match db {
+            Db::Pg(_) => Writer::Pg(db.acquire().await?),
+            Db::Sqlite(..) => Writer::Sqlite(db.begin().await?),
+        })
+    }
+
+    async fn done(self) -> Result<(), sqlx::Error> {
+        match self {
+            Writer::Pg(_) => Ok(()),
+            Writer::Sqlite(t) => t.commit().await,
+        }
+    }
+}
+
+impl Backend for QueueBackend {
+    type Task = Task<JobRef>;
+    type Error = sqlx::Error;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut Context<'_>,
+        worker: &WorkerContext,
+    ) -> Poll<Result<(), sqlx::Error>> {
+        if !self.registered {
+            // Registering is the first heartbeat: a worker claims nothing before its row
+            // exists (another worker's heartbeat would hand its tasks straight back).
+            if self.beat.is_none() {
+                self.beat = Some(self.heartbeat(worker));
+            }
+            let beat = self.beat.as_mut().expect("set above");
+            match beat.poll_unpin(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(r) => {
+                    self.beat = None;
+                    r?;
+                    worker.heartbeat(cx);
+                    self.registered = true;
+                    self.next_beat = Delay::new(self.settings.heartbeat);
+                }
+            }
+        }
+        Poll::Ready(self.poll_beat(cx, worker))
+    }
+
+    fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+        worker: &WorkerContext,
+    ) -> Poll<Option<Result<Task<JobRef>, sqlx::Error>>> {
+        if self.wakeups.poll(cx) {
+            self.dirty = true;
+        }
+        loop {
+            if let Some(c) = self.buffer.pop_front() {
+                return Poll::Ready(Some(Ok(self.task(c))));
+            }
+            if let Some(claim) = &mut self.claim {
+                let Poll::Ready(r) = claim.poll_unpin(cx) else {
+                    return Poll::Pending;
+                };
+                self.claim = None;
+                match r {
+                    Ok(rows) => {
+                        // A full claim may have left more behind.
+                        if rows.len() >= self.asked {
+                            self.dirty = true;
+                        }
+                        self.buffer.extend(rows);
+                        continue;
+                    }
+                    Err(e) => return Poll::Ready(Some(Err(e))),
+                }
+            }
+            if !self.dirty {
+                return Poll::Pending;
+            }
+            self.dirty = false;
+            self.asked = self.claim_size(worker);
+            self.claim = Some(self.claim(worker, self.asked));
+        }
+    }
+
+    fn poll_close(
+        &mut self,
+        cx: &mut Context<'_>,
+        _worker: &WorkerContext,
+    ) -> Poll<Result<(), sqlx::Error>> {
+        self.beat = None;
+        if let Some(claim) = &mut self.claim {
+            // Finish it, so its tasks are handed back now rather than after the lease.
+            let Poll::Ready(r) = claim.poll_unpin(cx) else {
+                return Poll::Pending;
+            };
+            self.claim = None;
+            if let Ok(rows) = r {
+                self.buffer.extend(rows);
+            }
+        }
+        let Some(acks) = &self.acks else {
+            return Poll::Ready(Ok(()));
+        };
+        let now = Ts::now();
+        for c in self.buffer.drain(..) {
+            acks.send(Ack::Release(c.id, now));
+        }
+        acks.poll_flushed(cx).map(Ok)
+    }
+}
+
+impl BackendConfig for QueueBackend {
+    type Args = JobRef;
+    type Id = u64;
+    type Kind = Ephemeral;
+    type Config = Settings;
+    type Layer = AckLayer;
+
+    fn config(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn middleware(&mut self, worker: &mut WorkerContext) -> AckLayer {
+        let acks = Acks::start(
+            self.db.clone(),
+            self.settings.queue,
+            worker.name().to_string(),
+        );
+        self.acks = Some(acks.clone());
+        AckLayer { acks }
+    }
+}
+
+/// What becomes of a task once its handler returned.
+#[derive(Debug)]
+enum Ack {
+    /// Its outcome is recorded: delete it.
+    Done(i64),
+    /// Hand it back to the queue, runnable from then.
+    Release(i64, Ts),
+}
+
+/// A worker's acks: submitted without waiting, written in batches by a group commit.
+#[derive(Clone)]
+struct Acks {
+    commit: GroupCommit<Ack, ()>,
+    pending: Arc<Unwritten>,
+}
+
+/// Acks submitted and not yet written (or given up), and who waits for none to be left.
+#[derive(Default)]
+struct Unwritten {
+    count: AtomicUsize,
+    waker: AtomicWaker,
+}
+
+impl Acks {
+    fn start(db: Db, queue: Queue, worker: String) -> Acks {
+        let pending = Arc::new(Unwritten::default());
+        let p = pending.clone();
+        let commit = GroupCommit::spawn(MAX_ACKS, move |batch: Vec<Ack>| {
+            let (db, worker, p) = (db.clone(), worker.clone(), p.clone());
+            async move {
+                let n = batch.len();
+                write_acks(&db, queue, &worker, &batch).await;
+                p.count.fetch_sub(n, Ordering::SeqCst);
+                p.waker.wake();
+                Ok(vec![(); n])
+            }
+        });
+        Acks { commit, pending }
+    }
+
+    fn send(&self, ack: Ack) {
+        self.pending.count.fetch_add(1, Ordering::SeqCst);
+        if self.commit.submit(ack).is_err() {
+            self.pending.count.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    fn poll_flushed(&self, cx: &mut Context<'_>) -> Poll<()> {
+        self.pending.waker.register(cx.waker());
+        if self.pending.count.load(Ordering::SeqCst) == 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Writes one batch of acks, retrying through a database outage for about half a minute. After
+/// that they are given up: their tasks run again once the worker's lease lapses (it failed
+/// too by then), and find their jobs finished.
+async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
+    let done: Vec<i64> = batch
+        .iter()
+        .filter_map(|a| match a {
+            Ack::Done(id) => Some(*id),
+            Ack::Release(..) => None,
+        })
+        .collect();
+    let mut wait = Duration::from_millis(50);
+    for attempt in 1.. {
+        let r = async {
+            let mut w = Writer::open(db).await?;
+            queue::finish(&mut w, worker, &done).await?;
+            for a in batch {
+                if let Ack::Release(id, at) = a {
+                    queue::release(&mut w, queue, worker, &[*id], *at).await?;
+                }
+            }
+            w.done().await?;
+            Ok::<_, sqlx::Error>(())
+        }
+        .await;
+        match r {
+            Ok(()) => return,
+            Err(e) if attempt < 12 => {
+                tracing::warn!(error = %e, attempt, "writing finished tasks failed; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(4));
+            }
+            Err(e) => {
+                tracing::error!(error = %e, tasks = batch.len(), "giving up on finished tasks: they run again after the lease");
+                return;
+            }
+        }
+    }
+}
+
+/// The queue row of a task id made by [`QueueBackend::task`].
+fn row_of(id: &TaskId) -> Option<i64> {
+    id.as_string()?.split('.').next()?.parse().ok()
+}
+
+/// The backend's middleware: acks each task when its handler returns.
+#[derive(Clone)]
+pub struct AckLayer {
+    acks: Acks,
+}
+
+impl<S> tower::Layer<S> for AckLayer {
+    type Service = AckService<S>;
+
+    fn layer(&self, inner: S) -> AckService<S> {
+        AckService {
+            inner,
+            acks: self.acks.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AckService<S> {
+    inner: S,
+    acks: Acks,
+}
+
+impl<S> tower::Service<Task<JobRef>> for AckService<S>
+where
+    S: tower::Service<Task<JobRef>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, task: Task<JobRef>) -> Self::Future {
+        let row = task.ctx().task_id().and_then(row_of);
+        let acks = self.acks.clone();
+        let run = self.inner.call(task);
+        async move {
+            let r = run.await;
+            // A task dropped mid-run (its worker ended) is not acked: its lease hands it on.
+            if let Some(row) = row {
+                acks.send(match &r {
+                    Ok(_) => Ack::Done(row),
+                    Err(_) => Ack::Release(row, Ts::now().plus(RETRY_AFTER)),
+                });
+            }
+            r
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_task_id_names_its_row_and_differs_per_delivery() {
+        let dir = std::env::temp_dir().join(format!("queue-backend-{}", shared::db::Id::new()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}/t.db", dir.display());
+        let db = Db::connect(&url, &Default::default()).await.unwrap();
+        let settings = Settings {
+            queue: Queue::Default,
+            concurrency: 2,
+            batch: 4,
+            heartbeat: Duration::from_secs(1),
+            lease: Duration::from_secs(2),
+        };
+        let mut b = QueueBackend::new(db, settings, Wakeups::polling(Duration::from_secs(1)));
+        let c = Claimed {
+            id: 42,
+            job_id: shared::db::Id::new(),
+        };
+        let (t1, t2) = (b.task(c), b.task(c));
+        let (id1, id2) = (t1.ctx().task_id().unwrap(), t2.ctx().task_id().unwrap());
+        assert_ne!(
+            id1, id2,
+            "a second delivery of one row is another apalis task"
+        );
+        assert_eq!((row_of(id1), row_of(id2)), (Some(42), Some(42)));
+        assert_eq!(t1.args.id, c.job_id);
+        assert_eq!(row_of(&TaskId::from_string("nope")), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
