@@ -40,6 +40,9 @@ pub struct Inner {
     /// The scheduled tasks and their effective schedules (`SCHEDULE_*`), read from the worker's
     /// environment once at start-up; null when that configuration is invalid.
     pub schedules: serde_json::Value,
+    /// Verified sign-ins, so most signed-in requests skip the token, user and membership reads
+    /// (`auth::cache`: what invalidates an entry, and the bound across processes).
+    pub auth_cache: crate::auth::AuthCache,
 }
 
 impl std::ops::Deref for AppState {
@@ -77,6 +80,10 @@ pub struct Options {
     /// serialising them made its 16-sender p99 worse (`scripts/bench-webhook`: 29–40 ms
     /// without, 84–129 ms with). `bench_webhook` sets it both ways on both databases.
     pub webhook_group_commit: Option<bool>,
+    /// The auth cache does not hear this process's changes, as the cache of another process
+    /// would not: tests of the cross-process bound build a second state on the same database
+    /// with it.
+    pub auth_cache_isolated: bool,
 }
 
 impl AppState {
@@ -122,6 +129,8 @@ impl AppState {
         } else {
             EventStore::one_per_delivery(db.clone(), &jobs::billing::ENQUEUER)
         };
+        let auth_cache =
+            crate::auth::AuthCache::start(cfg.auth_cache_ttl, &db, options.auth_cache_isolated);
         Ok(AppState(Arc::new(Inner {
             storage,
             keys: Keys::new(&cfg.secret_key),
@@ -136,6 +145,7 @@ impl AppState {
             openmeteo,
             payment_events,
             schedules,
+            auth_cache,
         })))
     }
 }

@@ -28,6 +28,10 @@ pub struct Config {
     pub signup_mode_default: SignupMode,
     pub request_timeout: Duration,
     pub body_limit_bytes: usize,
+    /// How long the api's auth guard trusts a sign-in it verified (`AUTH_CACHE_TTL_MS`, default
+    /// 5000; 0 turns the cache off): the bound on how late a change made by another process is
+    /// seen when no notice reaches this one (see `api/src/auth/cache.rs`).
+    pub auth_cache_ttl: Duration,
     /// Failed sign-ins allowed per email and per client address in `login_window`.
     pub login_max_failures: u32,
     pub login_window: Duration,
@@ -678,6 +682,11 @@ impl Config {
             )?),
             body_limit_bytes: parse_num("BODY_LIMIT_BYTES", get("BODY_LIMIT_BYTES"), 1 << 20)?
                 as usize,
+            auth_cache_ttl: Duration::from_millis(parse_num(
+                "AUTH_CACHE_TTL_MS",
+                get("AUTH_CACHE_TTL_MS"),
+                5000,
+            )?),
             login_max_failures: parse_num("LOGIN_MAX_FAILURES", get("LOGIN_MAX_FAILURES"), 10)?
                 as u32,
             login_window: Duration::from_secs(parse_num(

@@ -1,6 +1,7 @@
 //! The middleware every route runs through, configured with the route's policy.
 
-use super::{Auth, Caller, Via, Ws, WsFrom};
+use super::cache::{Key, Kind, SignIn};
+use super::{Auth, Caller, Memberships, Via, Ws, WsFrom};
 use crate::http::cookies;
 use crate::http::{ApiError, Error};
 use crate::state::AppState;
@@ -11,7 +12,10 @@ use axum::response::{IntoResponse, Response};
 use shared::authz::effective_permissions;
 use shared::crypto::constant_time_eq;
 use shared::db::{Conn, Id, Ts};
+use shared::repo::orgs::Membership;
+use shared::repo::users::User;
 use shared::repo::{auth_tokens, impersonation, orgs, tv, users};
+use std::sync::Arc;
 
 /// The guard's configuration for one route.
 #[derive(Clone)]
@@ -81,47 +85,50 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             Ok(None)
         }
         Auth::User => {
-            let mut conn = g.app.db.acquire().await?;
-            let caller = resolve_caller(g, parts, &mut conn).await?;
-            let (caller, imp) = impersonated(&mut conn, caller).await?;
+            let signed_in = resolve_caller(g, parts).await?;
+            let (caller, imp) = acting(&signed_in)?;
             parts.extensions.insert(caller);
+            parts
+                .extensions
+                .insert(Memberships(signed_in.memberships.clone()));
             Ok(imp)
         }
         Auth::Admin => {
             // Admin routes always act as the real admin, also while impersonating (so
             // `impersonate/stop` and the admin pages keep working).
-            let mut c = g.app.db.acquire().await?;
-            let caller = resolve_caller(g, parts, &mut c).await?;
-            if !caller.user.is_platform_admin {
+            let signed_in = resolve_caller(g, parts).await?;
+            if !signed_in.caller.user.is_platform_admin {
                 return Err(Error::forbidden(
                     "admin_required",
                     "this needs a platform administrator",
                 ));
             }
-            let imp = impersonation::active(&mut c, &caller.sign_in_ref())
-                .await?
-                .map(|i| (i.admin_id, i.target_user_id));
-            parts.extensions.insert(caller);
+            let imp = signed_in
+                .impersonation
+                .as_ref()
+                .map(|(i, _)| (i.admin_id, i.target_user_id));
+            parts.extensions.insert(signed_in.caller.clone());
             Ok(imp)
         }
         Auth::Member { perm, module, from } => {
-            // One pooled connection for the caller and the workspace: every acquire and
-            // release of a connection is a round trip of its own (a ping on release, and on
-            // PostgreSQL one on acquire), which cost more than the queries (`scripts/bench-load`).
-            let mut conn = g.app.db.acquire().await?;
-            let caller = resolve_caller(g, parts, &mut conn).await?;
-            let (caller, imp) = impersonated(&mut conn, caller).await?;
+            // The sign-in carries the memberships of the user it acts as: no query here when
+            // it came from the cache.
+            let signed_in = resolve_caller(g, parts).await?;
+            let (caller, imp) = acting(&signed_in)?;
             let org_id = match from {
                 WsFrom::Path => Some(path_org_id(parts).await?),
                 WsFrom::Selected => selected_org(&parts.headers)?,
             };
             let ws = check_workspace(
-                resolve_workspace(&mut conn, &caller, org_id).await?,
+                pick_workspace(&signed_in.memberships, &caller.user, org_id)?,
                 module,
                 perm,
             )?;
             parts.extensions.insert(caller);
             parts.extensions.insert(ws);
+            parts
+                .extensions
+                .insert(Memberships(signed_in.memberships.clone()));
             Ok(imp)
         }
     }
@@ -138,11 +145,8 @@ pub async fn workspace_for(
     perm: Option<shared::authz::Perm>,
 ) -> Result<Ws, Error> {
     let mut conn = app.db.acquire().await?;
-    check_workspace(
-        resolve_workspace(&mut conn, caller, org).await?,
-        module,
-        perm,
-    )
+    let ms = orgs::memberships_of(&mut conn, caller.user.id).await?;
+    check_workspace(pick_workspace(&ms, &caller.user, org)?, module, perm)
 }
 
 /// The module and permission checks of [`workspace_for`].
@@ -175,44 +179,134 @@ async fn page_session(
     let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
         return Ok(None);
     };
-    let mut conn = g.app.db.acquire().await?;
-    let Some(session) = auth_tokens::session_by_token(&mut conn, &token).await? else {
+    let Some(signed_in) = sign_in(g, Credential::Session(&token)).await? else {
         return Ok(None);
     };
-    let Some(user) = users::by_id(&mut conn, session.user_id).await? else {
-        return Ok(None);
-    };
-    let caller = Caller {
-        user,
-        via: Via::Session {
-            session_id: session.id,
-        },
-        impersonator: None,
-    };
-    let (caller, imp) = impersonated(&mut conn, caller).await?;
+    let (caller, imp) = acting(&signed_in)?;
     let csrf = g.app.keys.sign("csrf", token.as_bytes());
     Ok(Some((super::SignedIn { caller, csrf }, imp)))
 }
 
-/// Swaps in the impersonated user when this sign-in has an active impersonation.
-async fn impersonated(c: &mut Conn, caller: Caller) -> Result<(Caller, Option<(Id, Id)>), Error> {
-    if !caller.user.is_platform_admin {
-        return Ok((caller, None));
-    }
-    let Some(i) = impersonation::active(c, &caller.sign_in_ref()).await? else {
-        return Ok((caller, None));
+/// The caller a request acts as: the impersonated user when the sign-in has an active
+/// impersonation, and (admin, user) for the response headers.
+fn acting(s: &SignIn) -> Result<(Caller, Option<(Id, Id)>), Error> {
+    let Some((i, target)) = &s.impersonation else {
+        return Ok((s.caller.clone(), None));
     };
-    let target = users::by_id(c, i.target_user_id).await?.ok_or_else(|| {
+    let target = target.clone().ok_or_else(|| {
         Error::unauthorized("invalid_token", "the impersonated user no longer exists")
     })?;
     Ok((
         Caller {
             user: target,
-            via: caller.via,
+            via: s.caller.via.clone(),
             impersonator: Some(i.admin_id),
         },
         Some((i.admin_id, i.target_user_id)),
     ))
+}
+
+/// A credential as presented.
+#[derive(Clone, Copy)]
+enum Credential<'a> {
+    Bearer(&'a str),
+    Session(&'a str),
+}
+
+impl Credential<'_> {
+    fn key(self) -> Key {
+        match self {
+            Credential::Bearer(t) => Key::new(Kind::Bearer, t),
+            Credential::Session(t) => Key::new(Kind::Session, t),
+        }
+    }
+}
+
+/// The sign-in behind a credential: from the cache when it was verified recently, else read
+/// on one pooled connection (and kept). `None`: unknown, expired or revoked.
+async fn sign_in(g: &Guard, cred: Credential<'_>) -> Result<Option<Arc<SignIn>>, Error> {
+    let cache = &g.app.auth_cache;
+    let key = cred.key();
+    let generation = match cache.get(&key) {
+        Ok(s) => return Ok(Some(s)),
+        Err(generation) => generation,
+    };
+    let mut conn = g.app.db.acquire().await?;
+    let Some(s) = load_sign_in(&mut conn, cred).await? else {
+        return Ok(None);
+    };
+    let s = Arc::new(s);
+    if let Some(generation) = generation {
+        cache.store(key, s.clone(), generation);
+    }
+    Ok(Some(s))
+}
+
+/// Reads a sign-in: the token (kind, expiry, revocation) or session with its user, the
+/// impersonation of a platform admin's sign-in, and the memberships of the user it acts as.
+async fn load_sign_in(c: &mut Conn, cred: Credential<'_>) -> Result<Option<SignIn>, Error> {
+    let (caller, expires_at) = match cred {
+        Credential::Bearer(token) => {
+            let Some((t, user)) = auth_tokens::token_with_user(c, token).await? else {
+                return Ok(None);
+            };
+            if t.kind != auth_tokens::TokenKind::Access
+                || t.revoked_at.is_some()
+                || t.expires_at <= Ts::now()
+            {
+                return Ok(None);
+            }
+            let via = Via::Bearer {
+                family_id: t.family_id,
+            };
+            (caller_of(user, via), t.expires_at)
+        }
+        Credential::Session(token) => {
+            let Some(session) = auth_tokens::session_by_token(c, token).await? else {
+                return Ok(None);
+            };
+            let Some(user) = users::by_id(c, session.user_id).await? else {
+                return Ok(None);
+            };
+            let via = Via::Session {
+                session_id: session.id,
+            };
+            (caller_of(user, via), session.expires_at)
+        }
+    };
+    let impersonation = if caller.user.is_platform_admin {
+        match impersonation::active(c, &caller.sign_in_ref()).await? {
+            Some(i) => {
+                let target = users::by_id(c, i.target_user_id).await?;
+                Some((i, target))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    let acts_as = match &impersonation {
+        None => Some(caller.user.id),
+        Some((_, target)) => target.as_ref().map(|t| t.id),
+    };
+    let memberships = match acts_as {
+        Some(user) => orgs::memberships_of(c, user).await?,
+        None => Vec::new(),
+    };
+    Ok(Some(SignIn {
+        caller,
+        expires_at,
+        impersonation,
+        memberships: Arc::new(memberships),
+    }))
+}
+
+fn caller_of(user: User, via: Via) -> Caller {
+    Caller {
+        user,
+        via,
+        impersonator: None,
+    }
 }
 
 /// `Authorization: Bearer <secret>` compared in constant time with a configured secret. An
@@ -238,7 +332,9 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-async fn resolve_caller(g: &Guard, parts: &Parts, conn: &mut Conn) -> Result<Caller, Error> {
+/// The sign-in of a request to an API route (bearer token, else session cookie with the CSRF
+/// check on writes); 401 without valid credentials.
+async fn resolve_caller(g: &Guard, parts: &Parts) -> Result<Arc<SignIn>, Error> {
     let invalid = || {
         Error::unauthorized(
             "invalid_token",
@@ -246,21 +342,9 @@ async fn resolve_caller(g: &Guard, parts: &Parts, conn: &mut Conn) -> Result<Cal
         )
     };
     if let Some(token) = bearer(&parts.headers) {
-        let (t, user) = auth_tokens::token_with_user(conn, token)
+        return sign_in(g, Credential::Bearer(token))
             .await?
-            .filter(|(t, _)| {
-                t.kind == auth_tokens::TokenKind::Access
-                    && t.revoked_at.is_none()
-                    && t.expires_at > Ts::now()
-            })
-            .ok_or_else(invalid)?;
-        return Ok(Caller {
-            user,
-            via: Via::Bearer {
-                family_id: t.family_id,
-            },
-            impersonator: None,
-        });
+            .ok_or_else(invalid);
     }
     if g.bearer_only {
         return Err(Error::unauthorized(
@@ -271,7 +355,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts, conn: &mut Conn) -> Result<Cal
     let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
         return Err(Error::unauthorized("unauthenticated", "sign in first"));
     };
-    let session = auth_tokens::session_by_token(conn, &token)
+    let signed_in = sign_in(g, Credential::Session(&token))
         .await?
         .ok_or_else(invalid)?;
     if !is_safe(&parts.method) {
@@ -288,16 +372,7 @@ async fn resolve_caller(g: &Guard, parts: &Parts, conn: &mut Conn) -> Result<Cal
             ));
         }
     }
-    let user = users::by_id(conn, session.user_id)
-        .await?
-        .ok_or_else(invalid)?;
-    Ok(Caller {
-        user,
-        via: Via::Session {
-            session_id: session.id,
-        },
-        impersonator: None,
-    })
+    Ok(signed_in)
 }
 
 fn is_safe(m: &Method) -> bool {
@@ -329,33 +404,31 @@ async fn path_org_id(parts: &mut Parts) -> Result<Id, Error> {
         .ok_or_else(|| Error::not_found("workspace"))
 }
 
-/// The caller's membership of `org` (or of their default workspace). Not being a member is
-/// indistinguishable from the workspace not existing: 404.
-async fn resolve_workspace(conn: &mut Conn, caller: &Caller, org: Option<Id>) -> Result<Ws, Error> {
+/// The user's membership of `org` (or of their default workspace, else their first) among
+/// their memberships `ms`. Not being a member is indistinguishable from the workspace not
+/// existing: 404.
+fn pick_workspace(ms: &[Membership], user: &User, org: Option<Id>) -> Result<Ws, Error> {
     let m = match org {
-        Some(org) => orgs::membership(conn, caller.user.id, org)
-            .await?
+        Some(org) => ms
+            .iter()
+            .find(|m| m.org_id == org)
             .ok_or_else(|| Error::not_found("workspace"))?,
-        None => {
-            let all = orgs::memberships_of(conn, caller.user.id).await?;
-            let default = caller.user.default_org_id;
-            let pick = all
-                .iter()
-                .position(|m| Some(m.org_id) == default)
-                .unwrap_or(0);
-            all.into_iter().nth(pick).ok_or_else(|| {
+        None => ms
+            .iter()
+            .find(|m| Some(m.org_id) == user.default_org_id)
+            .or_else(|| ms.first())
+            .ok_or_else(|| {
                 Error::conflict(
                     "no_workspace",
                     "you belong to no workspace yet; POST /api/auth/ensure-org creates one",
                 )
-            })?
-        }
+            })?,
     };
     Ok(Ws {
         org_id: m.org_id,
         member_id: m.member_id,
         permissions: effective_permissions(&m.role_key, &m.permissions.0),
-        role_key: m.role_key,
-        disabled_modules: m.disabled_modules.0,
+        role_key: m.role_key.clone(),
+        disabled_modules: m.disabled_modules.0.clone(),
     })
 }

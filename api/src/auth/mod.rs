@@ -8,8 +8,10 @@
 //! Workspace-scoped policies also resolve the workspace (path `{id}`, else the
 //! `X-Workspace-Id` header, else the user's default) and check module and permission.
 
+pub mod cache;
 mod guard;
 
+pub use cache::AuthCache;
 pub use guard::{Guard, bearer, guard, workspace_for};
 
 use crate::http::{ApiError, Error};
@@ -189,6 +191,23 @@ impl Caller {
             Via::Session { session_id } => format!("session:{session_id}"),
             Via::Bearer { family_id } => format!("bearer:{family_id}"),
         }
+    }
+}
+
+/// The memberships of the user a request acts as (the caller's `user`), with what a workspace
+/// check needs; set by the guard for `User` and `Member` routes (from its cache when the
+/// sign-in was verified recently).
+#[derive(Clone, Debug)]
+pub struct Memberships(pub std::sync::Arc<Vec<shared::repo::orgs::Membership>>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Memberships {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        Ok(parts
+            .extensions
+            .get::<Memberships>()
+            .cloned()
+            .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))?)
     }
 }
 

@@ -184,6 +184,7 @@ async fn main() -> Result<()> {
                 };
                 let options = Options {
                     webhook_group_commit: Some(gc),
+                    ..Options::default()
                 };
                 rows.extend(scenario(&label(db, gc), &url, &sqlite_dir, &settings, options).await?);
             }
@@ -203,6 +204,7 @@ async fn main() -> Result<()> {
                 std::fs::create_dir_all(&pg_dir)?;
                 let options = Options {
                     webhook_group_commit: Some(gc),
+                    ..Options::default()
                 };
                 let r = scenario(
                     &label("PostgreSQL", gc),

@@ -137,6 +137,7 @@ async fn impersonation_acts_as_the_user_says_so_and_is_audited() {
             .bind(shared::db::Ts::now().minus(chrono::Duration::seconds(1)))
     )
     .unwrap();
+    auth_tables_changed();
     assert_eq!(
         app.get("/api/auth/me").session(&admin).send().await.json["user"]["email"],
         "admin@example.com"

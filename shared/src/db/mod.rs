@@ -6,6 +6,7 @@
 //! native codecs (the `Any` driver cannot decode UUIDs, times or booleans on both). Handlers
 //! never branch on the database; only the migrations differ per dialect.
 
+pub mod auth_changes;
 pub mod group_commit;
 mod migrations;
 mod text_enum;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+pub use auth_changes::AuthChange;
 pub use text_enum::{TextEnum, UnknownValue, text_enum_schema};
 pub use types::{Id, Ts};
 
@@ -47,6 +49,11 @@ pub enum DbConn<'a> {
 /// Query functions take `&mut impl Executor` so the caller decides about transactions.
 pub trait Executor: Send {
     fn conn(&mut self) -> DbConn<'_>;
+    /// Records that this executor's writes change what the api's auth guard resolves (see
+    /// [`auth_changes`]): published at once on a connection (its statement has committed), at
+    /// commit in a transaction. Repo functions that write the auth tables call it after their
+    /// statement.
+    fn auth_changed(&mut self, change: AuthChange);
 }
 
 /// A pooled connection, for reads and single statements outside a transaction.
@@ -56,7 +63,13 @@ pub enum Conn {
 }
 
 /// An open transaction; dropped without `commit` it rolls back.
-pub enum Tx {
+pub struct Tx {
+    inner: TxInner,
+    /// Published when the transaction commits ([`Executor::auth_changed`]).
+    auth_changes: Vec<AuthChange>,
+}
+
+enum TxInner {
     /// Holds the write gate until committed or dropped (fields drop in order: the transaction
     /// ends before the next writer is let in).
     Sqlite(Transaction<'static, Sqlite>, OwnedSemaphorePermit),
@@ -70,23 +83,47 @@ impl Executor for Conn {
             Conn::Pg(c) => DbConn::Pg(c),
         }
     }
+
+    fn auth_changed(&mut self, change: AuthChange) {
+        auth_changes::publish(change);
+    }
 }
 
 impl Executor for Tx {
     fn conn(&mut self) -> DbConn<'_> {
-        match self {
-            Tx::Sqlite(t, _) => DbConn::Sqlite(t),
-            Tx::Pg(t) => DbConn::Pg(t),
+        match &mut self.inner {
+            TxInner::Sqlite(t, _) => DbConn::Sqlite(t),
+            TxInner::Pg(t) => DbConn::Pg(t),
+        }
+    }
+
+    fn auth_changed(&mut self, change: AuthChange) {
+        if !self.auth_changes.contains(&change) {
+            self.auth_changes.push(change);
         }
     }
 }
 
 impl Tx {
-    pub async fn commit(self) -> Result<(), sqlx::Error> {
-        match self {
-            Tx::Sqlite(t, _gate) => t.commit().await,
-            Tx::Pg(t) => t.commit().await,
+    fn new(inner: TxInner) -> Tx {
+        Tx {
+            inner,
+            auth_changes: Vec::new(),
         }
+    }
+
+    /// Commits, then publishes the auth changes recorded in it. They are published also when
+    /// the commit reports an error (it may have committed all the same; a needless notice only
+    /// costs a cache miss).
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        let r = match self.inner {
+            TxInner::Sqlite(t, _gate) => t.commit().await,
+            TxInner::Pg(t) => t.commit().await,
+        };
+        for c in self.auth_changes {
+            auth_changes::publish(c);
+        }
+        r
     }
 
     /// Rolls back and waits for it. Dropping a transaction also rolls it back, but without
@@ -94,9 +131,9 @@ impl Tx {
     /// writer then meets the busy handler). A writer that goes on writing after a failure
     /// rolls back with this first.
     pub async fn rollback(self) -> Result<(), sqlx::Error> {
-        match self {
-            Tx::Sqlite(t, _gate) => t.rollback().await,
-            Tx::Pg(t) => t.rollback().await,
+        match self.inner {
+            TxInner::Sqlite(t, _gate) => t.rollback().await,
+            TxInner::Pg(t) => t.rollback().await,
         }
     }
 }
@@ -238,9 +275,12 @@ impl Db {
                     .await
                     .map_err(|_| sqlx::Error::PoolTimedOut)?
                     .map_err(|_| sqlx::Error::PoolClosed)?;
-                Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?, permit)
+                Tx::new(TxInner::Sqlite(
+                    p.begin_with("BEGIN IMMEDIATE").await?,
+                    permit,
+                ))
             }
-            Db::Pg(p) => Tx::Pg(p.begin().await?),
+            Db::Pg(p) => Tx::new(TxInner::Pg(p.begin().await?)),
         })
     }
 
@@ -310,6 +350,65 @@ mod tests {
         crate::execute!(&mut tx, sqlx::query("INSERT INTO n (v) VALUES (1)")).unwrap();
         tx.commit().await.unwrap();
         assert_eq!(gate.available_permits(), 1, "a committed one too");
+    }
+
+    #[tokio::test]
+    async fn auth_changes_are_published_at_commit_never_on_rollback_and_at_once_on_a_connection() {
+        use auth_changes::{AuthListener, subscribe};
+        use std::sync::Mutex;
+        struct Heard(Mutex<Vec<AuthChange>>);
+        impl AuthListener for Heard {
+            fn auth_changed(&self, change: AuthChange) {
+                self.0.lock().unwrap().push(change);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let db = sqlite(dir.path()).await;
+        let heard = Arc::new(Heard(Mutex::new(Vec::new())));
+        let listener: Arc<dyn AuthListener> = heard.clone();
+        subscribe(&listener);
+        let (a, b, c) = (Id::new(), Id::new(), Id::new());
+        // Only this test's own changes (others may publish in the same process).
+        let mine = || -> Vec<AuthChange> {
+            heard
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .copied()
+                .filter(|ch| {
+                    matches!(ch, AuthChange::User(id) | AuthChange::SignIn(id) if [a, b, c].contains(id))
+                })
+                .collect()
+        };
+
+        let mut tx = db.begin().await.unwrap();
+        crate::execute!(&mut tx, sqlx::query("INSERT INTO n (v) VALUES (1)")).unwrap();
+        tx.auth_changed(AuthChange::User(a));
+        tx.auth_changed(AuthChange::User(a));
+        assert_eq!(mine(), vec![], "nothing before the commit");
+        tx.commit().await.unwrap();
+        assert_eq!(mine(), vec![AuthChange::User(a)], "once, at the commit");
+
+        let mut tx = db.begin().await.unwrap();
+        tx.auth_changed(AuthChange::User(b));
+        tx.rollback().await.unwrap();
+        let mut tx = db.begin().await.unwrap();
+        tx.auth_changed(AuthChange::User(b));
+        drop(tx);
+        assert_eq!(
+            mine(),
+            vec![AuthChange::User(a)],
+            "a rolled-back change is not one"
+        );
+
+        let mut conn = db.acquire().await.unwrap();
+        conn.auth_changed(AuthChange::SignIn(c));
+        assert_eq!(
+            mine(),
+            vec![AuthChange::User(a), AuthChange::SignIn(c)],
+            "a connection's statement has committed already: at once"
+        );
     }
 
     #[tokio::test]

@@ -295,11 +295,16 @@ pub async fn end_token_family(db: &Db, family: Id) -> Result<()> {
 pub async fn workspaces_of(db: &Db, user: &User) -> Result<(Vec<Membership>, Option<Id>)> {
     let mut c = db.acquire().await?;
     let ms = orgs::memberships_of(&mut c, user.id).await?;
-    let default = user
-        .default_org_id
-        .filter(|d| ms.iter().any(|m| m.org_id == *d))
-        .or_else(|| ms.first().map(|m| m.org_id));
+    let default = default_workspace(user, &ms);
     Ok((ms, default))
+}
+
+/// The workspace used when a request names none, among the user's memberships `ms`: their
+/// default if they still belong to it, else their first.
+pub fn default_workspace(user: &User, ms: &[Membership]) -> Option<Id> {
+    user.default_org_id
+        .filter(|d| ms.iter().any(|m| m.org_id == *d))
+        .or_else(|| ms.first().map(|m| m.org_id))
 }
 
 /// Phone sign-in: a new token family for `user`; `client_name` is raw (trimmed, cut at 100).

@@ -2,7 +2,7 @@
 //! of the secrets are stored.
 
 use crate::crypto::{hash_token, new_token};
-use crate::db::{Executor, Id, Ts};
+use crate::db::{AuthChange, Executor, Id, Ts};
 use crate::{execute, sql};
 use chrono::Duration;
 use sqlx::FromRow;
@@ -63,6 +63,7 @@ pub async fn delete_session(x: &mut impl Executor, id: Id) -> Result<(), sqlx::E
         x,
         sqlx::query("DELETE FROM web_sessions WHERE id = $1").bind(id)
     )?;
+    x.auth_changed(AuthChange::SignIn(id));
     Ok(())
 }
 
@@ -80,6 +81,7 @@ pub async fn revoke_all_for_user(x: &mut impl Executor, user: Id) -> Result<(), 
         .bind(user)
         .bind(Ts::now())
     )?;
+    x.auth_changed(AuthChange::User(user));
     Ok(())
 }
 
@@ -209,6 +211,7 @@ pub async fn revoke_family(x: &mut impl Executor, family: Id) -> Result<(), sqlx
         .bind(family)
         .bind(Ts::now())
     )?;
+    x.auth_changed(AuthChange::SignIn(family));
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! Impersonation: a platform admin acting as a user from one of the admin's sign-ins.
 
-use crate::db::{Executor, Id, Ts};
+use crate::db::{AuthChange, Executor, Id, Ts};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
@@ -44,17 +44,22 @@ pub async fn start(
         "INSERT INTO impersonations (id, admin_id, target_user_id, sign_in_ref, reason, started_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)")
         .bind(i.id).bind(admin).bind(target).bind(sign_in_ref).bind(reason).bind(now).bind(i.expires_at))?;
+    x.auth_changed(AuthChange::All);
     Ok(i)
 }
 
 /// Ends the sign-in's impersonation; returns how many were active.
 pub async fn end(x: &mut impl Executor, sign_in_ref: &str) -> Result<u64, sqlx::Error> {
-    execute!(
+    let n = execute!(
         x,
         sqlx::query(
             "UPDATE impersonations SET ended_at = $2 WHERE sign_in_ref = $1 AND ended_at IS NULL"
         )
         .bind(sign_in_ref)
         .bind(Ts::now())
-    )
+    )?;
+    if n > 0 {
+        x.auth_changed(AuthChange::All);
+    }
+    Ok(n)
 }

@@ -1,5 +1,5 @@
 use crate::authz::{BUILTIN_ROLES, default_disabled_modules};
-use crate::db::{Executor, Id, Ts};
+use crate::db::{AuthChange, Executor, Id, Ts};
 use crate::repo::subscriptions::COUNTING;
 use crate::{execute, sql};
 use sqlx::FromRow;
@@ -116,6 +116,7 @@ pub async fn create_with_owner(
     execute!(x, sqlx::query(
         "INSERT INTO members (id, org_id, user_id, role_id, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(Id::new()).bind(org.id).bind(owner_user).bind(owner_role).bind(now))?;
+    x.auth_changed(AuthChange::User(owner_user));
     Ok(org)
 }
 
@@ -129,11 +130,13 @@ pub async fn update(x: &mut impl Executor, org: &Org) -> Result<(), sqlx::Error>
         "UPDATE orgs SET name = $2, type = $3, country = $4, disabled_modules = $5, updated_at = $6 WHERE id = $1")
         .bind(org.id).bind(&org.name).bind(org.org_type).bind(&org.country)
         .bind(&org.disabled_modules).bind(Ts::now()))?;
+    x.auth_changed(AuthChange::All);
     Ok(())
 }
 
 pub async fn delete(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query("DELETE FROM orgs WHERE id = $1").bind(id))?;
+    x.auth_changed(AuthChange::All);
     Ok(())
 }
 
@@ -172,6 +175,7 @@ pub async fn remove_member(x: &mut impl Executor, org: Id, user: Id) -> Result<(
             .bind(org)
             .bind(user)
     )?;
+    x.auth_changed(AuthChange::User(user));
     Ok(())
 }
 
@@ -245,6 +249,7 @@ pub async fn set_member_role(
             .bind(member_id)
             .bind(role)
     )?;
+    x.auth_changed(AuthChange::All);
     Ok(())
 }
 
@@ -257,6 +262,7 @@ pub async fn add_member(
     let id = Id::new();
     execute!(x, sqlx::query("INSERT INTO members (id, org_id, user_id, role_id, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(id).bind(org).bind(user).bind(role).bind(Ts::now()))?;
+    x.auth_changed(AuthChange::User(user));
     Ok(id)
 }
 

@@ -1,5 +1,5 @@
 use super::orgs::Role;
-use crate::db::{Executor, Id, Ts};
+use crate::db::{AuthChange, Executor, Id, Ts};
 use crate::{execute, sql};
 use sqlx::types::Json;
 
@@ -54,6 +54,7 @@ pub async fn insert(
 pub async fn update(x: &mut impl Executor, r: &Role) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query("UPDATE roles SET name = $3, permissions = $4, updated_at = $5 WHERE org_id = $1 AND id = $2")
         .bind(r.org_id).bind(r.id).bind(&r.name).bind(&r.permissions).bind(Ts::now()))?;
+    x.auth_changed(AuthChange::All);
     Ok(())
 }
 
@@ -64,6 +65,7 @@ pub async fn delete(x: &mut impl Executor, org: Id, id: Id) -> Result<(), sqlx::
             .bind(org)
             .bind(id)
     )?;
+    x.auth_changed(AuthChange::All);
     Ok(())
 }
 

@@ -1,4 +1,4 @@
-use crate::db::{Executor, Id, Ts};
+use crate::db::{AuthChange, Executor, Id, Ts};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
@@ -83,6 +83,7 @@ pub async fn set_password(
             .bind(password_hash)
             .bind(Ts::now())
     )?;
+    x.auth_changed(AuthChange::User(id));
     Ok(())
 }
 
@@ -91,6 +92,7 @@ pub async fn mark_email_verified(x: &mut impl Executor, id: Id) -> Result<(), sq
     execute!(x, sqlx::query(
         "UPDATE users SET email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1")
         .bind(id).bind(now))?;
+    x.auth_changed(AuthChange::User(id));
     Ok(())
 }
 
@@ -106,12 +108,14 @@ pub async fn set_default_org(
             .bind(org)
             .bind(Ts::now())
     )?;
+    x.auth_changed(AuthChange::User(id));
     Ok(())
 }
 
 /// Deletes the user row; memberships, sessions, tokens and provider connections cascade.
 pub async fn delete(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query("DELETE FROM users WHERE id = $1").bind(id))?;
+    x.auth_changed(AuthChange::User(id));
     Ok(())
 }
 
@@ -146,5 +150,6 @@ pub async fn set_name(x: &mut impl Executor, id: Id, name: &str) -> Result<(), s
             .bind(name)
             .bind(Ts::now())
     )?;
+    x.auth_changed(AuthChange::User(id));
     Ok(())
 }

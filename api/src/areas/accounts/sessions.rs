@@ -2,7 +2,7 @@
 //! rate-limited per email and per client address: 429 with Retry-After.
 
 use super::{MembershipView, UserView};
-use crate::auth::{Caller, Via};
+use crate::auth::{Caller, Memberships, Via};
 use crate::http::Result;
 use crate::http::cookies;
 use crate::http::extract::Body;
@@ -123,8 +123,10 @@ pub struct MeResponse {
     pub default_workspace_id: Option<shared::db::Id>,
 }
 
-pub async fn me(State(state): State<AppState>, caller: Caller) -> Result<axum::Json<MeResponse>> {
-    let (ms, default) = domain::workspaces_of(&state.db, &caller.user).await?;
+/// The memberships come with the sign-in (the guard's cache): no query of its own.
+pub async fn me(caller: Caller, ms: Memberships) -> Result<axum::Json<MeResponse>> {
+    let default = domain::default_workspace(&caller.user, &ms.0);
+    let ms = ms.0;
     Ok(axum::Json(MeResponse {
         user: UserView::from(&caller.user),
         workspaces: ms.iter().map(MembershipView::from).collect(),

@@ -205,6 +205,7 @@ async fn bearer_refuses_refresh_tokens_expired_tokens_and_unknown_secrets() {
     )
     .unwrap();
     drop(c);
+    auth_tables_changed();
     app.get("/api/auth/me")
         .bearer(&access)
         .send()

@@ -1,6 +1,7 @@
 //! Pool exhaustion: with every connection of the pool taken, a request waits for one, then
 //! answers 503 `unavailable` once the acquire timeout (`DATABASE_ACQUIRE_TIMEOUT_MS`) has
-//! passed; it never hangs, and it succeeds as soon as a connection is free again.
+//! passed; it never hangs, and it succeeds as soon as a connection is free again. The request
+//! is a workspace list, which needs a connection for its query whatever the auth cache holds.
 
 use crate::support::*;
 use axum::http::{StatusCode, header};
@@ -20,7 +21,7 @@ async fn an_exhausted_pool_makes_requests_wait_then_answer_503_and_never_hang() 
         // Far above the acquire timeout: only a request that hangs reaches it.
         tokio::time::timeout(
             Duration::from_secs(15),
-            app.get("/api/auth/me").session(&s).send(),
+            app.get("/api/athletes").session(&s).send(),
         )
         .await
         .expect("the request answered instead of hanging")
@@ -62,5 +63,5 @@ async fn an_exhausted_pool_makes_requests_wait_then_answer_503_and_never_hang() 
     drop(held);
     let r = me().await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert!(r.body.contains("coach@example.com"), "{}", r.body);
+    assert!(r.json["items"].is_array(), "{}", r.body);
 }

@@ -47,6 +47,14 @@ pub async fn other_workspace(app: &TestApp) -> Session {
     app.signup("other@example.com").await
 }
 
+/// After a write straight to the auth tables (users, memberships, roles, workspaces, tokens,
+/// impersonations), which bypasses the repo functions that tell this process's auth cache
+/// (`api::auth::cache`): tell it as they would. (On PostgreSQL the triggers would too, a few
+/// milliseconds later.)
+pub fn auth_tables_changed() {
+    shared::db::auth_changes::publish(shared::db::AuthChange::All);
+}
+
 /// Inserts an account (password `PASSWORD`) straight into the database: no workspace, no mail.
 async fn insert_user(app: &TestApp, email: &str, name: &str) -> Id {
     let mut c = app.state.db.acquire().await.unwrap();
@@ -63,6 +71,7 @@ pub async fn add_member(app: &TestApp, org: Id, email: &str, role: &str) -> Sess
     shared::execute!(&mut c, sqlx::query("INSERT INTO members (id, org_id, user_id, role_id, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(Id::new()).bind(org).bind(user).bind(role_id).bind(Ts::now())).unwrap();
     drop(c);
+    auth_tables_changed();
     let mut s = session_from(&app.signin(email, PASSWORD).await, email);
     s.org_id = org;
     s
@@ -90,6 +99,7 @@ pub async fn make_admin(app: &TestApp, s: &Session) {
         sqlx::query("UPDATE users SET is_platform_admin = TRUE WHERE id = $1").bind(s.user_id)
     )
     .unwrap();
+    auth_tables_changed();
 }
 
 /// The member id of `s` in `owner`'s workspace, read from the members list.
@@ -120,6 +130,7 @@ pub async fn disable_module(app: &TestApp, org: Id, module: &str) {
             .bind(org)
     )
     .unwrap();
+    auth_tables_changed();
 }
 
 /// How many audit entries have `action`.

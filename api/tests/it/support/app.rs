@@ -168,9 +168,31 @@ impl TestApp {
         }
     }
 
+    /// Another app (state and router) on this test's database, standing in for a second `api`
+    /// process: its own pool, and an auth cache that trusts entries for `auth_cache_ttl` and
+    /// does not hear this process's in-memory notices (another process would not). Send to it
+    /// with [`Req::via`].
+    pub async fn second_process(&self, auth_cache_ttl: Duration) -> (AppState, Router) {
+        let mut cfg = self.state.cfg.clone();
+        cfg.auth_cache_ttl = auth_cache_ttl;
+        let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
+            .await
+            .expect("connect");
+        let options = api::state::Options {
+            auth_cache_isolated: true,
+            ..Default::default()
+        };
+        let state = AppState::with_options(cfg, db, options)
+            .await
+            .expect("state");
+        let router = api::app::build(state.clone());
+        (state, router)
+    }
+
     pub fn req(&self, method: Method, path: &str) -> Req<'_> {
         Req {
             app: self,
+            router: None,
             method,
             path: path.to_string(),
             headers: HeaderMap::new(),
@@ -220,6 +242,8 @@ pub fn session_from(r: &Resp, _email: &str) -> Session {
 
 pub struct Req<'a> {
     app: &'a TestApp,
+    /// Another app's router to send to (see [`TestApp::second_process`]).
+    router: Option<Router>,
     method: Method,
     path: String,
     headers: HeaderMap,
@@ -264,6 +288,11 @@ impl Req<'_> {
         self.headers.insert(k, HeaderValue::from_str(v).unwrap());
         self
     }
+    /// Sends to `router` (a second app on the same database) instead of the test's app.
+    pub fn via(mut self, router: &Router) -> Self {
+        self.router = Some(router.clone());
+        self
+    }
     pub fn bearer(self, token: &str) -> Self {
         self.header("authorization", &format!("Bearer {token}"))
     }
@@ -288,7 +317,8 @@ impl Req<'_> {
         *req.headers_mut() = self.headers;
         req.extensions_mut()
             .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
-        let resp = self.app.router.clone().oneshot(req).await.unwrap();
+        let router = self.router.unwrap_or_else(|| self.app.router.clone());
+        let resp = router.oneshot(req).await.unwrap();
         let status = resp.status();
         let headers = resp.headers().clone();
         let bytes = resp.into_body().collect().await.unwrap().to_bytes();
