@@ -207,6 +207,14 @@ impl Executor for Writer {
             Writer::Sqlite(t) => t.conn(),
         }
     }
+
+    // The queue's writes touch nothing the auth cache holds; delegated for completeness.
+    fn auth_changed(&mut self, change: shared::db::AuthChange) {
+        match self {
+            Writer::Pg(c) => c.auth_changed(change),
+            Writer::Sqlite(t) => t.auth_changed(change),
+        }
+    }
 }
 
 impl Writer {

@@ -245,6 +245,10 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
             ("BIND_ADDR", format!("127.0.0.1:{port}")),
             ("EMBEDDED_WORKER", "false".into()),
             ("CRON_SECRET", CRON_SECRET.into()),
+            // The guard's sign-in cache off: with it, a signed-in read may be answered from
+            // memory until the cache's listener notices the outage (its documented bound),
+            // and what this test measures is every database-backed answer during it.
+            ("AUTH_CACHE_TTL_MS", "0".into()),
             (
                 "DATABASE_ACQUIRE_TIMEOUT_MS",
                 ACQUIRE_TIMEOUT_MS.to_string(),
