@@ -131,6 +131,20 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(ttl: Duration, active: bool) -> Shared {
+        Shared {
+            ttl,
+            active: AtomicBool::new(active),
+            state: Mutex::new(State {
+                generation: 0,
+                next_seq: 0,
+                map: HashMap::new(),
+            }),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -185,17 +199,7 @@ impl AuthCache {
     /// listener of the `auth_cache` channel. Call within a tokio runtime.
     pub fn start(ttl: Duration, db: &Db, isolated: bool) -> AuthCache {
         let on = !ttl.is_zero();
-        let shared = Arc::new(Shared {
-            ttl,
-            active: AtomicBool::new(on && matches!(db, Db::Sqlite(..))),
-            state: Mutex::new(State {
-                generation: 0,
-                next_seq: 0,
-                map: HashMap::new(),
-            }),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-        });
+        let shared = Arc::new(Shared::new(ttl, on && matches!(db, Db::Sqlite(..))));
         if on && !isolated {
             let l: Arc<dyn AuthListener> = shared.clone();
             auth_changes::subscribe(&l);
@@ -358,17 +362,7 @@ mod tests {
     }
 
     fn sqlite_cache(ttl: Duration) -> AuthCache {
-        let shared = Arc::new(Shared {
-            ttl,
-            active: AtomicBool::new(true),
-            state: Mutex::new(State {
-                generation: 0,
-                next_seq: 0,
-                map: HashMap::new(),
-            }),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-        });
+        let shared = Arc::new(Shared::new(ttl, true));
         AuthCache {
             shared,
             listener: None,
