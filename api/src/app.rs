@@ -13,7 +13,7 @@ use shared::ErrorKind;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
-    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
@@ -37,7 +37,7 @@ pub fn build(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.cfg.body_limit_bytes))
         .layer(
             ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
                 .layer(
                     TraceLayer::new_for_http().make_span_with(|req: &Request| {
                         let id = req
@@ -56,6 +56,20 @@ pub fn build(state: AppState) -> Router {
                 })),
         )
         .with_state(state)
+}
+
+/// Each request's `x-request-id` (unless the client sent one): a random UUID.
+#[derive(Clone, Copy)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        let id = shared::crypto::random_uuid();
+        let mut buf = uuid::Uuid::encode_buffer();
+        axum::http::HeaderValue::from_str(id.hyphenated().encode_lower(&mut buf))
+            .ok()
+            .map(RequestId::new)
+    }
 }
 
 async fn not_found() -> ApiError {

@@ -9,7 +9,7 @@ use api::{app, serve, state::AppState};
 async fn main() -> anyhow::Result<()> {
     worker::install_crypto_provider();
     let cfg = serve::load_config();
-    serve::init_tracing(cfg.log_json);
+    let _log = shared::logging::init(cfg.log_json);
     let db = serve::connect(&cfg).await?;
     let cmd = std::env::args().nth(1);
     match cmd.as_deref() {

@@ -12,17 +12,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
-pub fn init_tracing(json: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    if json {
-        builder.json().init();
-    } else {
-        builder.init();
-    }
-}
-
 /// Loads configuration (exiting with a message naming a malformed variable) and prepares the
 /// data directory the embedded default writes to.
 pub fn load_config() -> Config {
@@ -105,6 +94,8 @@ pub async fn serve_http(
             () = &mut shutdown => break,
         };
         while conns.try_join_next().is_some() {} // forget finished connections
+        // A response is one write; Nagle would hold the next one behind a delayed ACK.
+        let _ = stream.set_nodelay(true);
         // Handlers read the peer as `ConnectInfo<SocketAddr>` (`http::client_ip`).
         let svc = tower::ServiceExt::map_request(
             router.clone(),

@@ -31,16 +31,7 @@ async fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,apalis=warn"));
-    if cfg.log_json {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .json()
-            .init();
-    } else {
-        tracing_subscriber::fmt().with_env_filter(filter).init();
-    }
+    let _log = shared::logging::init(cfg.log_json);
     if cfg.secret_key.is_empty() {
         cfg.ensure_secret_key()?;
     }
