@@ -1,4 +1,5 @@
-//! One attempt of one job: claim the progress row, run the handler, record the outcome.
+//! One attempt of one job: run the handler on the progress row the queue's claim took
+//! (`jobs::queue::claim`), record the outcome.
 //!
 //! Every outcome ends in the progress row. Handlers are idempotent, so a task delivered twice
 //! (a worker killed after the work, before its ack) finds the row finished and does nothing,
@@ -8,9 +9,10 @@
 
 use crate::Deps;
 use crate::handlers::{Ctx, Runners};
+use crate::queue_backend::Outcome;
 use futures::FutureExt;
 use jobs::JobError;
-use jobs::progress::{self, Progress};
+use jobs::progress::{self, Attempt};
 use serde_json::Value;
 use shared::db::group_commit::GroupCommit;
 use shared::db::{Db, Id, Ts};
@@ -21,21 +23,16 @@ use tracing::Instrument;
 /// Most rows one batched progress write touches.
 const MAX_BATCH: usize = 128;
 
-/// The two progress-row writes every attempt makes (claim, success), group-committed across
-/// this process's workers: one statement per batch instead of one per job.
+/// The progress-row write every successful attempt makes, group-committed across this
+/// process's workers: one statement per batch instead of one per job. (The claim is the
+/// queue's: the claim of a batch of tasks takes their progress rows in the same statement.)
 #[derive(Clone)]
 pub struct ProgressWrites {
-    claims: GroupCommit<Id, Option<Progress>>,
     successes: GroupCommit<(Id, Value), ()>,
 }
 
 impl ProgressWrites {
     pub fn start(db: &Db) -> Self {
-        let d = db.clone();
-        let claims = GroupCommit::spawn(MAX_BATCH, move |ids: Vec<Id>| {
-            let d = d.clone();
-            async move { progress::claim_many(&mut d.acquire().await?, &ids).await }
-        });
         let d = db.clone();
         let successes = GroupCommit::spawn(MAX_BATCH, move |done: Vec<(Id, Value)>| {
             let d = d.clone();
@@ -44,25 +41,24 @@ impl ProgressWrites {
                 Ok(vec![(); done.len()])
             }
         });
-        ProgressWrites { claims, successes }
+        ProgressWrites { successes }
     }
 }
 
-/// Runs one attempt of job `id` with its kind's runner. An `Err` means our own bookkeeping
-/// failed (the database is unreachable); apalis then re-delivers the task.
+/// Runs one attempt of `job` (claimed with its queue task: `running`, this attempt counted)
+/// with its kind's runner. An `Err` means our own bookkeeping failed (the database is
+/// unreachable); the task is then handed back and delivered again.
 pub async fn execute(
     deps: &Arc<Deps>,
     writes: &ProgressWrites,
     runners: &Runners,
-    id: Id,
-) -> Result<(), sqlx::Error> {
-    let Some(job) = writes.claims.call(id).await? else {
-        return Ok(()); // finished, cancelled or unknown: a duplicate delivery
-    };
+    job: Attempt,
+) -> Result<Outcome, sqlx::Error> {
+    let id = job.id;
     let mut c = deps.db.acquire().await?;
     if job.cancel_requested {
         progress::mark_cancelled(&mut c, id).await?;
-        return Ok(());
+        return Ok(Outcome::Recorded);
     }
     if job.attempts > job.max_attempts {
         // Only a crash between claim and outcome gets here (each crash re-delivers the task).
@@ -76,7 +72,7 @@ pub async fn execute(
         )
         .await?;
         jobs::metrics::failed(&job.kind, job.queue);
-        return Ok(());
+        return Ok(Outcome::Recorded);
     }
     drop(c);
     let waited = (Ts::now().0 - job.run_after.0).to_std().unwrap_or_default();
@@ -104,9 +100,9 @@ pub async fn execute(
 async fn record(
     deps: &Deps,
     writes: &ProgressWrites,
-    job: &Progress,
+    job: &Attempt,
     outcome: Result<Value, JobError>,
-) -> Result<(), sqlx::Error> {
+) -> Result<Outcome, sqlx::Error> {
     match outcome {
         Ok(result) => {
             writes.successes.call((job.id, result)).await?;
@@ -144,5 +140,5 @@ async fn record(
             }
         },
     }
-    Ok(())
+    Ok(Outcome::Recorded)
 }

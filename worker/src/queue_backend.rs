@@ -38,8 +38,9 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use futures::task::AtomicWaker;
 use futures_timer::Delay;
+use jobs::Queue;
 use jobs::queue::{self, Claimed};
-use jobs::{JobRef, Queue};
+use shared::db::Id;
 use shared::db::group_commit::GroupCommit;
 use shared::db::{Db, Executor, Ts};
 use std::collections::VecDeque;
@@ -185,26 +186,26 @@ impl QueueBackend {
     /// The task for a claimed row. Its apalis id is the row and a delivery number: apalis
     /// refuses (panics on) a second task with the id of one still running, and a row can come
     /// back to the same worker while it still runs it (a lease that lapsed under a stall).
-    fn task(&mut self, c: Claimed) -> Task<JobRef> {
+    fn task(&mut self, c: Claimed) -> Task<Claimed> {
         self.delivered += 1;
-        TaskBuilder::new(JobRef { id: c.job_id })
-            .task_id(TaskId::from_string(format!("{}.{}", c.id, self.delivered)))
-            .build()
+        let id = TaskId::from_string(format!("{}.{}", c.id, self.delivered));
+        TaskBuilder::new(c).task_id(id).build()
     }
 }
 
 /// One write: a pooled connection on PostgreSQL (each statement commits by itself: no
-/// transaction round trips), a transaction through the write gate on SQLite.
+/// transaction round trips), a transaction through the write gate on SQLite (and on
+/// PostgreSQL where several statements must commit together).
 enum Writer {
     Pg(shared::db::Conn),
-    Sqlite(shared::db::Tx),
+    Tx(shared::db::Tx),
 }
 
 impl Executor for Writer {
     fn conn(&mut self) -> shared::db::DbConn<'_> {
         match self {
             Writer::Pg(c) => c.conn(),
-            Writer::Sqlite(t) => t.conn(),
+            Writer::Tx(t) => t.conn(),
         }
     }
 
@@ -212,7 +213,7 @@ impl Executor for Writer {
     fn auth_changed(&mut self, change: shared::db::AuthChange) {
         match self {
             Writer::Pg(c) => c.auth_changed(change),
-            Writer::Sqlite(t) => t.auth_changed(change),
+            Writer::Tx(t) => t.auth_changed(change),
         }
     }
 }
@@ -221,20 +222,20 @@ impl Writer {
     async fn open(db: &Db) -> Result<Writer, sqlx::Error> {
         Ok(match db {
             Db::Pg(_) => Writer::Pg(db.acquire().await?),
-            Db::Sqlite(..) => Writer::Sqlite(db.begin().await?),
+            Db::Sqlite(..) => Writer::Tx(db.begin().await?),
         })
     }
 
     async fn done(self) -> Result<(), sqlx::Error> {
         match self {
             Writer::Pg(_) => Ok(()),
-            Writer::Sqlite(t) => t.commit().await,
+            Writer::Tx(t) => t.commit().await,
         }
     }
 }
 
 impl Backend for QueueBackend {
-    type Task = Task<JobRef>;
+    type Task = Task<Claimed>;
     type Error = sqlx::Error;
 
     fn poll_ready(
@@ -267,7 +268,7 @@ impl Backend for QueueBackend {
         &mut self,
         cx: &mut Context<'_>,
         worker: &WorkerContext,
-    ) -> Poll<Option<Result<Task<JobRef>, sqlx::Error>>> {
+    ) -> Poll<Option<Result<Task<Claimed>, sqlx::Error>>> {
         if self.wakeups.poll(cx) {
             self.dirty = true;
         }
@@ -322,14 +323,14 @@ impl Backend for QueueBackend {
         };
         let now = Ts::now();
         for c in self.buffer.drain(..) {
-            acks.send(Ack::Release(c.id, now));
+            acks.send(unstarted(c, now));
         }
         acks.poll_flushed(cx).map(Ok)
     }
 }
 
 impl BackendConfig for QueueBackend {
-    type Args = JobRef;
+    type Args = Claimed;
     type Id = u64;
     type Kind = Ephemeral;
     type Config = Settings;
@@ -350,6 +351,17 @@ impl BackendConfig for QueueBackend {
     }
 }
 
+/// What the handler answers for a delivered task (the backend's middleware acks by it).
+#[derive(Debug)]
+pub enum Outcome {
+    /// The job's outcome is in its progress row (or it had none to run: finished, cancelled,
+    /// a duplicate): delete the task.
+    Recorded,
+    /// Not started (the worker is draining): back to the queue, runnable from the given time,
+    /// with the claim of its progress row undone.
+    NotStarted(Ts),
+}
+
 /// What becomes of a task once its handler returned.
 #[derive(Debug)]
 enum Ack {
@@ -357,6 +369,14 @@ enum Ack {
     Done(i64),
     /// Hand it back to the queue, runnable from then.
     Release(i64, Ts),
+    /// Never started: hand it back, runnable from then, and undo its job's claim (the job
+    /// when the claim took one).
+    Unstart(i64, Option<Id>, Ts),
+}
+
+/// The ack of a claimed task handed back without running, runnable from `at`.
+fn unstarted(c: Claimed, at: Ts) -> Ack {
+    Ack::Unstart(c.id, c.job.map(|j| j.id), at)
 }
 
 /// A worker's acks: submitted without waiting, written in batches by a group commit.
@@ -415,19 +435,34 @@ async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
         .iter()
         .filter_map(|a| match a {
             Ack::Done(id) => Some(*id),
-            Ack::Release(..) => None,
+            _ => None,
         })
         .collect();
+    let unclaim: Vec<Id> = batch
+        .iter()
+        .filter_map(|a| match a {
+            Ack::Unstart(_, job, _) => *job,
+            _ => None,
+        })
+        .collect();
+    // Hand-backs (rare: shutdown, our own failures) write more than one statement: one
+    // transaction then.
+    let several = batch.iter().any(|a| !matches!(a, Ack::Done(_)));
     let mut wait = Duration::from_millis(50);
     for attempt in 1.. {
         let r = async {
-            let mut w = Writer::open(db).await?;
+            let mut w = if several {
+                Writer::Tx(db.begin().await?)
+            } else {
+                Writer::open(db).await?
+            };
             queue::finish(&mut w, worker, &done).await?;
             for a in batch {
-                if let Ack::Release(id, at) = a {
+                if let Ack::Release(id, at) | Ack::Unstart(id, _, at) = a {
                     queue::release(&mut w, queue, worker, &[*id], *at).await?;
                 }
             }
+            jobs::progress::unclaim_many(&mut w, &unclaim).await?;
             w.done().await?;
             Ok::<_, sqlx::Error>(())
         }
@@ -475,9 +510,9 @@ pub struct AckService<S> {
     acks: Acks,
 }
 
-impl<S> tower::Service<Task<JobRef>> for AckService<S>
+impl<S> tower::Service<Task<Claimed>> for AckService<S>
 where
-    S: tower::Service<Task<JobRef>>,
+    S: tower::Service<Task<Claimed>, Response = Outcome>,
     S::Future: Send + 'static,
 {
     type Response = S::Response;
@@ -488,8 +523,9 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, task: Task<JobRef>) -> Self::Future {
+    fn call(&mut self, task: Task<Claimed>) -> Self::Future {
         let row = task.ctx().task_id().and_then(row_of);
+        let job = task.args.job.as_ref().map(|j| j.id);
         let acks = self.acks.clone();
         let run = self.inner.call(task);
         async move {
@@ -497,7 +533,8 @@ where
             // A task dropped mid-run (its worker ended) is not acked: its lease hands it on.
             if let Some(row) = row {
                 acks.send(match &r {
-                    Ok(_) => Ack::Done(row),
+                    Ok(Outcome::Recorded) => Ack::Done(row),
+                    Ok(Outcome::NotStarted(at)) => Ack::Unstart(row, job, *at),
                     Err(_) => Ack::Release(row, Ts::now().plus(RETRY_AFTER)),
                 });
             }
@@ -528,15 +565,16 @@ mod tests {
         let c = Claimed {
             id: 42,
             job_id: shared::db::Id::new(),
+            job: None,
         };
-        let (t1, t2) = (b.task(c), b.task(c));
+        let (t1, t2) = (b.task(c.clone()), b.task(c.clone()));
         let (id1, id2) = (t1.ctx().task_id().unwrap(), t2.ctx().task_id().unwrap());
         assert_ne!(
             id1, id2,
             "a second delivery of one row is another apalis task"
         );
         assert_eq!((row_of(id1), row_of(id2)), (Some(42), Some(42)));
-        assert_eq!(t1.args.id, c.job_id);
+        assert_eq!(t1.args.job_id, c.job_id);
         assert_eq!(row_of(&TaskId::from_string("nope")), None);
         let _ = std::fs::remove_dir_all(&dir);
     }

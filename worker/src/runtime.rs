@@ -13,10 +13,11 @@
 use crate::Deps;
 use crate::execute::{ProgressWrites, execute};
 use crate::handlers::Runners;
-use crate::queue_backend::{QueueBackend, Settings};
+use crate::queue_backend::{Outcome, QueueBackend, Settings};
 use crate::wakeups::{Wakeups, pg_notifications};
 use apalis::prelude::*;
-use jobs::{JobRef, Queue};
+use jobs::Queue;
+use jobs::queue::Claimed;
 use shared::db::{Db, Ts};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -63,14 +64,17 @@ struct Shared {
 /// the draining worker does not fetch it straight back).
 const RELEASE_DELAY: chrono::Duration = chrono::Duration::seconds(1);
 
-async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
+async fn handle(task: Claimed, shared: Data<Arc<Shared>>) -> Result<Outcome, BoxDynError> {
+    let Some(job) = task.job else {
+        return Ok(Outcome::Recorded); // finished, cancelled or unknown: a duplicate delivery
+    };
     // Counted before the draining check (both SeqCst): shutdown sets the flag and then waits
     // for the count, so a task is either seen running or handed back, never neither.
     let _running = Running::start(&shared.running);
     if shared.draining.load(Ordering::SeqCst) {
-        return release(&shared, r.id).await.map_err(|e| e.into());
+        return Ok(Outcome::NotStarted(Ts::now().plus(RELEASE_DELAY)));
     }
-    execute(&shared.deps, &shared.writes, &shared.runners, r.id)
+    execute(&shared.deps, &shared.writes, &shared.runners, job)
         .await
         .map_err(|e| e.into())
 }
@@ -90,14 +94,6 @@ impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-/// Hands a task delivered during shutdown back to the queue as a new task (its progress row is
-/// untouched); the delivered one is then acked like any other.
-async fn release(shared: &Shared, id: shared::db::Id) -> Result<(), sqlx::Error> {
-    let mut tx = shared.deps.db.begin().await?;
-    jobs::queue::push(&mut tx, shared.queue, id, Ts::now().plus(RELEASE_DELAY)).await?;
-    tx.commit().await
 }
 
 /// First wait before a failed worker is started again; doubles up to [`RESTART_MAX`], and
