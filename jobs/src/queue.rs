@@ -3,9 +3,10 @@
 //!
 //! A task row says "run job `job_id` on `queue` from `run_at`". It is inserted by [`push`]
 //! inside the caller's transaction (so a job exists exactly when the write that needed it
-//! committed), claimed in batches by one statement ([`claim`]), and deleted once the job's
-//! outcome is in its progress row ([`finish`]): the table holds live tasks only, so it stays as
-//! small as the backlog. A worker heartbeats into `job_workers` ([`heartbeat`]); the tasks of a
+//! committed), claimed in batches by one statement that also takes the jobs' progress rows for
+//! the attempt ([`claim`]), and deleted once the job's outcome is in its progress row
+//! ([`finish`]; a success is recorded and its task deleted in one write, [`complete`]): the
+//! table holds live tasks only, so it stays as small as the backlog. A worker heartbeats into `job_workers` ([`heartbeat`]); the tasks of a
 //! worker not seen for its lease go back to the queue, and a task delivered twice finds its
 //! progress row finished and does nothing (`worker::execute`).
 //!

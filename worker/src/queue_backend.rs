@@ -8,22 +8,28 @@
 //! wake whatever caused it, recorded each outcome as an UPDATE only between fetches, and kept
 //! every finished task in the hot table (whose indexes then slowed every claim and ack). Here:
 //!
-//! - **Claim**: one statement claims and returns a batch (`UPDATE … WHERE id IN (SELECT … FOR
-//!   UPDATE SKIP LOCKED LIMIT n) RETURNING …` on PostgreSQL), into a local buffer. apalis asks
-//!   for a task only when a concurrency slot is free; the buffer answers first, and a claim runs
-//!   only when it is empty and there is a reason to look ([`Wakeups`]; a full batch is one).
-//! - **Acks**: when the handler returns, its task is submitted to a group commit that deletes
-//!   finished tasks in batches (one statement per batch, `shared::db::group_commit`), off the
-//!   job's path: the slot is free at once. The job's outcome is already committed in its
-//!   progress row by then, so an ack lost to a crash only means the task is delivered again
-//!   and finds its job finished. A handler error (our own bookkeeping failed) hands the task
-//!   back a little later instead.
+//! - **Claim**: one statement claims a batch and takes its jobs' progress rows for the attempt
+//!   (`jobs::queue::claim`: a data-modifying CTE on PostgreSQL), into a local buffer; each
+//!   task is handed to apalis carrying its progress row ([`Claimed`]), so an attempt starts
+//!   without another write. apalis asks for a task only when a concurrency slot is free; the
+//!   buffer answers first, and a claim runs only when it is empty and there is a reason to
+//!   look ([`Wakeups`]; a full batch is one).
+//! - **Acks**: when the handler returns, its task is submitted to a group commit that writes
+//!   acks in batches (`shared::db::group_commit`), off the job's path: the slot is free at
+//!   once. A success is recorded with its ack, atomically (`jobs::queue::complete`: the task's
+//!   delete and the progress row's `succeeded` in one statement on PostgreSQL); other outcomes
+//!   are already in the progress row, and their ack only deletes. A batch lost to a crash
+//!   means its tasks are delivered again: a finished job is then acked without running, a
+//!   success that was not committed runs again (handlers are idempotent). A handler error (our
+//!   own bookkeeping failed) hands the task back a little later instead; a task handed back
+//!   unstarted (shutdown) has its progress claim undone.
 //! - **Leases**: the worker registers and heartbeats every `heartbeat` into `job_workers`; each
 //!   heartbeat hands the tasks of the queue's workers unseen for `lease` (heartbeat × lease
 //!   misses) back to the queue. A failed heartbeat or claim ends the worker (apalis's model:
 //!   the runtime's supervisor starts a new one, under a new name).
-//! - **Close**: a claim in flight is finished, buffered tasks go back to the queue, and the
-//!   worker ends once every submitted ack is written.
+//! - **Close**: a claim in flight is finished, buffered tasks go back to the queue (their
+//!   jobs `queued` again, the attempt uncounted), and the worker ends once every submitted ack
+//!   is written.
 //!
 //! On SQLite every write goes through the process's write gate (`Db::begin`): a single writer.
 
@@ -357,6 +363,9 @@ pub enum Outcome {
     /// The job's outcome is in its progress row (or it had none to run: finished, cancelled,
     /// a duplicate): delete the task.
     Recorded,
+    /// The job succeeded with this result: record it in its progress row and delete the task,
+    /// one atomic write in the next batch of acks (`jobs::queue::complete`).
+    Succeeded(Id, serde_json::Value),
     /// Not started (the worker is draining): back to the queue, runnable from the given time,
     /// with the claim of its progress row undone.
     NotStarted(Ts),
@@ -367,6 +376,8 @@ pub enum Outcome {
 enum Ack {
     /// Its outcome is recorded: delete it.
     Done(i64),
+    /// Its job succeeded: record the result and delete it, atomically.
+    Succeeded(queue::Success),
     /// Hand it back to the queue, runnable from then.
     Release(i64, Ts),
     /// Never started: hand it back, runnable from then, and undo its job's claim (the job
@@ -401,7 +412,7 @@ impl Acks {
             let (db, worker, p) = (db.clone(), worker.clone(), p.clone());
             async move {
                 let n = batch.len();
-                write_acks(&db, queue, &worker, &batch).await;
+                write_acks(&db, queue, &worker, batch).await;
                 p.count.fetch_sub(n, Ordering::SeqCst);
                 p.waker.wake();
                 Ok(vec![(); n])
@@ -429,25 +440,25 @@ impl Acks {
 
 /// Writes one batch of acks, retrying through a database outage for about half a minute. After
 /// that they are given up: their tasks run again once the worker's lease lapses (it failed
-/// too by then), and find their jobs finished.
-async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
-    let done: Vec<i64> = batch
-        .iter()
-        .filter_map(|a| match a {
-            Ack::Done(id) => Some(*id),
-            _ => None,
-        })
-        .collect();
-    let unclaim: Vec<Id> = batch
-        .iter()
-        .filter_map(|a| match a {
-            Ack::Unstart(_, job, _) => *job,
-            _ => None,
-        })
-        .collect();
+/// too by then), and find their jobs finished, or run again (handlers are idempotent) where the
+/// success was in the lost batch.
+async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: Vec<Ack>) {
+    let n = batch.len();
+    let (mut done, mut succeeded, mut back, mut unclaim) = (vec![], vec![], vec![], vec![]);
+    for a in batch {
+        match a {
+            Ack::Done(id) => done.push(id),
+            Ack::Succeeded(s) => succeeded.push(s),
+            Ack::Release(id, at) => back.push((id, at)),
+            Ack::Unstart(id, job, at) => {
+                back.push((id, at));
+                unclaim.extend(job);
+            }
+        }
+    }
     // Hand-backs (rare: shutdown, our own failures) write more than one statement: one
-    // transaction then.
-    let several = batch.iter().any(|a| !matches!(a, Ack::Done(_)));
+    // transaction then. Deletes and successes are one statement on PostgreSQL.
+    let several = !back.is_empty();
     let mut wait = Duration::from_millis(50);
     for attempt in 1.. {
         let r = async {
@@ -456,11 +467,9 @@ async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
             } else {
                 Writer::open(db).await?
             };
-            queue::finish(&mut w, worker, &done).await?;
-            for a in batch {
-                if let Ack::Release(id, at) | Ack::Unstart(id, _, at) = a {
-                    queue::release(&mut w, queue, worker, &[*id], *at).await?;
-                }
+            queue::complete(&mut w, worker, &done, &succeeded).await?;
+            for (id, at) in &back {
+                queue::release(&mut w, queue, worker, &[*id], *at).await?;
             }
             jobs::progress::unclaim_many(&mut w, &unclaim).await?;
             w.done().await?;
@@ -475,7 +484,7 @@ async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
                 wait = (wait * 2).min(Duration::from_secs(4));
             }
             Err(e) => {
-                tracing::error!(error = %e, tasks = batch.len(), "giving up on finished tasks: they run again after the lease");
+                tracing::error!(error = %e, tasks = n, "giving up on finished tasks: they run again after the lease");
                 return;
             }
         }
@@ -529,11 +538,16 @@ where
         let acks = self.acks.clone();
         let run = self.inner.call(task);
         async move {
-            let r = run.await;
+            let mut r = run.await;
             // A task dropped mid-run (its worker ended) is not acked: its lease hands it on.
             if let Some(row) = row {
-                acks.send(match &r {
+                acks.send(match &mut r {
                     Ok(Outcome::Recorded) => Ack::Done(row),
+                    Ok(Outcome::Succeeded(job_id, result)) => Ack::Succeeded(queue::Success {
+                        task: row,
+                        job_id: *job_id,
+                        result: std::mem::take(result),
+                    }),
                     Ok(Outcome::NotStarted(at)) => Ack::Unstart(row, job, *at),
                     Err(_) => Ack::Release(row, Ts::now().plus(RETRY_AFTER)),
                 });

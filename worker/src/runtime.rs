@@ -11,7 +11,7 @@
 //! tasks are presumed dead with it and handed on once its lease expires (`supervise`).
 
 use crate::Deps;
-use crate::execute::{ProgressWrites, execute};
+use crate::execute::execute;
 use crate::handlers::Runners;
 use crate::queue_backend::{Outcome, QueueBackend, Settings};
 use crate::wakeups::{Wakeups, pg_notifications};
@@ -48,11 +48,9 @@ fn worker_name(queue: Queue) -> String {
     )
 }
 
-/// What a queue worker's handler reaches: the process's dependencies, batched writes and
-/// dispatch table (shared by all queues) and its own worker's count of running jobs.
+/// What a queue worker's handler reaches: the process's dependencies and dispatch table (shared by all queues) and its own worker's count of running jobs.
 struct Shared {
     deps: Arc<Deps>,
-    writes: ProgressWrites,
     runners: Arc<Runners>,
     running: AtomicUsize,
     queue: Queue,
@@ -74,7 +72,7 @@ async fn handle(task: Claimed, shared: Data<Arc<Shared>>) -> Result<Outcome, Box
     if shared.draining.load(Ordering::SeqCst) {
         return Ok(Outcome::NotStarted(Ts::now().plus(RELEASE_DELAY)));
     }
-    execute(&shared.deps, &shared.writes, &shared.runners, job)
+    execute(&shared.deps, &shared.runners, job)
         .await
         .map_err(|e| e.into())
 }
@@ -175,7 +173,6 @@ async fn supervise(
 impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
-        let writes = ProgressWrites::start(&deps.db);
         let runners = Arc::new(Runners::new());
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
@@ -183,7 +180,6 @@ impl Runtime {
             let ctx = WorkerContext::new(&worker_name(queue));
             let shared = Arc::new(Shared {
                 deps: deps.clone(),
-                writes: writes.clone(),
                 runners: runners.clone(),
                 running: AtomicUsize::new(0),
                 queue,

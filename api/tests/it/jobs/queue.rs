@@ -342,3 +342,56 @@ async fn a_task_handed_back_unstarted_keeps_its_attempts() {
         .unwrap();
     assert_eq!(again[0].job.as_ref().unwrap().attempts, 1);
 }
+
+/// A success is recorded with its task's ack, atomically: only the worker holding the task
+/// records it (a task rescued by another worker stays claimable and its job stays `running`),
+/// and then the task is gone and the job `succeeded` together.
+#[tokio::test]
+async fn a_success_is_recorded_only_together_with_its_tasks_delete() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 2).await;
+    let mut tx = app.state.db.begin().await.unwrap();
+    let t = queue::claim(&mut tx, Queue::Default, "w1", 2, Ts::now())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let success = |c: &queue::Claimed, v: &str| queue::Success {
+        task: c.id,
+        job_id: c.job_id,
+        result: serde_json::json!({ "v": v }),
+    };
+    let mut tx = app.state.db.begin().await.unwrap();
+    let n = queue::complete(&mut tx, "w2", &[], &[success(&t[0], "stolen")])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(n, 0, "another worker's task");
+    let mut c = app.state.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(
+        p.status.as_str(),
+        "running",
+        "not recorded without its task"
+    );
+    assert_eq!(queue_rows(&app).await, 2);
+    drop(c);
+
+    let mut tx = app.state.db.begin().await.unwrap();
+    let n = queue::complete(&mut tx, "w1", &[t[1].id], &[success(&t[0], "mine")])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(queue_rows(&app).await, 0);
+    let mut c = app.state.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(p.status.as_str(), "succeeded");
+    assert_eq!(p.result.unwrap().0["v"], "mine");
+    assert!(p.finished_at.is_some());
+    let p = jobs::progress::get(&mut c, ids[1]).await.unwrap().unwrap();
+    assert_eq!(
+        p.status.as_str(),
+        "running",
+        "a plain ack records nothing (its outcome was written before)"
+    );
+}
