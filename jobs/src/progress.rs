@@ -100,6 +100,67 @@ pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx
     sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).fetch_optional(&mut *c).await)
 }
 
+/// What one attempt needs from its progress row. The queue's claim (`queue::claim`) takes the
+/// progress rows of the tasks it claims in the same statement (or transaction, on SQLite) and
+/// returns these fields, so a delivered task carries its job and the attempt starts without
+/// another write.
+#[derive(Debug, Clone, FromRow)]
+pub struct Attempt {
+    pub id: Id,
+    pub kind: String,
+    pub queue: Queue,
+    pub org_id: Option<Id>,
+    /// Always `running` once claimed.
+    pub status: JobStatus,
+    /// Counting this one.
+    pub attempts: i64,
+    pub max_attempts: i64,
+    pub payload: Json<Value>,
+    pub cancel_requested: bool,
+    pub run_after: Ts,
+}
+
+/// The columns of [`Attempt`], as `job_progress` names them.
+pub(crate) const ATTEMPT_COLUMNS: &str =
+    "id, kind, queue, org_id, status, attempts, max_attempts, payload, cancel_requested, run_after";
+
+/// What a claim writes into a progress row it takes (`$2` is the claim's time): `running`, one
+/// more attempt, first started now.
+pub(crate) const CLAIM_SET: &str = "status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2";
+
+/// Undoes the claim of jobs whose tasks were claimed but never started (handed back at
+/// shutdown, `worker::queue_backend`): `queued` again, the attempt not counted. Only rows still
+/// `running` change.
+pub async fn unclaim_many(x: &mut impl Executor, ids: &[Id]) -> Result<u64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    const SET: &str = "UPDATE job_progress SET status = 'queued', attempts = attempts - 1,
+        started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, updated_at = $2";
+    let now = Ts::now();
+    match x.conn() {
+        DbConn::Sqlite(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SET} WHERE id IN (SELECT value FROM json_each($1)) AND status = 'running'"
+        )))
+        .bind(Json(ids))
+        .bind(now)
+        .execute(&mut *c)
+        .await?
+        .rows_affected()),
+        DbConn::Pg(c) => {
+            let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+            Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+                "{SET} WHERE id = ANY($1) AND status = 'running'"
+            )))
+            .bind(ids)
+            .bind(now)
+            .execute(&mut *c)
+            .await?
+            .rows_affected())
+        }
+    }
+}
+
 /// Takes jobs for an attempt: `running`, attempts + 1, in one statement. Answers one entry
 /// per id, in order: `None` when the job is finished or cancelled (a duplicate delivery),
 /// unknown, or named earlier in the same batch.

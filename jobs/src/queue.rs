@@ -3,9 +3,10 @@
 //!
 //! A task row says "run job `job_id` on `queue` from `run_at`". It is inserted by [`push`]
 //! inside the caller's transaction (so a job exists exactly when the write that needed it
-//! committed), claimed in batches by one statement ([`claim`]), and deleted once the job's
-//! outcome is in its progress row ([`finish`]): the table holds live tasks only, so it stays as
-//! small as the backlog. A worker heartbeats into `job_workers` ([`heartbeat`]); the tasks of a
+//! committed), claimed in batches by one statement that also takes the jobs' progress rows for
+//! the attempt ([`claim`]), and deleted once the job's outcome is in its progress row
+//! ([`finish`]; a success is recorded and its task deleted in one write, [`complete`]): the
+//! table holds live tasks only, so it stays as small as the backlog. A worker heartbeats into `job_workers` ([`heartbeat`]); the tasks of a
 //! worker not seen for its lease go back to the queue, and a task delivered twice finds its
 //! progress row finished and does nothing (`worker::execute`).
 //!
@@ -13,10 +14,13 @@
 //! serve both; only the claim's row locking and the id lists differ per dialect.
 
 use super::Queue;
+use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, CLAIM_SET, JobStatus};
+use serde_json::Value;
 use shared::db::{DbConn, Executor, Id, Ts};
 use shared::execute;
 use sqlx::FromRow;
 use sqlx::types::Json;
+use std::collections::{HashMap, HashSet};
 
 /// The PostgreSQL channel that wakes `queue`'s workers (`NOTIFY`ed by the table's insert
 /// trigger, and by [`release`]).
@@ -41,16 +45,91 @@ pub async fn push(
     Ok(())
 }
 
-/// A claimed task: its row and its job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+/// A claimed task: its row, its job, and the job's progress row as the claim took it for this
+/// attempt. `job` is `None` when the job is finished, cancelled or unknown (a task delivered
+/// again after its outcome was recorded), or when an earlier task of the same claim names the
+/// same job: such a task is acked without running.
+#[derive(Debug, Clone)]
 pub struct Claimed {
     pub id: i64,
     pub job_id: Id,
+    pub job: Option<Attempt>,
 }
 
-/// Claims up to `limit` due tasks of `queue` for `worker` and returns them, oldest first: one
-/// statement. On PostgreSQL `SKIP LOCKED` lets concurrent claimers take disjoint batches without
-/// waiting for each other; SQLite has one writer at a time, so its claim is already exclusive.
+/// A claimed task row, with its progress row's fields when the claim took it (PostgreSQL's
+/// one statement answers both, joined).
+#[derive(FromRow)]
+struct ClaimRow {
+    id: i64,
+    job_id: Id,
+    kind: Option<String>,
+    job_queue: Option<Queue>,
+    org_id: Option<Id>,
+    status: Option<JobStatus>,
+    attempts: Option<i64>,
+    max_attempts: Option<i64>,
+    payload: Option<Json<Value>>,
+    cancel_requested: Option<bool>,
+    run_after: Option<Ts>,
+}
+
+impl ClaimRow {
+    fn attempt(self) -> Claimed {
+        let job = match (
+            self.kind,
+            self.job_queue,
+            self.status,
+            self.attempts,
+            self.max_attempts,
+            self.payload,
+            self.cancel_requested,
+            self.run_after,
+        ) {
+            (
+                Some(kind),
+                Some(queue),
+                Some(status),
+                Some(attempts),
+                Some(max_attempts),
+                Some(payload),
+                Some(cancel_requested),
+                Some(run_after),
+            ) => Some(Attempt {
+                id: self.job_id,
+                kind,
+                queue,
+                org_id: self.org_id,
+                status,
+                attempts,
+                max_attempts,
+                payload,
+                cancel_requested,
+                run_after,
+            }),
+            _ => None,
+        };
+        Claimed {
+            id: self.id,
+            job_id: self.job_id,
+            job,
+        }
+    }
+}
+
+/// Claims up to `limit` due tasks of `queue` for `worker`, and with them their jobs' progress
+/// rows for an attempt (`running`, attempts + 1: `progress::CLAIM_SET`), and returns both,
+/// oldest first.
+///
+/// PostgreSQL: one statement, a data-modifying CTE (claim the tasks with `SKIP LOCKED`, so
+/// concurrent claimers take disjoint batches without waiting for each other; then update the
+/// progress rows of the claimed jobs, returning what the attempt needs). SQLite: two
+/// statements in the caller's transaction (the process's single writer), which is as atomic.
+///
+/// A task claimed here is started as soon as a slot takes it (the worker claims only for free
+/// slots, plus a small buffer on the `default` queue); its job reads `running` from the claim
+/// on, and the attempt is counted then. A crash that loses claimed tasks therefore counts an
+/// attempt for each (the task comes back after the lease, and the next claim counts another);
+/// a task handed back unstarted at shutdown has its claim undone (`progress::unclaim_many`).
 pub async fn claim(
     x: &mut impl Executor,
     queue: Queue,
@@ -58,23 +137,161 @@ pub async fn claim(
     limit: usize,
     now: Ts,
 ) -> Result<Vec<Claimed>, sqlx::Error> {
-    let lock = match x.conn() {
-        DbConn::Sqlite(_) => "",
-        DbConn::Pg(_) => "FOR UPDATE SKIP LOCKED",
+    let mut rows = match x.conn() {
+        DbConn::Pg(c) => {
+            let q = format!(
+                "WITH claimed AS (
+                    UPDATE job_queue SET locked_by = $1, locked_at = $2
+                    WHERE id IN (SELECT id FROM job_queue
+                                 WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
+                                 ORDER BY run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+                    RETURNING id, job_id),
+                 started AS (
+                    UPDATE job_progress SET {CLAIM_SET}
+                    WHERE id IN (SELECT job_id FROM claimed) AND status IN ('queued', 'running')
+                    RETURNING {ATTEMPT_COLUMNS})
+                 SELECT c.id, c.job_id, s.kind, s.queue AS job_queue, s.org_id, s.status, s.attempts,
+                        s.max_attempts, s.payload, s.cancel_requested, s.run_after
+                 FROM claimed c LEFT JOIN started s ON s.id = c.job_id"
+            );
+            sqlx::query_as::<_, ClaimRow>(sqlx::AssertSqlSafe(q))
+                .bind(worker)
+                .bind(now)
+                .bind(queue)
+                .bind(limit as i64)
+                .fetch_all(&mut *c)
+                .await?
+                .into_iter()
+                .map(ClaimRow::attempt)
+                .collect::<Vec<_>>()
+        }
+        DbConn::Sqlite(c) => {
+            #[derive(FromRow)]
+            struct Task {
+                id: i64,
+                job_id: Id,
+            }
+            let tasks = sqlx::query_as::<_, Task>(
+                "UPDATE job_queue SET locked_by = $1, locked_at = $2
+                 WHERE id IN (SELECT id FROM job_queue
+                              WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
+                              ORDER BY run_at, id LIMIT $4)
+                 RETURNING id, job_id",
+            )
+            .bind(worker)
+            .bind(now)
+            .bind(queue)
+            .bind(limit as i64)
+            .fetch_all(&mut *c)
+            .await?;
+            let jobs: Vec<Id> = tasks.iter().map(|t| t.job_id).collect();
+            let q = format!(
+                "UPDATE job_progress SET {CLAIM_SET}
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running')
+                 RETURNING {ATTEMPT_COLUMNS}"
+            );
+            let started = if jobs.is_empty() {
+                vec![]
+            } else {
+                sqlx::query_as::<_, Attempt>(sqlx::AssertSqlSafe(q))
+                    .bind(Json(&jobs))
+                    .bind(now)
+                    .fetch_all(&mut *c)
+                    .await?
+            };
+            let mut by_id: HashMap<Id, Attempt> = started.into_iter().map(|a| (a.id, a)).collect();
+            tasks
+                .into_iter()
+                .map(|t| Claimed {
+                    id: t.id,
+                    job_id: t.job_id,
+                    job: by_id.remove(&t.job_id),
+                })
+                .collect()
+        }
     };
-    let q = format!(
-        "UPDATE job_queue SET locked_by = $1, locked_at = $2
-         WHERE id IN (SELECT id FROM job_queue
-                      WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
-                      ORDER BY run_at, id LIMIT $4 {lock})
-         RETURNING id, job_id"
-    );
-    let mut rows = shared::sql!(x, c => sqlx::query_as::<_, Claimed>(sqlx::AssertSqlSafe(q))
-        .bind(worker).bind(now).bind(queue).bind(limit as i64)
-        .fetch_all(&mut *c).await)?;
     // RETURNING follows no order; ids grow with insertion.
     rows.sort_unstable_by_key(|r| r.id);
+    // Two tasks of one job in one claim: the first runs it, the others are acked.
+    let mut seen = HashSet::new();
+    for r in &mut rows {
+        if r.job.is_some() && !seen.insert(r.job_id) {
+            r.job = None;
+        }
+    }
     Ok(rows)
+}
+
+/// A task whose job succeeded: its row, its job and the job's result.
+#[derive(Debug, Clone)]
+pub struct Success {
+    pub task: i64,
+    pub job_id: Id,
+    pub result: Value,
+}
+
+/// Deletes `worker`'s finished tasks `done` and `succeeded`, and records the successes in their
+/// progress rows (`succeeded`, the result), atomically: one statement on PostgreSQL (a
+/// data-modifying CTE), the caller's transaction on SQLite. A success is recorded only where
+/// its task was deleted here: a task another worker holds now (after a rescue) stays claimable,
+/// so its job is not marked succeeded under it; that worker runs it again (handlers are
+/// idempotent). Returns how many tasks went.
+pub async fn complete(
+    x: &mut impl Executor,
+    worker: &str,
+    done: &[i64],
+    succeeded: &[Success],
+) -> Result<u64, sqlx::Error> {
+    if succeeded.is_empty() {
+        return finish(x, worker, done).await;
+    }
+    let mut ids: Vec<i64> = done.to_vec();
+    ids.extend(succeeded.iter().map(|s| s.task));
+    let gone: HashSet<i64> = match x.conn() {
+        DbConn::Pg(c) => {
+            let tasks: Vec<i64> = succeeded.iter().map(|s| s.task).collect();
+            let jobs: Vec<uuid::Uuid> = succeeded.iter().map(|s| s.job_id.0).collect();
+            let results: Vec<Json<&Value>> = succeeded.iter().map(|s| Json(&s.result)).collect();
+            // A data-modifying CTE runs to completion whether or not the outer query reads it.
+            let n: i64 = sqlx::query_scalar(
+                "WITH gone AS (DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2 RETURNING id),
+                 recorded AS (
+                    UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.result,
+                        last_error = NULL, finished_at = $6, updated_at = $6
+                    FROM unnest($3::bigint[], $4::uuid[], $5::jsonb[]) AS d(task, job, result)
+                    WHERE d.task IN (SELECT id FROM gone) AND job_progress.id = d.job
+                      AND job_progress.status = 'running')
+                 SELECT COUNT(*) FROM gone",
+            )
+            .bind(&ids)
+            .bind(worker)
+            .bind(tasks)
+            .bind(jobs)
+            .bind(results)
+            .bind(Ts::now())
+            .fetch_one(&mut *c)
+            .await?;
+            return Ok(n as u64);
+        }
+        DbConn::Sqlite(c) => sqlx::query_scalar::<_, i64>(
+            "DELETE FROM job_queue WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2 RETURNING id",
+        )
+        .bind(Json(&ids))
+        .bind(worker)
+        .fetch_all(&mut *c)
+        .await?
+        .into_iter()
+        .collect(),
+    };
+    let recorded: Vec<(Id, Value)> = succeeded
+        .iter()
+        .filter(|s| gone.contains(&s.task))
+        .map(|s| (s.job_id, s.result.clone()))
+        .collect();
+    if !recorded.is_empty() {
+        progress::succeed_many(x, &recorded).await?;
+    }
+    Ok(gone.len() as u64)
 }
 
 /// Deletes `worker`'s finished tasks `ids` (an id another worker holds now, after a rescue,

@@ -1,68 +1,40 @@
-//! One attempt of one job: claim the progress row, run the handler, record the outcome.
+//! One attempt of one job: run the handler on the progress row the queue's claim took
+//! (`jobs::queue::claim`), record the outcome.
 //!
-//! Every outcome ends in the progress row. Handlers are idempotent, so a task delivered twice
-//! (a worker killed after the work, before its ack) finds the row finished and does nothing,
-//! and a job re-run after a crash starts over. Transient failures are retried by writing the
+//! Every outcome ends in the progress row. A success is recorded together with its task's ack,
+//! by the queue backend's batched write (`jobs::queue::complete`), so the job's slot is free
+//! at once; failures, retries and cancellations are written here, then acked. Handlers are
+//! idempotent, so a task delivered twice (a worker killed after the work, before its ack)
+//! finds the row finished and does nothing, and a job re-run after a crash (its success not
+//! yet committed) starts over. Transient failures are retried by writing the
 //! row back to `queued` and pushing a new queue task with a future `run_at`, in one
 //! transaction: the backoff waits in the database, so a restart neither loses nor hurries it.
 
 use crate::Deps;
 use crate::handlers::{Ctx, Runners};
+use crate::queue_backend::Outcome;
 use futures::FutureExt;
 use jobs::JobError;
-use jobs::progress::{self, Progress};
+use jobs::progress::{self, Attempt};
 use serde_json::Value;
-use shared::db::group_commit::GroupCommit;
-use shared::db::{Db, Id, Ts};
+use shared::db::Ts;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tracing::Instrument;
 
-/// Most rows one batched progress write touches.
-const MAX_BATCH: usize = 128;
-
-/// The two progress-row writes every attempt makes (claim, success), group-committed across
-/// this process's workers: one statement per batch instead of one per job.
-#[derive(Clone)]
-pub struct ProgressWrites {
-    claims: GroupCommit<Id, Option<Progress>>,
-    successes: GroupCommit<(Id, Value), ()>,
-}
-
-impl ProgressWrites {
-    pub fn start(db: &Db) -> Self {
-        let d = db.clone();
-        let claims = GroupCommit::spawn(MAX_BATCH, move |ids: Vec<Id>| {
-            let d = d.clone();
-            async move { progress::claim_many(&mut d.acquire().await?, &ids).await }
-        });
-        let d = db.clone();
-        let successes = GroupCommit::spawn(MAX_BATCH, move |done: Vec<(Id, Value)>| {
-            let d = d.clone();
-            async move {
-                progress::succeed_many(&mut d.acquire().await?, &done).await?;
-                Ok(vec![(); done.len()])
-            }
-        });
-        ProgressWrites { claims, successes }
-    }
-}
-
-/// Runs one attempt of job `id` with its kind's runner. An `Err` means our own bookkeeping
-/// failed (the database is unreachable); apalis then re-delivers the task.
+/// Runs one attempt of `job` (claimed with its queue task: `running`, this attempt counted)
+/// with its kind's runner. An `Err` means our own bookkeeping failed (the database is
+/// unreachable); the task is then handed back and delivered again.
 pub async fn execute(
     deps: &Arc<Deps>,
-    writes: &ProgressWrites,
     runners: &Runners,
-    id: Id,
-) -> Result<(), sqlx::Error> {
-    let Some(job) = writes.claims.call(id).await? else {
-        return Ok(()); // finished, cancelled or unknown: a duplicate delivery
-    };
+    job: Attempt,
+) -> Result<Outcome, sqlx::Error> {
+    let id = job.id;
     let mut c = deps.db.acquire().await?;
     if job.cancel_requested {
         progress::mark_cancelled(&mut c, id).await?;
-        return Ok(());
+        return Ok(Outcome::Recorded);
     }
     if job.attempts > job.max_attempts {
         // Only a crash between claim and outcome gets here (each crash re-delivers the task).
@@ -76,7 +48,7 @@ pub async fn execute(
         )
         .await?;
         jobs::metrics::failed(&job.kind, job.queue);
-        return Ok(());
+        return Ok(Outcome::Recorded);
     }
     drop(c);
     let waited = (Ts::now().0 - job.run_after.0).to_std().unwrap_or_default();
@@ -98,20 +70,21 @@ pub async fn execute(
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
     jobs::metrics::ran(&job.kind, job.queue, began.elapsed());
-    record(deps, writes, &job, outcome).instrument(span).await
+    record(deps, &job, outcome).instrument(span).await
 }
 
+/// Records a failure, retry or cancellation in the progress row; a success is handed to the
+/// queue backend, which records it with the task's ack (one batched write, off the job's path).
 async fn record(
     deps: &Deps,
-    writes: &ProgressWrites,
-    job: &Progress,
+    job: &Attempt,
     outcome: Result<Value, JobError>,
-) -> Result<(), sqlx::Error> {
+) -> Result<Outcome, sqlx::Error> {
     match outcome {
         Ok(result) => {
-            writes.successes.call((job.id, result)).await?;
             jobs::metrics::succeeded(&job.kind, job.queue);
             tracing::info!("job succeeded");
+            return Ok(Outcome::Succeeded(job.id, result));
         }
         Err(JobError::Cancelled) => {
             let mut c = deps.db.acquire().await?;
@@ -144,5 +117,5 @@ async fn record(
             }
         },
     }
-    Ok(())
+    Ok(Outcome::Recorded)
 }

@@ -8,22 +8,28 @@
 //! wake whatever caused it, recorded each outcome as an UPDATE only between fetches, and kept
 //! every finished task in the hot table (whose indexes then slowed every claim and ack). Here:
 //!
-//! - **Claim**: one statement claims and returns a batch (`UPDATE … WHERE id IN (SELECT … FOR
-//!   UPDATE SKIP LOCKED LIMIT n) RETURNING …` on PostgreSQL), into a local buffer. apalis asks
-//!   for a task only when a concurrency slot is free; the buffer answers first, and a claim runs
-//!   only when it is empty and there is a reason to look ([`Wakeups`]; a full batch is one).
-//! - **Acks**: when the handler returns, its task is submitted to a group commit that deletes
-//!   finished tasks in batches (one statement per batch, `shared::db::group_commit`), off the
-//!   job's path: the slot is free at once. The job's outcome is already committed in its
-//!   progress row by then, so an ack lost to a crash only means the task is delivered again
-//!   and finds its job finished. A handler error (our own bookkeeping failed) hands the task
-//!   back a little later instead.
+//! - **Claim**: one statement claims a batch and takes its jobs' progress rows for the attempt
+//!   (`jobs::queue::claim`: a data-modifying CTE on PostgreSQL), into a local buffer; each
+//!   task is handed to apalis carrying its progress row ([`Claimed`]), so an attempt starts
+//!   without another write. apalis asks for a task only when a concurrency slot is free; the
+//!   buffer answers first, and a claim runs only when it is empty and there is a reason to
+//!   look ([`Wakeups`]; a full batch is one).
+//! - **Acks**: when the handler returns, its task is submitted to a group commit that writes
+//!   acks in batches (`shared::db::group_commit`), off the job's path: the slot is free at
+//!   once. A success is recorded with its ack, atomically (`jobs::queue::complete`: the task's
+//!   delete and the progress row's `succeeded` in one statement on PostgreSQL); other outcomes
+//!   are already in the progress row, and their ack only deletes. A batch lost to a crash
+//!   means its tasks are delivered again: a finished job is then acked without running, a
+//!   success that was not committed runs again (handlers are idempotent). A handler error (our
+//!   own bookkeeping failed) hands the task back a little later instead; a task handed back
+//!   unstarted (shutdown) has its progress claim undone.
 //! - **Leases**: the worker registers and heartbeats every `heartbeat` into `job_workers`; each
 //!   heartbeat hands the tasks of the queue's workers unseen for `lease` (heartbeat × lease
 //!   misses) back to the queue. A failed heartbeat or claim ends the worker (apalis's model:
 //!   the runtime's supervisor starts a new one, under a new name).
-//! - **Close**: a claim in flight is finished, buffered tasks go back to the queue, and the
-//!   worker ends once every submitted ack is written.
+//! - **Close**: a claim in flight is finished, buffered tasks go back to the queue (their
+//!   jobs `queued` again, the attempt uncounted), and the worker ends once every submitted ack
+//!   is written.
 //!
 //! On SQLite every write goes through the process's write gate (`Db::begin`): a single writer.
 
@@ -38,8 +44,9 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use futures::task::AtomicWaker;
 use futures_timer::Delay;
+use jobs::Queue;
 use jobs::queue::{self, Claimed};
-use jobs::{JobRef, Queue};
+use shared::db::Id;
 use shared::db::group_commit::GroupCommit;
 use shared::db::{Db, Executor, Ts};
 use std::collections::VecDeque;
@@ -185,26 +192,26 @@ impl QueueBackend {
     /// The task for a claimed row. Its apalis id is the row and a delivery number: apalis
     /// refuses (panics on) a second task with the id of one still running, and a row can come
     /// back to the same worker while it still runs it (a lease that lapsed under a stall).
-    fn task(&mut self, c: Claimed) -> Task<JobRef> {
+    fn task(&mut self, c: Claimed) -> Task<Claimed> {
         self.delivered += 1;
-        TaskBuilder::new(JobRef { id: c.job_id })
-            .task_id(TaskId::from_string(format!("{}.{}", c.id, self.delivered)))
-            .build()
+        let id = TaskId::from_string(format!("{}.{}", c.id, self.delivered));
+        TaskBuilder::new(c).task_id(id).build()
     }
 }
 
 /// One write: a pooled connection on PostgreSQL (each statement commits by itself: no
-/// transaction round trips), a transaction through the write gate on SQLite.
+/// transaction round trips), a transaction through the write gate on SQLite (and on
+/// PostgreSQL where several statements must commit together).
 enum Writer {
     Pg(shared::db::Conn),
-    Sqlite(shared::db::Tx),
+    Tx(shared::db::Tx),
 }
 
 impl Executor for Writer {
     fn conn(&mut self) -> shared::db::DbConn<'_> {
         match self {
             Writer::Pg(c) => c.conn(),
-            Writer::Sqlite(t) => t.conn(),
+            Writer::Tx(t) => t.conn(),
         }
     }
 
@@ -212,7 +219,7 @@ impl Executor for Writer {
     fn auth_changed(&mut self, change: shared::db::AuthChange) {
         match self {
             Writer::Pg(c) => c.auth_changed(change),
-            Writer::Sqlite(t) => t.auth_changed(change),
+            Writer::Tx(t) => t.auth_changed(change),
         }
     }
 }
@@ -221,20 +228,20 @@ impl Writer {
     async fn open(db: &Db) -> Result<Writer, sqlx::Error> {
         Ok(match db {
             Db::Pg(_) => Writer::Pg(db.acquire().await?),
-            Db::Sqlite(..) => Writer::Sqlite(db.begin().await?),
+            Db::Sqlite(..) => Writer::Tx(db.begin().await?),
         })
     }
 
     async fn done(self) -> Result<(), sqlx::Error> {
         match self {
             Writer::Pg(_) => Ok(()),
-            Writer::Sqlite(t) => t.commit().await,
+            Writer::Tx(t) => t.commit().await,
         }
     }
 }
 
 impl Backend for QueueBackend {
-    type Task = Task<JobRef>;
+    type Task = Task<Claimed>;
     type Error = sqlx::Error;
 
     fn poll_ready(
@@ -267,7 +274,7 @@ impl Backend for QueueBackend {
         &mut self,
         cx: &mut Context<'_>,
         worker: &WorkerContext,
-    ) -> Poll<Option<Result<Task<JobRef>, sqlx::Error>>> {
+    ) -> Poll<Option<Result<Task<Claimed>, sqlx::Error>>> {
         if self.wakeups.poll(cx) {
             self.dirty = true;
         }
@@ -322,14 +329,14 @@ impl Backend for QueueBackend {
         };
         let now = Ts::now();
         for c in self.buffer.drain(..) {
-            acks.send(Ack::Release(c.id, now));
+            acks.send(unstarted(c, now));
         }
         acks.poll_flushed(cx).map(Ok)
     }
 }
 
 impl BackendConfig for QueueBackend {
-    type Args = JobRef;
+    type Args = Claimed;
     type Id = u64;
     type Kind = Ephemeral;
     type Config = Settings;
@@ -350,13 +357,37 @@ impl BackendConfig for QueueBackend {
     }
 }
 
+/// What the handler answers for a delivered task (the backend's middleware acks by it).
+#[derive(Debug)]
+pub enum Outcome {
+    /// The job's outcome is in its progress row (or it had none to run: finished, cancelled,
+    /// a duplicate): delete the task.
+    Recorded,
+    /// The job succeeded with this result: record it in its progress row and delete the task,
+    /// one atomic write in the next batch of acks (`jobs::queue::complete`).
+    Succeeded(Id, serde_json::Value),
+    /// Not started (the worker is draining): back to the queue, runnable from the given time,
+    /// with the claim of its progress row undone.
+    NotStarted(Ts),
+}
+
 /// What becomes of a task once its handler returned.
 #[derive(Debug)]
 enum Ack {
     /// Its outcome is recorded: delete it.
     Done(i64),
+    /// Its job succeeded: record the result and delete it, atomically.
+    Succeeded(queue::Success),
     /// Hand it back to the queue, runnable from then.
     Release(i64, Ts),
+    /// Never started: hand it back, runnable from then, and undo its job's claim (the job
+    /// when the claim took one).
+    Unstart(i64, Option<Id>, Ts),
+}
+
+/// The ack of a claimed task handed back without running, runnable from `at`.
+fn unstarted(c: Claimed, at: Ts) -> Ack {
+    Ack::Unstart(c.id, c.job.map(|j| j.id), at)
 }
 
 /// A worker's acks: submitted without waiting, written in batches by a group commit.
@@ -381,7 +412,7 @@ impl Acks {
             let (db, worker, p) = (db.clone(), worker.clone(), p.clone());
             async move {
                 let n = batch.len();
-                write_acks(&db, queue, &worker, &batch).await;
+                write_acks(&db, queue, &worker, batch).await;
                 p.count.fetch_sub(n, Ordering::SeqCst);
                 p.waker.wake();
                 Ok(vec![(); n])
@@ -409,25 +440,38 @@ impl Acks {
 
 /// Writes one batch of acks, retrying through a database outage for about half a minute. After
 /// that they are given up: their tasks run again once the worker's lease lapses (it failed
-/// too by then), and find their jobs finished.
-async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
-    let done: Vec<i64> = batch
-        .iter()
-        .filter_map(|a| match a {
-            Ack::Done(id) => Some(*id),
-            Ack::Release(..) => None,
-        })
-        .collect();
+/// too by then), and find their jobs finished, or run again (handlers are idempotent) where the
+/// success was in the lost batch.
+async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: Vec<Ack>) {
+    let n = batch.len();
+    let (mut done, mut succeeded, mut back, mut unclaim) = (vec![], vec![], vec![], vec![]);
+    for a in batch {
+        match a {
+            Ack::Done(id) => done.push(id),
+            Ack::Succeeded(s) => succeeded.push(s),
+            Ack::Release(id, at) => back.push((id, at)),
+            Ack::Unstart(id, job, at) => {
+                back.push((id, at));
+                unclaim.extend(job);
+            }
+        }
+    }
+    // Hand-backs (rare: shutdown, our own failures) write more than one statement: one
+    // transaction then. Deletes and successes are one statement on PostgreSQL.
+    let several = !back.is_empty();
     let mut wait = Duration::from_millis(50);
     for attempt in 1.. {
         let r = async {
-            let mut w = Writer::open(db).await?;
-            queue::finish(&mut w, worker, &done).await?;
-            for a in batch {
-                if let Ack::Release(id, at) = a {
-                    queue::release(&mut w, queue, worker, &[*id], *at).await?;
-                }
+            let mut w = if several {
+                Writer::Tx(db.begin().await?)
+            } else {
+                Writer::open(db).await?
+            };
+            queue::complete(&mut w, worker, &done, &succeeded).await?;
+            for (id, at) in &back {
+                queue::release(&mut w, queue, worker, &[*id], *at).await?;
             }
+            jobs::progress::unclaim_many(&mut w, &unclaim).await?;
             w.done().await?;
             Ok::<_, sqlx::Error>(())
         }
@@ -440,7 +484,7 @@ async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: &[Ack]) {
                 wait = (wait * 2).min(Duration::from_secs(4));
             }
             Err(e) => {
-                tracing::error!(error = %e, tasks = batch.len(), "giving up on finished tasks: they run again after the lease");
+                tracing::error!(error = %e, tasks = n, "giving up on finished tasks: they run again after the lease");
                 return;
             }
         }
@@ -475,9 +519,9 @@ pub struct AckService<S> {
     acks: Acks,
 }
 
-impl<S> tower::Service<Task<JobRef>> for AckService<S>
+impl<S> tower::Service<Task<Claimed>> for AckService<S>
 where
-    S: tower::Service<Task<JobRef>>,
+    S: tower::Service<Task<Claimed>, Response = Outcome>,
     S::Future: Send + 'static,
 {
     type Response = S::Response;
@@ -488,16 +532,23 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, task: Task<JobRef>) -> Self::Future {
+    fn call(&mut self, task: Task<Claimed>) -> Self::Future {
         let row = task.ctx().task_id().and_then(row_of);
+        let job = task.args.job.as_ref().map(|j| j.id);
         let acks = self.acks.clone();
         let run = self.inner.call(task);
         async move {
-            let r = run.await;
+            let mut r = run.await;
             // A task dropped mid-run (its worker ended) is not acked: its lease hands it on.
             if let Some(row) = row {
-                acks.send(match &r {
-                    Ok(_) => Ack::Done(row),
+                acks.send(match &mut r {
+                    Ok(Outcome::Recorded) => Ack::Done(row),
+                    Ok(Outcome::Succeeded(job_id, result)) => Ack::Succeeded(queue::Success {
+                        task: row,
+                        job_id: *job_id,
+                        result: std::mem::take(result),
+                    }),
+                    Ok(Outcome::NotStarted(at)) => Ack::Unstart(row, job, *at),
                     Err(_) => Ack::Release(row, Ts::now().plus(RETRY_AFTER)),
                 });
             }
@@ -528,15 +579,16 @@ mod tests {
         let c = Claimed {
             id: 42,
             job_id: shared::db::Id::new(),
+            job: None,
         };
-        let (t1, t2) = (b.task(c), b.task(c));
+        let (t1, t2) = (b.task(c.clone()), b.task(c.clone()));
         let (id1, id2) = (t1.ctx().task_id().unwrap(), t2.ctx().task_id().unwrap());
         assert_ne!(
             id1, id2,
             "a second delivery of one row is another apalis task"
         );
         assert_eq!((row_of(id1), row_of(id2)), (Some(42), Some(42)));
-        assert_eq!(t1.args.id, c.job_id);
+        assert_eq!(t1.args.job_id, c.job_id);
         assert_eq!(row_of(&TaskId::from_string("nope")), None);
         let _ = std::fs::remove_dir_all(&dir);
     }

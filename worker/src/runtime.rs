@@ -11,12 +11,13 @@
 //! tasks are presumed dead with it and handed on once its lease expires (`supervise`).
 
 use crate::Deps;
-use crate::execute::{ProgressWrites, execute};
+use crate::execute::execute;
 use crate::handlers::Runners;
-use crate::queue_backend::{QueueBackend, Settings};
+use crate::queue_backend::{Outcome, QueueBackend, Settings};
 use crate::wakeups::{Wakeups, pg_notifications};
 use apalis::prelude::*;
-use jobs::{JobRef, Queue};
+use jobs::Queue;
+use jobs::queue::Claimed;
 use shared::db::{Db, Ts};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,11 +48,9 @@ fn worker_name(queue: Queue) -> String {
     )
 }
 
-/// What a queue worker's handler reaches: the process's dependencies, batched writes and
-/// dispatch table (shared by all queues) and its own worker's count of running jobs.
+/// What a queue worker's handler reaches: the process's dependencies and dispatch table (shared by all queues) and its own worker's count of running jobs.
 struct Shared {
     deps: Arc<Deps>,
-    writes: ProgressWrites,
     runners: Arc<Runners>,
     running: AtomicUsize,
     queue: Queue,
@@ -63,14 +62,17 @@ struct Shared {
 /// the draining worker does not fetch it straight back).
 const RELEASE_DELAY: chrono::Duration = chrono::Duration::seconds(1);
 
-async fn handle(r: JobRef, shared: Data<Arc<Shared>>) -> Result<(), BoxDynError> {
+async fn handle(task: Claimed, shared: Data<Arc<Shared>>) -> Result<Outcome, BoxDynError> {
+    let Some(job) = task.job else {
+        return Ok(Outcome::Recorded); // finished, cancelled or unknown: a duplicate delivery
+    };
     // Counted before the draining check (both SeqCst): shutdown sets the flag and then waits
     // for the count, so a task is either seen running or handed back, never neither.
     let _running = Running::start(&shared.running);
     if shared.draining.load(Ordering::SeqCst) {
-        return release(&shared, r.id).await.map_err(|e| e.into());
+        return Ok(Outcome::NotStarted(Ts::now().plus(RELEASE_DELAY)));
     }
-    execute(&shared.deps, &shared.writes, &shared.runners, r.id)
+    execute(&shared.deps, &shared.runners, job)
         .await
         .map_err(|e| e.into())
 }
@@ -90,14 +92,6 @@ impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-/// Hands a task delivered during shutdown back to the queue as a new task (its progress row is
-/// untouched); the delivered one is then acked like any other.
-async fn release(shared: &Shared, id: shared::db::Id) -> Result<(), sqlx::Error> {
-    let mut tx = shared.deps.db.begin().await?;
-    jobs::queue::push(&mut tx, shared.queue, id, Ts::now().plus(RELEASE_DELAY)).await?;
-    tx.commit().await
 }
 
 /// First wait before a failed worker is started again; doubles up to [`RESTART_MAX`], and
@@ -179,7 +173,6 @@ async fn supervise(
 impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
-        let writes = ProgressWrites::start(&deps.db);
         let runners = Arc::new(Runners::new());
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
@@ -187,7 +180,6 @@ impl Runtime {
             let ctx = WorkerContext::new(&worker_name(queue));
             let shared = Arc::new(Shared {
                 deps: deps.clone(),
-                writes: writes.clone(),
                 runners: runners.clone(),
                 running: AtomicUsize::new(0),
                 queue,

@@ -6,12 +6,12 @@
 //! per round trip, transaction and (on SQLite) write-gate turn. Each caller still awaits its own
 //! answer, so nothing is acknowledged before its write is committed.
 //!
-//! Three users:
-//! - the worker's progress rows (`worker/src/execute.rs`): every job attempt writes its row
-//!   twice (claim, outcome); one statement per job made those writes the largest cost of a short
-//!   job (measured with `pg_stat_statements`: 63% of statement time);
+//! Two users:
 //! - the job queue's acks (`worker/src/queue_backend.rs`): finished tasks deleted in batches,
-//!   submitted without waiting ([`GroupCommit::submit`]), so a job's slot is free at once;
+//!   each success recorded in its progress row by the same statement, submitted without
+//!   waiting ([`GroupCommit::submit`]), so a job's slot is free at once (the worker's progress
+//!   writes were group-committed and awaited on their own before issue 14 folded the claim
+//!   into the queue's claim and the success into the ack);
 //! - the payment webhook's acknowledgements (`domain::billing::events::EventStore`): each
 //!   delivery's event row and job, a batch in one transaction, so concurrent deliveries on
 //!   SQLite stop queueing one by one for the single writer (on PostgreSQL, where transactions

@@ -40,7 +40,9 @@
 //! `BENCH_PGBOSS_DEFAULT_SECS` (15), `BENCH_ROOT` (the repository, for the scripts in `bench/`
 //! and the work directory `.tmp/bench`),
 //! `BENCH_WORKER_RUST_LOG` (`RUST_LOG` for our worker processes; unset: their default),
-//! `BENCH_KEEP=1` (keep each scenario's database and logs). When the PostgreSQL server preloads
+//! `BENCH_KEEP=1` (keep each scenario's database and logs), `BENCH_BASELINE_WORKER` (another
+//! build's `worker` binary: the `baseline-*` scenarios run it just before this build's same row,
+//! a before/after in one run on the same schema) and `BENCH_BASELINE_LABEL` (its name). When the PostgreSQL server preloads
 //! `pg_stat_statements`, the statements that took the most time per scenario are printed too.
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -74,6 +76,11 @@ struct Params {
     root: PathBuf,
     work: PathBuf,
     worker_bin: PathBuf,
+    /// BENCH_BASELINE_WORKER: another build's `worker` binary (say, main's before a change),
+    /// run as the `baseline-*` scenarios beside this build's, on the same schema.
+    baseline_bin: Option<PathBuf>,
+    /// BENCH_BASELINE_LABEL: how the table names the baseline build.
+    baseline_label: String,
     worker_rust_log: Option<String>,
     /// BENCH_KEEP=1: keep each scenario's database and work directory (for a closer look).
     keep: bool,
@@ -125,6 +132,14 @@ impl Params {
             work: root.join(".tmp").join("bench"),
             root,
             worker_bin,
+            baseline_bin: std::env::var("BENCH_BASELINE_WORKER")
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            baseline_label: std::env::var("BENCH_BASELINE_LABEL")
+                .ok()
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "ours, baseline build".into()),
             worker_rust_log: std::env::var("BENCH_WORKER_RUST_LOG").ok(),
             stat_statements: false,
             keep: env_num("BENCH_KEEP", 0)? != 0,
@@ -185,6 +200,9 @@ enum Scenario {
     /// Ours on PostgreSQL with CPU-bound jobs (`BENCH_CPU_MS` of CPU each): how throughput
     /// scales with worker processes.
     Cpu(usize),
+    /// Another build of ours (`BENCH_BASELINE_WORKER`), on PostgreSQL (`true`) or SQLite, with
+    /// this many processes: a before/after in one run.
+    Baseline(bool, usize),
 }
 
 impl Peer {
@@ -210,12 +228,14 @@ impl Peer {
 
 impl Scenario {
     fn all() -> Vec<Scenario> {
-        let mut v = vec![
-            Scenario::Sqlite(1),
-            Scenario::Sqlite(2),
-            Scenario::Postgres(1),
-            Scenario::Postgres(2),
-        ];
+        // A baseline row runs just before this build's same row (dropped without a baseline).
+        let mut v = vec![];
+        for n in [1, 2] {
+            v.extend([Scenario::Baseline(false, n), Scenario::Sqlite(n)]);
+        }
+        for n in [1, 2] {
+            v.extend([Scenario::Baseline(true, n), Scenario::Postgres(n)]);
+        }
         for peer in [Peer::Graphile, Peer::PgBoss] {
             for settings in [Settings::Default, Settings::Best] {
                 for n in [1, 2] {
@@ -233,6 +253,9 @@ impl Scenario {
             Scenario::Peer(peer, Settings::Default, n) => format!("{}-{n}", peer.id()),
             Scenario::Peer(peer, Settings::Best, n) => format!("{}-best-{n}", peer.id()),
             Scenario::Cpu(n) => format!("cpu-{n}"),
+            Scenario::Baseline(pg, n) => {
+                format!("baseline-{}-{n}", if pg { "postgres" } else { "sqlite" })
+            }
         }
     }
     fn procs(self) -> usize {
@@ -240,7 +263,8 @@ impl Scenario {
             Scenario::Sqlite(n)
             | Scenario::Postgres(n)
             | Scenario::Peer(_, _, n)
-            | Scenario::Cpu(n) => n,
+            | Scenario::Cpu(n)
+            | Scenario::Baseline(_, n) => n,
         }
     }
     fn system(self, p: &Params) -> String {
@@ -249,12 +273,16 @@ impl Scenario {
                 format!("{} {}", peer.package(), p.peer_version(peer))
             }
             Scenario::Cpu(_) => format!("ours, CPU-bound jobs ({} ms CPU each)", p.cpu_ms),
+            Scenario::Baseline(..) => p.baseline_label.clone(),
             _ => "ours (apalis, own backend)".into(),
         }
     }
     fn settings(self) -> &'static str {
         match self {
-            Scenario::Sqlite(_) | Scenario::Postgres(_) | Scenario::Cpu(_) => "as shipped",
+            Scenario::Sqlite(_)
+            | Scenario::Postgres(_)
+            | Scenario::Cpu(_)
+            | Scenario::Baseline(..) => "as shipped",
             Scenario::Peer(_, Settings::Default, _) => "defaults",
             Scenario::Peer(Peer::Graphile, Settings::Best, _) => {
                 "localQueue 500, completeJobBatchDelay 0, failJobBatchDelay 0"
@@ -278,7 +306,7 @@ impl Scenario {
     }
     fn database(self) -> &'static str {
         match self {
-            Scenario::Sqlite(_) => "SQLite",
+            Scenario::Sqlite(_) | Scenario::Baseline(false, _) => "SQLite",
             _ => "PostgreSQL",
         }
     }
@@ -315,6 +343,7 @@ async fn main() -> Result<()> {
     let scenarios: Vec<Scenario> = Scenario::all()
         .into_iter()
         .filter(|s| p.selected(&s.id()))
+        .filter(|s| !matches!(s, Scenario::Baseline(..)) || p.baseline_bin.is_some())
         .collect();
     if scenarios.is_empty() {
         bail!(
@@ -326,7 +355,9 @@ async fn main() -> Result<()> {
                 .join(", ")
         );
     }
-    let needs_pg = scenarios.iter().any(|s| !matches!(s, Scenario::Sqlite(_)));
+    let needs_pg = scenarios
+        .iter()
+        .any(|s| !matches!(s, Scenario::Sqlite(_) | Scenario::Baseline(false, _)));
     if needs_pg && p.pg_admin.is_none() {
         bail!(
             "BENCH_PG_URL (a PostgreSQL admin URL) is required for the PostgreSQL, graphile-worker and pg-boss scenarios"
@@ -350,8 +381,10 @@ async fn main() -> Result<()> {
     for s in scenarios {
         eprintln!("\n== {} ==", s.id());
         let r = match s {
-            Scenario::Sqlite(n) => ours_sqlite(&p, n).await,
-            Scenario::Postgres(_) | Scenario::Cpu(_) => ours_postgres(&p, s).await,
+            Scenario::Sqlite(_) | Scenario::Baseline(false, _) => ours_sqlite(&p, s).await,
+            Scenario::Postgres(_) | Scenario::Cpu(_) | Scenario::Baseline(true, _) => {
+                ours_postgres(&p, s).await
+            }
             Scenario::Peer(peer, settings, n) => run_peer(&p, peer, settings, n).await,
         };
         results.push(r.unwrap_or_else(|e| {
@@ -570,6 +603,29 @@ fn verdict(p: &Params, results: &[Outcome]) -> String {
             if n == 1 { "" } else { "es" },
             parts.join("; ")
         );
+    }
+    for r in results {
+        let Scenario::Baseline(pg, n) = r.scenario else {
+            continue;
+        };
+        let this = if pg {
+            Scenario::Postgres(n)
+        } else {
+            Scenario::Sqlite(n)
+        };
+        let Some(now) = results.iter().find(|o| o.scenario == this) else {
+            continue;
+        };
+        if let (Some(a), Some(b)) = (now.jobs_per_s, r.jobs_per_s) {
+            let _ = writeln!(
+                s,
+                "- this build against {} on {}, {n} process{}: {a:.0} against {b:.0} jobs/s = {:.2}×",
+                p.baseline_label,
+                r.scenario.database(),
+                if n == 1 { "" } else { "es" },
+                a / b.max(f64::MIN_POSITIVE)
+            );
+        }
     }
     let cpu: Vec<String> = results
         .iter()
@@ -895,13 +951,17 @@ fn log_file(path: &Path) -> Result<std::fs::File> {
 // ---------------------------------------------------------------------------------------------
 // Our job system
 
-async fn ours_sqlite(p: &Params, procs: usize) -> Result<Outcome> {
-    let name = format!("{DB_PREFIX}sqlite_{procs}_{}", std::process::id());
+async fn ours_sqlite(p: &Params, scenario: Scenario) -> Result<Outcome> {
+    let name = format!(
+        "{DB_PREFIX}{}_{}",
+        scenario.id().replace('-', "_"),
+        std::process::id()
+    );
     let dir = p.work.join(&name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let url = format!("sqlite://{}/bench.db", dir.display());
-    let r = ours(p, Scenario::Sqlite(procs), &url, &dir, None).await;
+    let r = ours(p, scenario, &url, &dir, None).await;
     if p.keep {
         eprintln!("(kept: {})", dir.display());
     } else {
@@ -1037,7 +1097,11 @@ async fn ours(
     let mut children = vec![];
     for i in 0..procs {
         let log = log_file(&dir.join(format!("worker-{i}.log")))?;
-        let mut cmd = Command::new(&p.worker_bin);
+        let bin = match (scenario, &p.baseline_bin) {
+            (Scenario::Baseline(..), Some(b)) => b,
+            _ => &p.worker_bin,
+        };
+        let mut cmd = Command::new(bin);
         cmd.env("DATABASE_URL", url)
             .env("SCHEDULER", "off")
             .env(

@@ -178,3 +178,220 @@ async fn finished_jobs_leave_the_queue_table() {
     }
     w.shutdown().await;
 }
+
+/// The claim takes the progress rows of the tasks it claims, in the same statement: the
+/// delivered task carries its job for this attempt (`running`, the attempt counted). A task
+/// whose job is finished or cancelled, or a second task of a job already in the claim, carries
+/// none.
+#[tokio::test]
+async fn a_claim_takes_its_jobs_progress_rows_for_the_attempt() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 3).await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    jobs::progress::fail(&mut c, ids[1], "gone").await.unwrap();
+    assert_eq!(
+        jobs::progress::request_cancel(&mut c, ids[2])
+            .await
+            .unwrap(),
+        Some(jobs::progress::JobStatus::Cancelled)
+    );
+    // A second task of the first job.
+    queue::push(&mut c, Queue::Default, ids[0], Ts::now())
+        .await
+        .unwrap();
+    let t = queue::claim(&mut c, Queue::Default, "w1", 10, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        t.iter().map(|c| c.job_id).collect::<Vec<_>>(),
+        vec![ids[0], ids[1], ids[2], ids[0]]
+    );
+    let job = t[0].job.as_ref().expect("the queued job is taken");
+    assert_eq!(
+        (job.id, job.status.as_str(), job.attempts, job.max_attempts),
+        (ids[0], "running", 1, 3)
+    );
+    assert_eq!(job.kind, "diagnostics.probe");
+    assert_eq!(job.queue, Queue::Default);
+    assert!(!job.cancel_requested);
+    assert!(t[1].job.is_none(), "a failed job is not run again");
+    assert!(t[2].job.is_none(), "a cancelled job is not run");
+    assert!(t[3].job.is_none(), "one attempt per job per claim");
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.attempts), ("running", 1));
+    assert!(p.started_at.is_some());
+}
+
+/// A worker acks a task whose job is already finished or cancelled without running it.
+#[tokio::test]
+async fn tasks_of_finished_or_cancelled_jobs_are_acked_without_running() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 3).await;
+    {
+        let mut c = app.state.db.acquire().await.unwrap();
+        jobs::progress::fail(&mut c, ids[1], "gone").await.unwrap();
+        jobs::progress::request_cancel(&mut c, ids[2])
+            .await
+            .unwrap();
+    }
+    let w = app.start_worker(&[]).await;
+    app.wait_job(ids[0], |p| p.status == "succeeded").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while queue_rows(&app).await > 0 {
+        assert!(std::time::Instant::now() < deadline, "tasks left behind");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    w.shutdown().await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    for (id, status) in [(ids[1], "failed"), (ids[2], "cancelled")] {
+        let p = jobs::progress::get(&mut c, id).await.unwrap().unwrap();
+        assert_eq!((p.status.as_str(), p.attempts), (status, 0), "{p:?}");
+    }
+}
+
+/// A worker that dies between its claim and the job's success (simulated: a claim by a worker
+/// that never heartbeats) leaves the job `running`; the task comes back after the lease, and
+/// the next claim counts another attempt.
+#[tokio::test]
+async fn a_crash_between_claim_and_success_redelivers_and_counts_an_attempt() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 1).await;
+    {
+        let mut c = app.state.db.acquire().await.unwrap();
+        let t = queue::claim(&mut c, Queue::Default, "crashed", 1, Ts::now())
+            .await
+            .unwrap();
+        assert_eq!(t[0].job.as_ref().unwrap().attempts, 1);
+    }
+    let w = app.start_worker(&[]).await;
+    let p = app.wait_job(ids[0], |p| p.status == "succeeded").await;
+    assert_eq!(p.attempts, 2, "the crashed attempt counts");
+    w.shutdown().await;
+}
+
+/// Attempts spent by crashes alone end the job: once a claim counts more attempts than the job
+/// has, the worker fails it without running it.
+#[tokio::test]
+async fn a_job_whose_attempts_all_crashed_is_given_up() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 1).await;
+    {
+        let mut c = app.state.db.acquire().await.unwrap();
+        let lease = chrono::Duration::seconds(10);
+        for i in 0..3 {
+            let t = queue::claim(
+                &mut c,
+                Queue::Default,
+                &format!("crashed-{i}"),
+                1,
+                Ts::now(),
+            )
+            .await
+            .unwrap();
+            assert_eq!(t[0].job.as_ref().unwrap().attempts, i + 1);
+            // A live worker's heartbeat hands the dead one's task back.
+            assert_eq!(
+                queue::heartbeat(&mut c, Queue::Default, "rescuer", Ts::now(), lease)
+                    .await
+                    .unwrap(),
+                1
+            );
+        }
+    }
+    let w = app.start_worker(&[]).await;
+    let p = app.wait_job(ids[0], |p| p.status == "failed").await;
+    assert_eq!(p.attempts, 4);
+    assert!(
+        p.last_error.as_deref().unwrap_or("").contains("gave up"),
+        "{p:?}"
+    );
+    assert!(p.result.is_none(), "it never ran");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while queue_rows(&app).await > 0 {
+        assert!(std::time::Instant::now() < deadline, "its task stayed");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    w.shutdown().await;
+}
+
+/// Tasks handed back unstarted (a worker draining for shutdown, its buffer) have their claim
+/// undone: the job is `queued` again and the attempt is not counted.
+#[tokio::test]
+async fn a_task_handed_back_unstarted_keeps_its_attempts() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 1).await;
+    let mut tx = app.state.db.begin().await.unwrap();
+    let t = queue::claim(&mut tx, Queue::Default, "w1", 1, Ts::now())
+        .await
+        .unwrap();
+    let ids_claimed: Vec<i64> = t.iter().map(|c| c.id).collect();
+    queue::release(&mut tx, Queue::Default, "w1", &ids_claimed, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        jobs::progress::unclaim_many(&mut tx, &ids).await.unwrap(),
+        1
+    );
+    tx.commit().await.unwrap();
+    let mut c = app.state.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.attempts), ("queued", 0));
+    assert!(p.started_at.is_none());
+    let again = queue::claim(&mut c, Queue::Default, "w2", 1, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(again[0].job.as_ref().unwrap().attempts, 1);
+}
+
+/// A success is recorded with its task's ack, atomically: only the worker holding the task
+/// records it (a task rescued by another worker stays claimable and its job stays `running`),
+/// and then the task is gone and the job `succeeded` together.
+#[tokio::test]
+async fn a_success_is_recorded_only_together_with_its_tasks_delete() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 2).await;
+    let mut tx = app.state.db.begin().await.unwrap();
+    let t = queue::claim(&mut tx, Queue::Default, "w1", 2, Ts::now())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let success = |c: &queue::Claimed, v: &str| queue::Success {
+        task: c.id,
+        job_id: c.job_id,
+        result: serde_json::json!({ "v": v }),
+    };
+    let mut tx = app.state.db.begin().await.unwrap();
+    let n = queue::complete(&mut tx, "w2", &[], &[success(&t[0], "stolen")])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(n, 0, "another worker's task");
+    let mut c = app.state.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(
+        p.status.as_str(),
+        "running",
+        "not recorded without its task"
+    );
+    assert_eq!(queue_rows(&app).await, 2);
+    drop(c);
+
+    let mut tx = app.state.db.begin().await.unwrap();
+    let n = queue::complete(&mut tx, "w1", &[t[1].id], &[success(&t[0], "mine")])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(queue_rows(&app).await, 0);
+    let mut c = app.state.db.acquire().await.unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(p.status.as_str(), "succeeded");
+    assert_eq!(p.result.unwrap().0["v"], "mine");
+    assert!(p.finished_at.is_some());
+    let p = jobs::progress::get(&mut c, ids[1]).await.unwrap().unwrap();
+    assert_eq!(
+        p.status.as_str(),
+        "running",
+        "a plain ack records nothing (its outcome was written before)"
+    );
+}
