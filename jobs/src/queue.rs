@@ -185,9 +185,10 @@ pub async fn claim(
             .fetch_all(&mut *c)
             .await?;
             let jobs: Vec<Id> = tasks.iter().map(|t| t.job_id).collect();
+            // `+status`: the primary key, not the status index (see `progress::unclaim_many`).
             let q = format!(
                 "UPDATE job_progress SET {CLAIM_SET}
-                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running')
+                 WHERE id IN (SELECT value FROM json_each($1)) AND +status IN ('queued', 'running')
                  RETURNING {ATTEMPT_COLUMNS}"
             );
             let started = if jobs.is_empty() {
