@@ -31,15 +31,16 @@ pub async fn execute(
     job: Attempt,
 ) -> Result<Outcome, sqlx::Error> {
     let id = job.id;
-    let mut c = deps.db.acquire().await?;
+    // A connection only for these two rare outcomes: acquiring one pings it on PostgreSQL, a
+    // round trip every job would pay.
     if job.cancel_requested {
-        progress::mark_cancelled(&mut c, id).await?;
+        progress::mark_cancelled(&mut deps.db.acquire().await?, id).await?;
         return Ok(Outcome::Recorded);
     }
     if job.attempts > job.max_attempts {
         // Only a crash between claim and outcome gets here (each crash re-delivers the task).
         progress::fail(
-            &mut c,
+            &mut deps.db.acquire().await?,
             id,
             &format!(
                 "gave up after {} attempts: the worker stopped mid-run each time",
@@ -50,7 +51,6 @@ pub async fn execute(
         jobs::metrics::failed(&job.kind, job.queue);
         return Ok(Outcome::Recorded);
     }
-    drop(c);
     let waited = (Ts::now().0 - job.run_after.0).to_std().unwrap_or_default();
     jobs::metrics::started(&job.kind, job.queue, waited);
     // Attached to the futures with `instrument`: a span guard held across `.await` can be

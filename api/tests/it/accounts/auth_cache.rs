@@ -42,6 +42,25 @@ async fn warm(app: &TestApp, s: &Session) {
     from_cache(app, || app.get("/api/auth/me").session(s).send()).await;
 }
 
+/// Kai signed up (a web session) and signed in on a phone (a bearer), both sign-ins cached.
+async fn signed_in_twice_and_cached(app: &TestApp) -> (Session, String) {
+    let s = app.signup("kai@example.com").await;
+    let (access, _) = app.phone_tokens("kai@example.com").await;
+    warm(app, &s).await;
+    from_cache(app, || app.get("/api/auth/me").bearer(&access).send()).await;
+    (s, access)
+}
+
+/// Both of Kai's sign-ins are refused.
+async fn both_refused(app: &TestApp, s: &Session, access: &str) {
+    for r in [
+        app.get("/api/auth/me").session(s).send().await,
+        app.get("/api/auth/me").bearer(access).send().await,
+    ] {
+        r.assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+    }
+}
+
 async fn get(app: &TestApp, path: &str, s: &Session) -> Resp {
     app.get(path).session(s).send().await
 }
@@ -71,10 +90,7 @@ async fn a_sign_in_verified_recently_is_served_from_the_cache() {
 #[tokio::test]
 async fn sign_out_ends_a_cached_session_and_token_at_once() {
     let app = TestApp::new().await;
-    let s = app.signup("kai@example.com").await;
-    let (access, _) = app.phone_tokens("kai@example.com").await;
-    warm(&app, &s).await;
-    from_cache(&app, || app.get("/api/auth/me").bearer(&access).send()).await;
+    let (s, access) = signed_in_twice_and_cached(&app).await;
     let r = app.post("/api/auth/signout").session(&s).send().await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     app.get("/api/auth/me")
@@ -97,10 +113,7 @@ async fn sign_out_ends_a_cached_session_and_token_at_once() {
 #[tokio::test]
 async fn a_password_reset_ends_every_cached_sign_in_at_once() {
     let app = TestApp::new().await;
-    let s = app.signup("kai@example.com").await;
-    let (access, _) = app.phone_tokens("kai@example.com").await;
-    warm(&app, &s).await;
-    from_cache(&app, || app.get("/api/auth/me").bearer(&access).send()).await;
+    let (s, access) = signed_in_twice_and_cached(&app).await;
     let r = app
         .post("/api/auth/password/forgot")
         .json(json!({ "email": "kai@example.com" }))
@@ -122,21 +135,13 @@ async fn a_password_reset_ends_every_cached_sign_in_at_once() {
         .send()
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
-    for r in [
-        app.get("/api/auth/me").session(&s).send().await,
-        app.get("/api/auth/me").bearer(&access).send().await,
-    ] {
-        r.assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
-    }
+    both_refused(&app, &s, &access).await;
 }
 
 #[tokio::test]
 async fn a_deleted_account_is_refused_at_once() {
     let app = TestApp::new().await;
-    let s = app.signup("kai@example.com").await;
-    let (access, _) = app.phone_tokens("kai@example.com").await;
-    warm(&app, &s).await;
-    from_cache(&app, || app.get("/api/auth/me").bearer(&access).send()).await;
+    let (s, access) = signed_in_twice_and_cached(&app).await;
     let r = app
         .post("/api/auth/delete-account")
         .bearer(&access)
@@ -144,12 +149,7 @@ async fn a_deleted_account_is_refused_at_once() {
         .send()
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    for r in [
-        app.get("/api/auth/me").session(&s).send().await,
-        app.get("/api/auth/me").bearer(&access).send().await,
-    ] {
-        r.assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
-    }
+    both_refused(&app, &s, &access).await;
 }
 
 #[tokio::test]
