@@ -157,8 +157,10 @@ struct StatsRow {
 }
 
 /// Every queue's counts at `now`, in `Queue` order (a queue without jobs has zeros). One
-/// statement for all queues: it reads the live rows and the last hour's failures through the
-/// status index.
+/// statement for all queues: the live jobs are those with a queue task (`job_queue` holds
+/// live tasks only; a job briefly has two during a retry, hence `IN`), the last hour's
+/// failures come through the `failed_at` index (migration 25: no index names `status`, so a
+/// job's updates stay heap-only on PostgreSQL).
 pub async fn queue_stats(x: &mut impl Executor, now: Ts) -> Result<Vec<QueueStats>, sqlx::Error> {
     let hour_ago = now.minus(chrono::Duration::hours(1));
     let rows: Vec<StatsRow> = sql!(x, c => sqlx::query_as::<_, StatsRow>(
@@ -168,8 +170,10 @@ pub async fn queue_stats(x: &mut impl Executor, now: Ts) -> Result<Vec<QueueStat
             COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS running,
             COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS failed_last_hour,
             MIN(CASE WHEN status = 'queued' AND run_after <= $1 THEN run_after END) AS oldest_waiting_since
-         FROM job_progress
-         WHERE status IN ('queued', 'running') OR (status = 'failed' AND finished_at >= $2)
+         FROM (SELECT queue, status, run_after FROM job_progress
+               WHERE id IN (SELECT job_id FROM job_queue) AND status IN ('queued', 'running')
+               UNION ALL
+               SELECT queue, status, run_after FROM job_progress WHERE failed_at >= $2) AS j
          GROUP BY queue")
         .bind(now).bind(hour_ago)
         .fetch_all(&mut *c).await)?;

@@ -66,13 +66,14 @@ pub(crate) async fn insert(
 ) -> Result<Option<Id>, sqlx::Error> {
     let id = Id::new();
     let now = Ts::now();
-    // ON CONFLICT with the partial unique index: the losing one of two concurrent enqueues
-    // waits for the winner's commit and then inserts nothing.
+    // ON CONFLICT with the partial unique index on `live_key` (the key while the job is queued
+    // or running; migration 25): the losing one of two concurrent enqueues waits for the
+    // winner's commit and then inserts nothing.
     let r = execute!(x, sqlx::query(
         "INSERT INTO job_progress (id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts,
             payload, cancel_requested, run_after, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, FALSE, $9, $10, $10)
-         ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING")
+         ON CONFLICT (kind, live_key) WHERE live_key IS NOT NULL DO NOTHING")
         .bind(id).bind(&spec.kind).bind(spec.queue).bind(owner.org_id).bind(owner.user_id)
         .bind(&spec.idempotency_key).bind(spec.max_attempts as i64).bind(Json(&spec.payload))
         .bind(run_after).bind(now));
@@ -90,7 +91,7 @@ pub(crate) async fn live_with_key(
     key: &str,
 ) -> Result<Option<Id>, sqlx::Error> {
     sql!(x, c => sqlx::query_scalar::<_, Id>(
-        "SELECT id FROM job_progress WHERE kind = $1 AND idempotency_key = $2 AND status IN ('queued', 'running')")
+        "SELECT id FROM job_progress WHERE kind = $1 AND live_key = $2")
         .bind(kind).bind(key).fetch_optional(&mut *c).await)
 }
 
@@ -138,12 +139,8 @@ pub async fn unclaim_many(x: &mut impl Executor, ids: &[Id]) -> Result<u64, sqlx
         started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, updated_at = $2";
     let now = Ts::now();
     match x.conn() {
-        // `+status` on SQLite (here and in every statement that looks rows up by a list of
-        // ids): without statistics for `job_progress` the planner picks the status index over
-        // the primary key and walks every queued row per statement (280 jobs/s with 100,000
-        // queued). The unary plus keeps the column out of index selection.
         DbConn::Sqlite(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{SET} WHERE id IN (SELECT value FROM json_each($1)) AND +status = 'running'"
+            "{SET} WHERE id IN (SELECT value FROM json_each($1)) AND status = 'running'"
         )))
         .bind(Json(ids))
         .bind(now)
@@ -197,7 +194,7 @@ pub async fn succeed_many(x: &mut impl Executor, done: &[(Id, Value)]) -> Result
                 "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.value -> '$.result', last_error = NULL,
                     finished_at = $2, updated_at = $2
                  FROM json_each($1) AS d
-                 WHERE job_progress.id = d.value ->> '$.id' AND +job_progress.status = 'running'",
+                 WHERE job_progress.id = d.value ->> '$.id' AND job_progress.status = 'running'",
             )
             .bind(Json(list)).bind(now).execute(&mut *c).await?;
         }

@@ -122,7 +122,10 @@ impl ClaimRow {
 ///
 /// PostgreSQL: one statement, a data-modifying CTE (claim the tasks with `SKIP LOCKED`, so
 /// concurrent claimers take disjoint batches without waiting for each other; then update the
-/// progress rows of the claimed jobs, returning what the attempt needs). SQLite: two
+/// progress rows of the claimed jobs, returning what the attempt needs). The id lists are
+/// `= ANY(ARRAY(subquery))`, which the planner can only answer by primary-key lookups: written
+/// as `IN (subquery)` it hash-joined both whole tables (5.3 ms per 256 tasks with 10,000
+/// queued, 3.4 ms as written; it grows with the queue). SQLite: two
 /// statements in the caller's transaction (the process's single writer), which is as atomic.
 ///
 /// A task claimed here is started as soon as a slot takes it (the worker claims only for free
@@ -142,13 +145,13 @@ pub async fn claim(
             let q = format!(
                 "WITH claimed AS (
                     UPDATE job_queue SET locked_by = $1, locked_at = $2
-                    WHERE id IN (SELECT id FROM job_queue
+                    WHERE id = ANY(ARRAY(SELECT id FROM job_queue
                                  WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
-                                 ORDER BY run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+                                 ORDER BY run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED))
                     RETURNING id, job_id),
                  started AS (
                     UPDATE job_progress SET {CLAIM_SET}
-                    WHERE id IN (SELECT job_id FROM claimed) AND status IN ('queued', 'running')
+                    WHERE id = ANY(ARRAY(SELECT job_id FROM claimed)) AND status IN ('queued', 'running')
                     RETURNING {ATTEMPT_COLUMNS})
                  SELECT c.id, c.job_id, s.kind, s.queue AS job_queue, s.org_id, s.status, s.attempts,
                         s.max_attempts, s.payload, s.cancel_requested, s.run_after
@@ -185,10 +188,9 @@ pub async fn claim(
             .fetch_all(&mut *c)
             .await?;
             let jobs: Vec<Id> = tasks.iter().map(|t| t.job_id).collect();
-            // `+status`: the primary key, not the status index (see `progress::unclaim_many`).
             let q = format!(
                 "UPDATE job_progress SET {CLAIM_SET}
-                 WHERE id IN (SELECT value FROM json_each($1)) AND +status IN ('queued', 'running')
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running')
                  RETURNING {ATTEMPT_COLUMNS}"
             );
             let started = if jobs.is_empty() {

@@ -12,8 +12,10 @@
 //!   (`jobs::queue::claim`: a data-modifying CTE on PostgreSQL), into a local buffer; each
 //!   task is handed to apalis carrying its progress row ([`Claimed`]), so an attempt starts
 //!   without another write. apalis asks for a task only when a concurrency slot is free; the
-//!   buffer answers first, and a claim runs only when it is empty and there is a reason to
-//!   look ([`Wakeups`]; a full batch is one).
+//!   buffer answers, and meanwhile the next claim is already out whenever the buffer has room
+//!   and there is a reason to look ([`Wakeups`]; a full batch is one): claiming waited for an
+//!   empty buffer before, and the slots idled through every claim's round trip (28k jobs/s
+//!   with the claim the critical path).
 //! - **Acks**: when the handler returns, its task is submitted to a group commit that writes
 //!   acks in batches (`shared::db::group_commit`), off the job's path: the slot is free at
 //!   once. A success is recorded with its ack, atomically (`jobs::queue::complete`: the task's
@@ -57,6 +59,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+/// What the buffer holds beyond the free slots: about this much work at the recent pace
+/// (at most `batch - concurrency` tasks). Enough to cover a claim's round trip, so a busy
+/// worker never waits for one; little enough that slow jobs are not hoarded by one worker
+/// (nor shown `running`, as a claim marks them, long before they start).
+const BUFFER_TIME: Duration = Duration::from_millis(25);
+/// How often the pace is re-read.
+const PACE_WINDOW: Duration = Duration::from_millis(10);
 /// Most tasks one ack statement deletes.
 const MAX_ACKS: usize = 1024;
 /// How long a task whose handler failed (our bookkeeping, not the job) waits before any worker
@@ -69,9 +78,10 @@ pub struct Settings {
     pub queue: Queue,
     /// Tasks the worker runs at once (apalis's concurrency limit).
     pub concurrency: usize,
-    /// Most tasks one claim takes: beyond the free slots, `batch - concurrency` more wait in
-    /// the local buffer (none where the batch is the concurrency: those queues claim only
-    /// what they can start, so other processes take the rest).
+    /// Most tasks one claim takes: beyond the free slots, up to `batch - concurrency` more
+    /// wait in the local buffer, as many as [`BUFFER_TIME`] of work at the recent pace (none
+    /// where the batch is the concurrency: those queues claim only what they can start, so
+    /// other processes take the rest).
     pub batch: usize,
     pub heartbeat: Duration,
     /// A worker unseen for this long is presumed dead and its tasks go to others.
@@ -84,12 +94,13 @@ pub struct QueueBackend {
     db: Db,
     settings: Settings,
     wakeups: Wakeups,
-    /// Something says due tasks may be waiting: claim when the buffer runs dry.
+    /// Something says due tasks may be waiting: claim when the buffer has room.
     dirty: bool,
     buffer: VecDeque<Claimed>,
     /// A claim in flight, and how many tasks it asked for.
     claim: Pending<Vec<Claimed>>,
     asked: usize,
+    pace: Pace,
     registered: bool,
     beat: Pending<u64>,
     next_beat: Delay,
@@ -109,6 +120,7 @@ impl QueueBackend {
             buffer: VecDeque::new(),
             claim: None,
             asked: 0,
+            pace: Pace::new(),
             registered: false,
             beat: None,
             next_beat,
@@ -139,11 +151,19 @@ impl QueueBackend {
     }
 
     /// How many tasks to claim now: the free slots (apalis asks only with one free, and
-    /// counts the running ones) and the buffer's allowance.
-    fn claim_size(&self, worker: &WorkerContext) -> usize {
+    /// counts the running ones) and the buffer's allowance, less what the buffer holds.
+    /// Claiming whenever there is room keeps a claim in flight while tasks run, each sized by
+    /// what ran while the last one was out.
+    fn room(&self, worker: &WorkerContext) -> usize {
         let s = &self.settings;
         let free = s.concurrency.saturating_sub(worker.task_count()).max(1);
-        (s.batch.saturating_sub(s.concurrency) + free).clamp(1, s.batch.max(1))
+        let allowance = self
+            .pace
+            .tasks_in(BUFFER_TIME)
+            .min(s.batch.saturating_sub(s.concurrency));
+        (allowance + free)
+            .min(s.batch.max(1))
+            .saturating_sub(self.buffer.len())
     }
 
     fn claim(
@@ -196,6 +216,42 @@ impl QueueBackend {
         self.delivered += 1;
         let id = TaskId::from_string(format!("{}.{}", c.id, self.delivered));
         TaskBuilder::new(c).task_id(id).build()
+    }
+}
+
+/// Tasks handed to apalis per second lately, re-read every [`PACE_WINDOW`] (a worker idle for
+/// a while reads as slow: its next claim takes only the free slots, and grows from there).
+struct Pace {
+    since: std::time::Instant,
+    counted: u32,
+    per_sec: f64,
+}
+
+impl Pace {
+    fn new() -> Pace {
+        Pace {
+            since: std::time::Instant::now(),
+            counted: 0,
+            per_sec: 0.0,
+        }
+    }
+
+    fn count(&mut self) {
+        self.counted += 1;
+        let elapsed = self.since.elapsed();
+        if elapsed >= PACE_WINDOW {
+            self.per_sec = self.counted as f64 / elapsed.as_secs_f64();
+            self.since = std::time::Instant::now();
+            self.counted = 0;
+        }
+    }
+
+    /// About how many tasks run in `span` at this pace.
+    fn tasks_in(&self, span: Duration) -> usize {
+        // A window left open long ago means the worker has been idle since.
+        let stale = self.since.elapsed() > PACE_WINDOW * 10;
+        let per_sec = if stale { 0.0 } else { self.per_sec };
+        (per_sec * span.as_secs_f64()) as usize
     }
 }
 
@@ -279,32 +335,37 @@ impl Backend for QueueBackend {
             self.dirty = true;
         }
         loop {
-            if let Some(c) = self.buffer.pop_front() {
-                return Poll::Ready(Some(Ok(self.task(c))));
-            }
-            if let Some(claim) = &mut self.claim {
-                let Poll::Ready(r) = claim.poll_unpin(cx) else {
-                    return Poll::Pending;
-                };
+            if let Some(claim) = &mut self.claim
+                && let Poll::Ready(r) = claim.poll_unpin(cx)
+            {
                 self.claim = None;
-                match r {
-                    Ok(rows) => {
-                        // A full claim may have left more behind.
-                        if rows.len() >= self.asked {
-                            self.dirty = true;
-                        }
-                        self.buffer.extend(rows);
-                        continue;
-                    }
+                let rows = match r {
+                    Ok(rows) => rows,
                     Err(e) => return Poll::Ready(Some(Err(e))),
+                };
+                // A full claim may have left more behind.
+                if rows.len() >= self.asked {
+                    self.dirty = true;
+                }
+                self.buffer.extend(rows);
+            }
+            // Claim ahead: the next batch is on its way while the buffered tasks run.
+            if self.claim.is_none() && self.dirty {
+                let room = self.room(worker);
+                if room > 0 {
+                    self.dirty = false;
+                    self.asked = room;
+                    self.claim = Some(self.claim(worker, room));
+                    continue; // polled at once, so its answer wakes this worker
                 }
             }
-            if !self.dirty {
-                return Poll::Pending;
-            }
-            self.dirty = false;
-            self.asked = self.claim_size(worker);
-            self.claim = Some(self.claim(worker, self.asked));
+            return match self.buffer.pop_front() {
+                Some(c) => {
+                    self.pace.count();
+                    Poll::Ready(Some(Ok(self.task(c))))
+                }
+                None => Poll::Pending,
+            };
         }
     }
 

@@ -88,3 +88,64 @@ async fn postgres_notifications_wake_the_worker_for_every_job() {
     }
     w.shutdown().await;
 }
+
+/// A job's claim and its success update its progress row in place; on PostgreSQL that stays a
+/// heap-only update (no index entries written) only while no index names a column those
+/// updates change, in its key or its predicate (migration 25: 26–33 % less database time per
+/// claim and per success). This pins that down for both schemas.
+#[tokio::test]
+async fn progress_indexes_name_no_column_a_job_updates() {
+    let app = TestApp::new().await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    let defs: Vec<String> = shared::sql!(&mut c, c => sqlx::query_scalar::<_, String>(
+        if app.tdb.is_postgres() {
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'job_progress' AND schemaname = current_schema()"
+        } else {
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'job_progress' AND sql IS NOT NULL"
+        })
+        .fetch_all(&mut *c).await)
+    .unwrap();
+    assert!(defs.len() >= 3, "{defs:?}");
+    let updated = [
+        "status",
+        "attempts",
+        "percent",
+        "message",
+        "result",
+        "last_error",
+        "cancel_requested",
+        "run_after",
+        "started_at",
+        "finished_at",
+        "updated_at",
+    ];
+    for def in &defs {
+        let names: Vec<&str> = def
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .collect();
+        for col in updated {
+            assert!(!names.contains(&col), "{def} names {col}");
+        }
+    }
+}
+
+/// The live key is freed by every end of a job, not only success: here a permanent failure.
+#[tokio::test]
+async fn a_failed_job_frees_its_idempotency_key() {
+    let app = TestApp::new().await;
+    let probe = Probe {
+        key: Some("import:7".into()),
+        fail_permanently: true,
+        ..Default::default()
+    };
+    let first = enqueue_probe(&app, probe.clone(), Owner::default()).await;
+    let again = enqueue_probe(&app, probe.clone(), Owner::default()).await;
+    assert!(again.existing, "the live job is returned");
+    assert_eq!(again.id, first.id);
+    let w = app.start_worker(&[]).await;
+    app.wait_job(first.id, |p| p.status == "failed").await;
+    let after = enqueue_probe(&app, probe, Owner::default()).await;
+    assert!(!after.existing);
+    assert_ne!(after.id, first.id);
+    w.shutdown().await;
+}
