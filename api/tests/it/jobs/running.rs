@@ -291,3 +291,47 @@ async fn a_stored_unknown_queue_is_an_error_not_the_default_queue() {
     let e = jobs::progress::get(&mut c, job.id).await.unwrap_err();
     assert!(e.to_string().contains("unknown Queue `inbox`"), "{e}");
 }
+
+/// A worker of slow jobs claims about what it can start (its buffer follows its pace:
+/// `worker::queue_backend`), so a second worker shares the backlog instead of waiting behind a
+/// hoard. With the fetch batch alone (128 here) the first worker would have taken all 24.
+#[tokio::test]
+async fn workers_of_slow_jobs_share_the_backlog() {
+    let app = TestApp::new().await;
+    let mut ids = vec![];
+    for _ in 0..24 {
+        let probe = Probe {
+            sleep_ms: 300,
+            ..Default::default()
+        };
+        ids.push(enqueue_probe(&app, probe, Owner::default()).await.id);
+    }
+    let env = [("WORKER_CONCURRENCY", "only:default=4")];
+    let a = app.start_worker(&env).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let b = app.start_worker(&env).await;
+    let (mut most, mut both) = (0i64, false);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while std::time::Instant::now() < until {
+        let mut c = app.state.db.acquire().await.unwrap();
+        let held: Vec<(String, i64)> = shared::sql!(&mut c, c => sqlx::query_as(
+            "SELECT locked_by, COUNT(*) FROM job_queue WHERE locked_by IS NOT NULL GROUP BY locked_by")
+            .fetch_all(&mut *c).await)
+        .unwrap();
+        drop(c);
+        most = most.max(held.iter().map(|(_, n)| *n).max().unwrap_or(0));
+        both |= held.len() == 2;
+        if held.is_empty() && both {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(both, "the second worker got a share of the backlog");
+    // Four running, and at most one waiting in the buffer for the next free slot.
+    assert!(most <= 5, "a worker held {most} tasks at once");
+    for id in ids {
+        app.wait_job(id, |p| p.status == "succeeded").await;
+    }
+    a.shutdown().await;
+    b.shutdown().await;
+}
