@@ -240,11 +240,14 @@ impl LocalStore {
                 .map_err(|e| io_err(e, "seeking in", &path))?;
         }
         let content_type = read_meta(&path).await;
+        let last_modified = md.modified().ok();
         let body = ReaderStream::with_capacity(file.take(len), READ_CHUNK).boxed();
         Ok(Object {
             size,
             range: served,
             content_type,
+            etag: Some(local_etag(size, last_modified)),
+            last_modified,
             body,
         })
     }
@@ -262,14 +265,11 @@ impl LocalStore {
             Err(e) => return Err(io_err(e, "reading the metadata of", &path)),
         };
         let last_modified = md.modified().ok();
-        let mtime_ns = last_modified
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
         Ok(Some(ObjectMeta {
             size: md.len(),
             content_type: read_meta(&path).await,
             last_modified,
-            etag: Some(format!("{:x}-{mtime_ns:x}", md.len())),
+            etag: Some(local_etag(md.len(), last_modified)),
         }))
     }
 
@@ -412,4 +412,12 @@ fn clash_hint(err: StorageError, key: &str, hint: &str) -> StorageError {
         }
         other => other,
     }
+}
+
+/// A local object's version tag: its size and modification time (the same for a HEAD and a GET).
+fn local_etag(size: u64, modified: Option<std::time::SystemTime>) -> String {
+    let mtime_ns = modified
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!("{size:x}-{mtime_ns:x}")
 }

@@ -168,6 +168,9 @@ pub struct Object {
     /// The inclusive range served, when a range was asked for (for `206` and `Content-Range`).
     pub range: Option<(u64, u64)>,
     pub content_type: Option<String>,
+    /// As [`ObjectMeta`]'s, read with the object: a GET needs no HEAD before it.
+    pub last_modified: Option<SystemTime>,
+    pub etag: Option<String>,
     pub body: BoxStream<'static, io::Result<Bytes>>,
 }
 

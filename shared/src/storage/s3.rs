@@ -376,6 +376,10 @@ impl S3Store {
             size,
             range: served,
             content_type: out.content_type().map(str::to_string),
+            last_modified: out
+                .last_modified()
+                .and_then(|t| SystemTime::try_from(*t).ok()),
+            etag: out.e_tag().map(|t| t.trim_matches('"').to_string()),
             body: body_stream(out.body),
         })
     }
