@@ -163,13 +163,7 @@ pub async fn serve_stored(
             Ok(obj) => obj,
             Err(e) => return storage_error(e),
         };
-        let meta = ObjectMeta {
-            size: obj.size,
-            content_type: obj.content_type.clone(),
-            last_modified: obj.last_modified,
-            etag: obj.etag.clone(),
-        };
-        let (status, h) = stored_headers(store, key, &meta, obj.range);
+        let (status, h) = stored_headers(store, key, &obj.meta(), obj.range);
         return (status, h, Body::from_stream(obj.body)).into_response();
     }
     let meta = match storage.head(store, key).await {

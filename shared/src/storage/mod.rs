@@ -183,6 +183,16 @@ impl Object {
         }
     }
 
+    /// What a HEAD would have said of the object, as read with it.
+    pub fn meta(&self) -> ObjectMeta {
+        ObjectMeta {
+            size: self.size,
+            content_type: self.content_type.clone(),
+            last_modified: self.last_modified,
+            etag: self.etag.clone(),
+        }
+    }
+
     /// `bytes first-last/size` for a ranged read.
     pub fn content_range(&self) -> Option<String> {
         self.range
