@@ -112,6 +112,7 @@ pub struct QueueBackend {
 impl QueueBackend {
     pub fn new(db: Db, settings: Settings, wakeups: Wakeups) -> Self {
         let next_beat = Delay::new(settings.heartbeat);
+        let pace = Pace::new(settings.concurrency);
         QueueBackend {
             db,
             settings,
@@ -120,7 +121,7 @@ impl QueueBackend {
             buffer: VecDeque::new(),
             claim: None,
             asked: 0,
-            pace: Pace::new(),
+            pace,
             registered: false,
             beat: None,
             next_beat,
@@ -219,37 +220,55 @@ impl QueueBackend {
     }
 }
 
-/// Tasks handed to apalis per second lately, re-read every [`PACE_WINDOW`] (a worker idle for
-/// a while reads as slow: its next claim takes only the free slots, and grows from there).
+/// Tasks handed to apalis per second lately, re-read every [`PACE_WINDOW`] or longer (a worker
+/// idle for a while, or running slow jobs, reads as slow: its next claim takes only the free
+/// slots, and grows from there).
+/// A window opens at a delivery, not before: the time a new worker spent starting is not
+/// work, and one delivery over it would read as a pace.
 struct Pace {
-    since: std::time::Instant,
+    since: Option<std::time::Instant>,
     counted: u32,
+    /// Deliveries a window needs before it is read: more than one burst of the worker's
+    /// slots, so slow jobs that start together do not read as a fast pace.
+    sample: u32,
     per_sec: f64,
 }
 
 impl Pace {
-    fn new() -> Pace {
+    fn new(concurrency: usize) -> Pace {
         Pace {
-            since: std::time::Instant::now(),
+            since: None,
             counted: 0,
+            sample: u32::try_from(concurrency)
+                .unwrap_or(u32::MAX)
+                .saturating_add(1),
             per_sec: 0.0,
         }
     }
 
     fn count(&mut self) {
+        self.count_at(std::time::Instant::now());
+    }
+
+    fn count_at(&mut self, now: std::time::Instant) {
+        let since = *self.since.get_or_insert(now);
         self.counted += 1;
-        let elapsed = self.since.elapsed();
-        if elapsed >= PACE_WINDOW {
+        let elapsed = now - since;
+        if elapsed >= PACE_WINDOW && self.counted >= self.sample {
             self.per_sec = self.counted as f64 / elapsed.as_secs_f64();
-            self.since = std::time::Instant::now();
+            self.since = Some(now);
             self.counted = 0;
         }
     }
 
     /// About how many tasks run in `span` at this pace.
     fn tasks_in(&self, span: Duration) -> usize {
+        self.tasks_in_at(std::time::Instant::now(), span)
+    }
+
+    fn tasks_in_at(&self, now: std::time::Instant, span: Duration) -> usize {
         // A window left open long ago means the worker has been idle since.
-        let stale = self.since.elapsed() > PACE_WINDOW * 10;
+        let stale = self.since.is_none_or(|s| now - s > PACE_WINDOW * 10);
         let per_sec = if stale { 0.0 } else { self.per_sec };
         (per_sec * span.as_secs_f64()) as usize
     }
@@ -622,6 +641,38 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pace_counts_deliveries_from_the_first_and_forgets_an_idle_spell() {
+        let t0 = std::time::Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let mut p = Pace::new(4);
+        // A new worker's first burst is no pace yet, however long it took to start (a
+        // window opened at its start read one delivery over 12 ms as 83 a second).
+        for _ in 0..4 {
+            p.count_at(ms(12));
+        }
+        assert_eq!(p.tasks_in_at(ms(13), BUFFER_TIME), 0);
+        // One delivery a millisecond: about 1,000 a second, 25 in the buffer's 25 ms.
+        for n in 1..=20 {
+            p.count_at(ms(12 + n));
+        }
+        let busy = p.tasks_in_at(ms(33), BUFFER_TIME);
+        assert!((20..=40).contains(&busy), "{busy}");
+        // Idle for a while: no allowance until deliveries come again.
+        assert_eq!(p.tasks_in_at(ms(300), BUFFER_TIME), 0);
+        // Slow jobs on four slots, finishing two and two 12 ms apart: 4 a second (not the
+        // 166 of two deliveries over 12 ms).
+        let mut p = Pace::new(4);
+        for burst in 0..3 {
+            let at = 1_000 * burst;
+            p.count_at(ms(at));
+            p.count_at(ms(at));
+            p.count_at(ms(at + 12));
+            p.count_at(ms(at + 12));
+            assert_eq!(p.tasks_in_at(ms(at + 13), BUFFER_TIME), 0, "burst {burst}");
+        }
+    }
 
     #[tokio::test]
     async fn a_task_id_names_its_row_and_differs_per_delivery() {
