@@ -116,7 +116,7 @@ pub async fn enqueue_at(
 ) -> Result<Enqueued, sqlx::Error> {
     match progress::insert(tx, spec, owner, run_after).await? {
         Some(id) => {
-            queue::push(tx, spec.queue, id, run_after).await?;
+            queue::push(tx, spec.queue, id, run_after, 0).await?;
             // Counted when written: a transaction rolled back after this still counted it.
             crate::metrics::enqueued(&spec.kind, spec.queue);
             Ok(Enqueued {

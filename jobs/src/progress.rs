@@ -100,7 +100,7 @@ pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx
     sql!(x, c => sqlx::query_as::<_, Progress>(sqlx::AssertSqlSafe(q)).bind(id).fetch_optional(&mut *c).await)
 }
 
-/// What one attempt needs from its progress row. The queue's claim (`queue::claim`) takes the
+/// What one attempt needs from its progress row. The queue's claim (`queue::claim`) reads the
 /// progress rows of the tasks it claims in the same statement (or transaction, on SQLite) and
 /// returns these fields, so a delivered task carries its job and the attempt starts without
 /// another write.
@@ -110,7 +110,8 @@ pub struct Attempt {
     pub kind: String,
     pub queue: Queue,
     pub org_id: Option<Id>,
-    /// Always `running` once claimed.
+    /// As the progress row read at the claim: `queued`, or `running` when an earlier attempt
+    /// was marked (the claim does not write the row).
     pub status: JobStatus,
     /// Counting this one.
     pub attempts: i64,
@@ -124,41 +125,23 @@ pub struct Attempt {
 pub(crate) const ATTEMPT_COLUMNS: &str =
     "id, kind, queue, org_id, status, attempts, max_attempts, payload, cancel_requested, run_after";
 
-/// What a claim writes into a progress row it takes (`$2` is the claim's time): `running`, one
-/// more attempt, first started now.
-pub(crate) const CLAIM_SET: &str = "status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2";
+/// The statuses of a job that a queue task may still run (an SQL list).
+pub(crate) const LIVE: &str = "('queued', 'running')";
 
-/// Undoes the claim of jobs whose tasks were claimed but never started (handed back at
-/// shutdown, `worker::queue_backend`): `queued` again, the attempt not counted. Only rows still
-/// `running` change.
-pub async fn unclaim_many(x: &mut impl Executor, ids: &[Id]) -> Result<u64, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    const SET: &str = "UPDATE job_progress SET status = 'queued', attempts = attempts - 1,
-        started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, updated_at = $2";
-    let now = Ts::now();
-    match x.conn() {
-        DbConn::Sqlite(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{SET} WHERE id IN (SELECT value FROM json_each($1)) AND status = 'running'"
-        )))
-        .bind(Json(ids))
-        .bind(now)
-        .execute(&mut *c)
-        .await?
-        .rows_affected()),
-        DbConn::Pg(c) => {
-            let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
-            Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-                "{SET} WHERE id = ANY($1) AND status = 'running'"
-            )))
-            .bind(ids)
-            .bind(now)
-            .execute(&mut *c)
-            .await?
-            .rows_affected())
-        }
-    }
+/// Marks an attempt started: `running`, its attempt number, first started at `started`. The
+/// claim does not write the progress row (`queue::claim`): the worker marks a job when it has
+/// run for a moment or before recording a failure, and a success writes all of this itself.
+pub async fn mark_started(
+    x: &mut impl Executor,
+    id: Id,
+    attempt: i64,
+    started: Ts,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'running', attempts = $2, started_at = COALESCE(started_at, $3), updated_at = $4
+         WHERE id = $1 AND status IN ('queued', 'running')")
+        .bind(id).bind(attempt).bind(started).bind(Ts::now()))?;
+    Ok(())
 }
 
 /// Reports progress from a running job (percent clamped to 0..=100).
@@ -170,46 +153,36 @@ pub async fn report(
 ) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
         "UPDATE job_progress SET percent = COALESCE($2, percent), message = COALESCE($3, message), updated_at = $4
-         WHERE id = $1 AND status = 'running'")
+         WHERE id = $1 AND status IN ('queued', 'running')")
         .bind(id).bind(percent.map(|p| p.clamp(0, 100))).bind(message).bind(Ts::now()))?;
     Ok(())
 }
 
-/// Records the results of finished attempts, one statement for the whole batch. A job no
-/// longer running (cancelled meanwhile) keeps its status.
-pub async fn succeed_many(x: &mut impl Executor, done: &[(Id, Value)]) -> Result<(), sqlx::Error> {
-    let now = Ts::now();
-    match x.conn() {
-        DbConn::Sqlite(c) => {
-            #[derive(Serialize)]
-            struct Done<'a> {
-                id: Id,
-                result: &'a Value,
-            }
-            let list: Vec<Done> = done
-                .iter()
-                .map(|(id, result)| Done { id: *id, result })
-                .collect();
-            sqlx::query(
-                "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.value -> '$.result', last_error = NULL,
-                    finished_at = $2, updated_at = $2
-                 FROM json_each($1) AS d
-                 WHERE job_progress.id = d.value ->> '$.id' AND job_progress.status = 'running'",
-            )
-            .bind(Json(list)).bind(now).execute(&mut *c).await?;
-        }
-        DbConn::Pg(c) => {
-            let ids: Vec<uuid::Uuid> = done.iter().map(|(id, _)| id.0).collect();
-            let results: Vec<Json<&Value>> = done.iter().map(|(_, r)| Json(r)).collect();
-            sqlx::query(
-                "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.result, last_error = NULL,
-                    finished_at = $3, updated_at = $3
-                 FROM unnest($1::uuid[], $2::jsonb[]) AS d(id, result)
-                 WHERE job_progress.id = d.id AND job_progress.status = 'running'",
-            )
-            .bind(ids).bind(results).bind(now).execute(&mut *c).await?;
-        }
-    }
+/// A finished attempt's success, as the deleted task row gave it.
+#[derive(Debug, Serialize)]
+pub(crate) struct Succeeded<'a> {
+    pub id: Id,
+    pub result: &'a Value,
+    pub attempt: i64,
+    /// The task's claim time, as SQLite stores it (the first attempt's start, when the row has
+    /// none yet).
+    pub claimed_at: Option<String>,
+}
+
+/// Records the results of finished attempts on SQLite, one statement for the whole batch
+/// (PostgreSQL records them in `queue::complete`'s statement). A job no longer live
+/// (cancelled meanwhile) keeps its status.
+pub(crate) async fn succeed_many(
+    x: &mut impl Executor,
+    done: &[Succeeded<'_>],
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.value -> '$.result', last_error = NULL,
+            attempts = d.value ->> '$.attempt', started_at = COALESCE(started_at, d.value ->> '$.claimed_at'),
+            finished_at = $2, updated_at = $2
+         FROM json_each($1) AS d
+         WHERE job_progress.id = d.value ->> '$.id' AND job_progress.status IN ('queued', 'running')")
+        .bind(Json(done)).bind(Ts::now()))?;
     Ok(())
 }
 
@@ -253,20 +226,33 @@ pub async fn mark_cancelled(x: &mut impl Executor, id: Id) -> Result<(), sqlx::E
 
 /// Asks a job to stop: a queued one is cancelled at once; a running one is flagged and its
 /// handler stops at its next check. Returns the new status, or `None` when already finished.
+///
+/// Running means its task is claimed (the progress row reads `queued` until the worker marks
+/// it). On PostgreSQL the job's task rows are locked first: a claim in flight finishes before
+/// this reads them, and a claim after skips them until this commits, so a job is never both
+/// cancelled at once and started. Both read the live tasks without an index on `job_id` (one
+/// more index write per claim): a user's cancel pays the scan instead.
 pub async fn request_cancel(
     x: &mut impl Executor,
     id: Id,
 ) -> Result<Option<JobStatus>, sqlx::Error> {
     let now = Ts::now();
+    if let DbConn::Pg(c) = x.conn() {
+        sqlx::query("SELECT id FROM job_queue WHERE job_id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_all(&mut *c)
+            .await?;
+    }
     let queued = execute!(x, sqlx::query(
         "UPDATE job_progress SET status = 'cancelled', cancel_requested = TRUE, finished_at = $2, updated_at = $2
-         WHERE id = $1 AND status = 'queued'")
+         WHERE id = $1 AND status = 'queued'
+           AND NOT EXISTS (SELECT 1 FROM job_queue WHERE job_id = $1 AND locked_by IS NOT NULL)")
         .bind(id).bind(now))?;
     if queued == 1 {
         return Ok(Some(JobStatus::Cancelled));
     }
     let running = execute!(x, sqlx::query(
-        "UPDATE job_progress SET cancel_requested = TRUE, updated_at = $2 WHERE id = $1 AND status = 'running'")
+        "UPDATE job_progress SET cancel_requested = TRUE, updated_at = $2 WHERE id = $1 AND status IN ('queued', 'running')")
         .bind(id).bind(now))?;
     Ok((running == 1).then_some(JobStatus::Running))
 }

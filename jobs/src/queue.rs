@@ -14,7 +14,7 @@
 //! serve both; only the claim's row locking and the id lists differ per dialect.
 
 use super::Queue;
-use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, CLAIM_SET, JobStatus};
+use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, JobStatus, LIVE};
 use serde_json::Value;
 use shared::db::{DbConn, Executor, Id, Ts};
 use shared::execute;
@@ -28,19 +28,24 @@ pub fn channel(queue: Queue) -> String {
     format!("job_queue_{}", queue.as_str())
 }
 
-/// Inserts one queue task for job `id`, runnable at `run_at`.
+/// Inserts one queue task for job `id`, runnable at `run_at`; the job has had `attempts`
+/// attempts so far (the task's claims count on from there).
 pub async fn push(
     x: &mut impl Executor,
     queue: Queue,
     id: Id,
     run_at: Ts,
+    attempts: i64,
 ) -> Result<(), sqlx::Error> {
     execute!(
         x,
-        sqlx::query("INSERT INTO job_queue (queue, job_id, run_at) VALUES ($1, $2, $3)")
-            .bind(queue)
-            .bind(id)
-            .bind(run_at)
+        sqlx::query(
+            "INSERT INTO job_queue (queue, job_id, run_at, base_attempts) VALUES ($1, $2, $3, $4)"
+        )
+        .bind(queue)
+        .bind(id)
+        .bind(run_at)
+        .bind(attempts)
     )?;
     Ok(())
 }
@@ -116,23 +121,23 @@ impl ClaimRow {
     }
 }
 
-/// Claims up to `limit` due tasks of `queue` for `worker`, and with them their jobs' progress
-/// rows for an attempt (`running`, attempts + 1: `progress::CLAIM_SET`), and returns both,
-/// oldest first.
+/// Claims up to `limit` due tasks of `queue` for `worker`, with what their jobs' progress rows
+/// hold for an attempt, oldest first. The claim writes only the task rows: `claims` counts the
+/// attempt on the task (its number is `base_attempts + claims`), and the progress row stays as
+/// it was until the worker writes the outcome, or marks a job that runs for a while `running`
+/// (`worker::execute`). A job that succeeds at once is written once, at its success.
 ///
 /// PostgreSQL: one statement, a data-modifying CTE (claim the tasks with `SKIP LOCKED`, so
-/// concurrent claimers take disjoint batches without waiting for each other; then update the
-/// progress rows of the claimed jobs, returning what the attempt needs). The id lists are
-/// `= ANY(ARRAY(subquery))`, which the planner can only answer by primary-key lookups: written
-/// as `IN (subquery)` it hash-joined both whole tables (5.3 ms per 256 tasks with 10,000
-/// queued, 3.4 ms as written; it grows with the queue). SQLite: two
-/// statements in the caller's transaction (the process's single writer), which is as atomic.
+/// concurrent claimers take disjoint batches without waiting for each other; then read the
+/// jobs' progress rows). The id list is `= ANY(ARRAY(subquery))`, which the planner can only
+/// answer by primary-key lookups: written as `IN (subquery)` it hash-joined both whole tables
+/// (5.3 ms per 256 tasks with 10,000 queued, 3.4 ms as written; it grows with the queue).
+/// SQLite: two statements in the caller's transaction (the process's single writer), which is
+/// as atomic.
 ///
-/// A task claimed here is started as soon as a slot takes it (the worker claims only for free
-/// slots, plus a small buffer on the `default` queue); its job reads `running` from the claim
-/// on, and the attempt is counted then. A crash that loses claimed tasks therefore counts an
-/// attempt for each (the task comes back after the lease, and the next claim counts another);
-/// a task handed back unstarted at shutdown has its claim undone (`progress::unclaim_many`).
+/// A crash that loses claimed tasks counts an attempt for each (the task comes back after the
+/// lease, and the next claim counts another); a task handed back unstarted at shutdown has its
+/// claim uncounted ([`uncount`]).
 pub async fn claim(
     x: &mut impl Executor,
     queue: Queue,
@@ -144,18 +149,14 @@ pub async fn claim(
         DbConn::Pg(c) => {
             let q = format!(
                 "WITH claimed AS (
-                    UPDATE job_queue SET locked_by = $1, locked_at = $2
+                    UPDATE job_queue SET locked_by = $1, locked_at = $2, claims = claims + 1
                     WHERE id = ANY(ARRAY(SELECT id FROM job_queue
                                  WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
                                  ORDER BY run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED))
-                    RETURNING id, job_id),
-                 started AS (
-                    UPDATE job_progress SET {CLAIM_SET}
-                    WHERE id = ANY(ARRAY(SELECT job_id FROM claimed)) AND status IN ('queued', 'running')
-                    RETURNING {ATTEMPT_COLUMNS})
-                 SELECT c.id, c.job_id, s.kind, s.queue AS job_queue, s.org_id, s.status, s.attempts,
-                        s.max_attempts, s.payload, s.cancel_requested, s.run_after
-                 FROM claimed c LEFT JOIN started s ON s.id = c.job_id"
+                    RETURNING id, job_id, base_attempts + claims AS attempt)
+                 SELECT c.id, c.job_id, p.kind, p.queue AS job_queue, p.org_id, p.status,
+                        c.attempt AS attempts, p.max_attempts, p.payload, p.cancel_requested, p.run_after
+                 FROM claimed c LEFT JOIN job_progress p ON p.id = c.job_id AND p.status IN {LIVE}"
             );
             sqlx::query_as::<_, ClaimRow>(sqlx::AssertSqlSafe(q))
                 .bind(worker)
@@ -173,13 +174,14 @@ pub async fn claim(
             struct Task {
                 id: i64,
                 job_id: Id,
+                attempt: i64,
             }
             let tasks = sqlx::query_as::<_, Task>(
-                "UPDATE job_queue SET locked_by = $1, locked_at = $2
+                "UPDATE job_queue SET locked_by = $1, locked_at = $2, claims = claims + 1
                  WHERE id IN (SELECT id FROM job_queue
                               WHERE queue = $3 AND locked_by IS NULL AND run_at <= $2
                               ORDER BY run_at, id LIMIT $4)
-                 RETURNING id, job_id",
+                 RETURNING id, job_id, base_attempts + claims AS attempt",
             )
             .bind(worker)
             .bind(now)
@@ -189,26 +191,27 @@ pub async fn claim(
             .await?;
             let jobs: Vec<Id> = tasks.iter().map(|t| t.job_id).collect();
             let q = format!(
-                "UPDATE job_progress SET {CLAIM_SET}
-                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running')
-                 RETURNING {ATTEMPT_COLUMNS}"
+                "SELECT {ATTEMPT_COLUMNS} FROM job_progress
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN {LIVE}"
             );
-            let started = if jobs.is_empty() {
+            let live = if jobs.is_empty() {
                 vec![]
             } else {
                 sqlx::query_as::<_, Attempt>(sqlx::AssertSqlSafe(q))
                     .bind(Json(&jobs))
-                    .bind(now)
                     .fetch_all(&mut *c)
                     .await?
             };
-            let mut by_id: HashMap<Id, Attempt> = started.into_iter().map(|a| (a.id, a)).collect();
+            let mut by_id: HashMap<Id, Attempt> = live.into_iter().map(|a| (a.id, a)).collect();
             tasks
                 .into_iter()
                 .map(|t| Claimed {
                     id: t.id,
                     job_id: t.job_id,
-                    job: by_id.remove(&t.job_id),
+                    job: by_id.remove(&t.job_id).map(|a| Attempt {
+                        attempts: t.attempt,
+                        ..a
+                    }),
                 })
                 .collect()
         }
@@ -250,20 +253,24 @@ pub async fn complete(
     }
     let mut ids: Vec<i64> = done.to_vec();
     ids.extend(succeeded.iter().map(|s| s.task));
-    let gone: HashSet<i64> = match x.conn() {
+    let gone: HashMap<i64, Gone> = match x.conn() {
         DbConn::Pg(c) => {
             let tasks: Vec<i64> = succeeded.iter().map(|s| s.task).collect();
             let jobs: Vec<uuid::Uuid> = succeeded.iter().map(|s| s.job_id.0).collect();
             let results: Vec<Json<&Value>> = succeeded.iter().map(|s| Json(&s.result)).collect();
             // A data-modifying CTE runs to completion whether or not the outer query reads it.
+            // The deleted task gives the attempt's number and its claim time (`claim`).
             let n: i64 = sqlx::query_scalar(
-                "WITH gone AS (DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2 RETURNING id),
+                "WITH gone AS (
+                    DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2
+                    RETURNING id, locked_at, base_attempts + claims AS attempt),
                  recorded AS (
                     UPDATE job_progress SET status = 'succeeded', percent = 100, result = d.result,
+                        attempts = g.attempt, started_at = COALESCE(job_progress.started_at, g.locked_at),
                         last_error = NULL, finished_at = $6, updated_at = $6
                     FROM unnest($3::bigint[], $4::uuid[], $5::jsonb[]) AS d(task, job, result)
-                    WHERE d.task IN (SELECT id FROM gone) AND job_progress.id = d.job
-                      AND job_progress.status = 'running')
+                    JOIN gone g ON g.id = d.task
+                    WHERE job_progress.id = d.job AND job_progress.status IN ('queued', 'running'))
                  SELECT COUNT(*) FROM gone",
             )
             .bind(&ids)
@@ -276,25 +283,42 @@ pub async fn complete(
             .await?;
             return Ok(n as u64);
         }
-        DbConn::Sqlite(c) => sqlx::query_scalar::<_, i64>(
-            "DELETE FROM job_queue WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2 RETURNING id",
+        DbConn::Sqlite(c) => sqlx::query_as::<_, Gone>(
+            "DELETE FROM job_queue WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2
+             RETURNING id, locked_at, base_attempts + claims AS attempt",
         )
         .bind(Json(&ids))
         .bind(worker)
         .fetch_all(&mut *c)
         .await?
         .into_iter()
+        .map(|g| (g.id, g))
         .collect(),
     };
-    let recorded: Vec<(Id, Value)> = succeeded
+    let recorded: Vec<progress::Succeeded> = succeeded
         .iter()
-        .filter(|s| gone.contains(&s.task))
-        .map(|s| (s.job_id, s.result.clone()))
+        .filter_map(|s| {
+            let g = gone.get(&s.task)?;
+            Some(progress::Succeeded {
+                id: s.job_id,
+                result: &s.result,
+                attempt: g.attempt,
+                claimed_at: g.locked_at.clone(),
+            })
+        })
         .collect();
     if !recorded.is_empty() {
         progress::succeed_many(x, &recorded).await?;
     }
     Ok(gone.len() as u64)
+}
+
+/// A deleted task row on SQLite (its times as the text SQLite stores).
+#[derive(FromRow)]
+struct Gone {
+    id: i64,
+    locked_at: Option<String>,
+    attempt: i64,
 }
 
 /// Deletes `worker`'s finished tasks `ids` (an id another worker holds now, after a rescue,
@@ -314,6 +338,33 @@ pub async fn finish(x: &mut impl Executor, worker: &str, ids: &[i64]) -> Result<
         .rows_affected()),
         DbConn::Pg(c) => Ok(sqlx::query(
             "DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2",
+        )
+        .bind(ids)
+        .bind(worker)
+        .execute(&mut *c)
+        .await?
+        .rows_affected()),
+    }
+}
+
+/// Takes back the claims of `worker`'s tasks `ids` that it hands back unstarted (shutdown):
+/// their attempts were never made.
+pub async fn uncount(x: &mut impl Executor, worker: &str, ids: &[i64]) -> Result<u64, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    match x.conn() {
+        DbConn::Sqlite(c) => Ok(sqlx::query(
+            "UPDATE job_queue SET claims = claims - 1
+             WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2",
+        )
+        .bind(Json(ids))
+        .bind(worker)
+        .execute(&mut *c)
+        .await?
+        .rows_affected()),
+        DbConn::Pg(c) => Ok(sqlx::query(
+            "UPDATE job_queue SET claims = claims - 1 WHERE id = ANY($1) AND locked_by = $2",
         )
         .bind(ids)
         .bind(worker)

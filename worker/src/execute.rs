@@ -22,7 +22,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tracing::Instrument;
 
-/// Runs one attempt of `job` (claimed with its queue task: `running`, this attempt counted)
+/// Runs one attempt of `job` (claimed with its queue task, this attempt counted on the task)
 /// with its kind's runner. An `Err` means our own bookkeeping failed (the database is
 /// unreachable); the task is then handed back and delivered again.
 pub async fn execute(
@@ -39,8 +39,10 @@ pub async fn execute(
     }
     if job.attempts > job.max_attempts {
         // Only a crash between claim and outcome gets here (each crash re-delivers the task).
+        let mut c = deps.db.acquire().await?;
+        progress::mark_started(&mut c, id, job.attempts, Ts::now()).await?;
         progress::fail(
-            &mut deps.db.acquire().await?,
+            &mut c,
             id,
             &format!(
                 "gave up after {} attempts: the worker stopped mid-run each time",
@@ -64,20 +66,55 @@ pub async fn execute(
         max_attempts: job.max_attempts as u32,
     };
     let began = std::time::Instant::now();
-    let outcome = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
+    let started = Ts::now();
+    let run = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
         .catch_unwind()
-        .instrument(span.clone())
+        .instrument(span.clone());
+    let outcome = marked_if_slow(deps, &job, started, run)
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
     jobs::metrics::ran(&job.kind, job.queue, began.elapsed());
-    record(deps, &job, outcome).instrument(span).await
+    record(deps, &job, started, outcome).instrument(span).await
 }
 
-/// Records a failure, retry or cancellation in the progress row; a success is handed to the
-/// queue backend, which records it with the task's ack (one batched write, off the job's path).
+/// How long a job runs before its progress row is marked `running`. The claim leaves the row
+/// as it was (`jobs::queue::claim`), and most jobs finish sooner: their success is then the
+/// row's only write. A client polling a job sees `running` within this time.
+const MARK_AFTER: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs `run`, marking the job `running` if it is still going after [`MARK_AFTER`] (the mark
+/// runs beside the job; if it fails, the outcome's write still says how the job ended).
+async fn marked_if_slow<T>(
+    deps: &Deps,
+    job: &Attempt,
+    started: Ts,
+    run: impl std::future::Future<Output = T>,
+) -> T {
+    let mut run = std::pin::pin!(run);
+    tokio::select! {
+        biased;
+        out = &mut run => out,
+        () = tokio::time::sleep(MARK_AFTER) => {
+            let mark = async {
+                let mut c = deps.db.acquire().await?;
+                progress::mark_started(&mut c, job.id, job.attempts, started).await
+            };
+            let (out, marked) = tokio::join!(run, mark);
+            if let Err(e) = marked {
+                tracing::warn!(error = %e, "marking a job running failed");
+            }
+            out
+        }
+    }
+}
+
+/// Records a failure, retry or cancellation in the progress row (marked started first: the
+/// attempt is counted there); a success is handed to the queue backend, which records it with
+/// the task's ack (one batched write, off the job's path).
 async fn record(
     deps: &Deps,
     job: &Attempt,
+    started: Ts,
     outcome: Result<Value, JobError>,
 ) -> Result<Outcome, sqlx::Error> {
     match outcome {
@@ -90,11 +127,13 @@ async fn record(
         }
         Err(JobError::Cancelled) => {
             let mut c = deps.db.acquire().await?;
+            progress::mark_started(&mut c, job.id, job.attempts, started).await?;
             progress::mark_cancelled(&mut c, job.id).await?;
             tracing::info!("job cancelled");
         }
         Err(JobError::Permanent(e)) => {
             let mut c = deps.db.acquire().await?;
+            progress::mark_started(&mut c, job.id, job.attempts, started).await?;
             progress::fail(&mut c, job.id, &e).await?;
             jobs::metrics::failed(&job.kind, job.queue);
             tracing::warn!(error = %e, "job failed permanently");
@@ -104,14 +143,16 @@ async fn record(
                 let at = Ts::now().plus(chrono::Duration::from_std(delay).unwrap_or_default());
                 let e = e.to_string();
                 let mut tx = deps.db.begin().await?;
+                progress::mark_started(&mut tx, job.id, job.attempts, started).await?;
                 progress::retry_later(&mut tx, job.id, &e, at).await?;
-                jobs::queue::push(&mut tx, job.queue, job.id, at).await?;
+                jobs::queue::push(&mut tx, job.queue, job.id, at, job.attempts).await?;
                 tx.commit().await?;
                 jobs::metrics::retried(&job.kind, job.queue);
                 tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");
             }
             _ => {
                 let mut c = deps.db.acquire().await?;
+                progress::mark_started(&mut c, job.id, job.attempts, started).await?;
                 progress::fail(&mut c, job.id, &format!("out of attempts; last error: {e}"))
                     .await?;
                 jobs::metrics::failed(&job.kind, job.queue);

@@ -447,7 +447,7 @@ pub enum Outcome {
     /// one atomic write in the next batch of acks (`jobs::queue::complete`).
     Succeeded(Id, serde_json::Value),
     /// Not started (the worker is draining): back to the queue, runnable from the given time,
-    /// with the claim of its progress row undone.
+    /// its claim not counted as an attempt.
     NotStarted(Ts),
 }
 
@@ -460,14 +460,13 @@ enum Ack {
     Succeeded(queue::Success),
     /// Hand it back to the queue, runnable from then.
     Release(i64, Ts),
-    /// Never started: hand it back, runnable from then, and undo its job's claim (the job
-    /// when the claim took one).
-    Unstart(i64, Option<Id>, Ts),
+    /// Never started: hand it back, runnable from then, its claim uncounted.
+    Unstart(i64, Ts),
 }
 
 /// The ack of a claimed task handed back without running, runnable from `at`.
 fn unstarted(c: Claimed, at: Ts) -> Ack {
-    Ack::Unstart(c.id, c.job.map(|j| j.id), at)
+    Ack::Unstart(c.id, at)
 }
 
 /// A worker's acks: submitted without waiting, written in batches by a group commit.
@@ -524,15 +523,15 @@ impl Acks {
 /// success was in the lost batch.
 async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: Vec<Ack>) {
     let n = batch.len();
-    let (mut done, mut succeeded, mut back, mut unclaim) = (vec![], vec![], vec![], vec![]);
+    let (mut done, mut succeeded, mut back, mut unstarted) = (vec![], vec![], vec![], vec![]);
     for a in batch {
         match a {
             Ack::Done(id) => done.push(id),
             Ack::Succeeded(s) => succeeded.push(s),
             Ack::Release(id, at) => back.push((id, at)),
-            Ack::Unstart(id, job, at) => {
+            Ack::Unstart(id, at) => {
                 back.push((id, at));
-                unclaim.extend(job);
+                unstarted.push(id);
             }
         }
     }
@@ -548,10 +547,11 @@ async fn write_acks(db: &Db, queue: Queue, worker: &str, batch: Vec<Ack>) {
                 Writer::open(db).await?
             };
             queue::complete(&mut w, worker, &done, &succeeded).await?;
+            // Before the release, which clears the lock these match on.
+            queue::uncount(&mut w, worker, &unstarted).await?;
             for (id, at) in &back {
                 queue::release(&mut w, queue, worker, &[*id], *at).await?;
             }
-            jobs::progress::unclaim_many(&mut w, &unclaim).await?;
             w.done().await?;
             Ok::<_, sqlx::Error>(())
         }
@@ -614,7 +614,6 @@ where
 
     fn call(&mut self, task: Task<Claimed>) -> Self::Future {
         let row = task.ctx().task_id().and_then(row_of);
-        let job = task.args.job.as_ref().map(|j| j.id);
         let acks = self.acks.clone();
         let run = self.inner.call(task);
         async move {
@@ -628,7 +627,7 @@ where
                         job_id: *job_id,
                         result: std::mem::take(result),
                     }),
-                    Ok(Outcome::NotStarted(at)) => Ack::Unstart(row, job, *at),
+                    Ok(Outcome::NotStarted(at)) => Ack::Unstart(row, *at),
                     Err(_) => Ack::Release(row, Ts::now().plus(RETRY_AFTER)),
                 });
             }

@@ -170,7 +170,7 @@ pub async fn retry(
         )
         .into());
     }
-    jobs::queue::push(&mut tx, job.queue, id, Ts::now()).await?;
+    jobs::queue::push(&mut tx, job.queue, id, Ts::now(), 0).await?;
     audit::record(
         &mut tx,
         caller.audit(

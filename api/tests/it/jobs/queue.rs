@@ -32,6 +32,7 @@ async fn claims_take_each_task_once_and_only_due_ones() {
         Queue::Default,
         later,
         Ts::now().plus(chrono::Duration::hours(1)),
+        0,
     )
     .await
     .unwrap();
@@ -184,7 +185,7 @@ async fn finished_jobs_leave_the_queue_table() {
 /// whose job is finished or cancelled, or a second task of a job already in the claim, carries
 /// none.
 #[tokio::test]
-async fn a_claim_takes_its_jobs_progress_rows_for_the_attempt() {
+async fn a_claim_reads_its_jobs_progress_rows_and_counts_the_attempt_on_its_task() {
     let app = TestApp::new().await;
     let ids = probes(&app, 3).await;
     let mut c = app.state.db.acquire().await.unwrap();
@@ -196,7 +197,7 @@ async fn a_claim_takes_its_jobs_progress_rows_for_the_attempt() {
         Some(jobs::progress::JobStatus::Cancelled)
     );
     // A second task of the first job.
-    queue::push(&mut c, Queue::Default, ids[0], Ts::now())
+    queue::push(&mut c, Queue::Default, ids[0], Ts::now(), 0)
         .await
         .unwrap();
     let t = queue::claim(&mut c, Queue::Default, "w1", 10, Ts::now())
@@ -209,7 +210,7 @@ async fn a_claim_takes_its_jobs_progress_rows_for_the_attempt() {
     let job = t[0].job.as_ref().expect("the queued job is taken");
     assert_eq!(
         (job.id, job.status.as_str(), job.attempts, job.max_attempts),
-        (ids[0], "running", 1, 3)
+        (ids[0], "queued", 1, 3)
     );
     assert_eq!(job.kind, "diagnostics.probe");
     assert_eq!(job.queue, Queue::Default);
@@ -217,9 +218,19 @@ async fn a_claim_takes_its_jobs_progress_rows_for_the_attempt() {
     assert!(t[1].job.is_none(), "a failed job is not run again");
     assert!(t[2].job.is_none(), "a cancelled job is not run");
     assert!(t[3].job.is_none(), "one attempt per job per claim");
+    // The claim wrote only its tasks; the worker marks the attempt when the job runs a while.
     let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
-    assert_eq!((p.status.as_str(), p.attempts), ("running", 1));
-    assert!(p.started_at.is_some());
+    assert_eq!((p.status.as_str(), p.attempts), ("queued", 0));
+    assert!(p.started_at.is_none());
+    let at = Ts::now();
+    jobs::progress::mark_started(&mut c, ids[0], job.attempts, at)
+        .await
+        .unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(
+        (p.status.as_str(), p.attempts, p.started_at),
+        ("running", 1, Some(at))
+    );
 }
 
 /// A worker acks a task whose job is already finished or cancelled without running it.
@@ -315,7 +326,7 @@ async fn a_job_whose_attempts_all_crashed_is_given_up() {
 }
 
 /// Tasks handed back unstarted (a worker draining for shutdown, its buffer) have their claim
-/// undone: the job is `queued` again and the attempt is not counted.
+/// uncounted: the job is still `queued`, and its next claim is its first attempt.
 #[tokio::test]
 async fn a_task_handed_back_unstarted_keeps_its_attempts() {
     let app = TestApp::new().await;
@@ -324,14 +335,21 @@ async fn a_task_handed_back_unstarted_keeps_its_attempts() {
     let t = queue::claim(&mut tx, Queue::Default, "w1", 1, Ts::now())
         .await
         .unwrap();
+    assert_eq!(t[0].job.as_ref().unwrap().attempts, 1);
     let ids_claimed: Vec<i64> = t.iter().map(|c| c.id).collect();
+    // Uncounting matches the holder's lock, so it comes before the release.
+    assert_eq!(
+        queue::uncount(&mut tx, "w2", &ids_claimed).await.unwrap(),
+        0,
+        "only the holder"
+    );
+    assert_eq!(
+        queue::uncount(&mut tx, "w1", &ids_claimed).await.unwrap(),
+        1
+    );
     queue::release(&mut tx, Queue::Default, "w1", &ids_claimed, Ts::now())
         .await
         .unwrap();
-    assert_eq!(
-        jobs::progress::unclaim_many(&mut tx, &ids).await.unwrap(),
-        1
-    );
     tx.commit().await.unwrap();
     let mut c = app.state.db.acquire().await.unwrap();
     let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
@@ -344,8 +362,8 @@ async fn a_task_handed_back_unstarted_keeps_its_attempts() {
 }
 
 /// A success is recorded with its task's ack, atomically: only the worker holding the task
-/// records it (a task rescued by another worker stays claimable and its job stays `running`),
-/// and then the task is gone and the job `succeeded` together.
+/// records it (a task rescued by another worker stays claimable and its job as it was), and
+/// then the task is gone and the job `succeeded` together, with its attempt and start time.
 #[tokio::test]
 async fn a_success_is_recorded_only_together_with_its_tasks_delete() {
     let app = TestApp::new().await;
@@ -369,8 +387,8 @@ async fn a_success_is_recorded_only_together_with_its_tasks_delete() {
     let mut c = app.state.db.acquire().await.unwrap();
     let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
     assert_eq!(
-        p.status.as_str(),
-        "running",
+        (p.status.as_str(), p.attempts),
+        ("queued", 0),
         "not recorded without its task"
     );
     assert_eq!(queue_rows(&app).await, 2);
@@ -385,13 +403,14 @@ async fn a_success_is_recorded_only_together_with_its_tasks_delete() {
     assert_eq!(queue_rows(&app).await, 0);
     let mut c = app.state.db.acquire().await.unwrap();
     let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
-    assert_eq!(p.status.as_str(), "succeeded");
+    assert_eq!((p.status.as_str(), p.attempts), ("succeeded", 1));
     assert_eq!(p.result.unwrap().0["v"], "mine");
     assert!(p.finished_at.is_some());
+    assert!(p.started_at.is_some_and(|s| Some(s) <= p.finished_at));
     let p = jobs::progress::get(&mut c, ids[1]).await.unwrap().unwrap();
     assert_eq!(
         p.status.as_str(),
-        "running",
+        "queued",
         "a plain ack records nothing (its outcome was written before)"
     );
 }
