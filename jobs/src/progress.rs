@@ -14,7 +14,8 @@ shared::text_enum! {
     pub enum JobStatus {
         /// Waiting for a worker (also between a transient failure and its retry).
         Queued = "queued",
-        /// Claimed by a worker for an attempt.
+        /// An attempt is under way: written by the worker once the job has run 20 ms, or with
+        /// its outcome (a claim alone leaves the row `queued`: `queue::claim`).
         Running = "running",
         Succeeded = "succeeded",
         /// A permanent error, or a transient one on the last attempt.

@@ -62,7 +62,7 @@ use std::time::Duration;
 /// What the buffer holds beyond the free slots: about this much work at the recent pace
 /// (at most `batch - concurrency` tasks). Enough to cover a claim's round trip, so a busy
 /// worker never waits for one; little enough that slow jobs are not hoarded by one worker
-/// (nor shown `running`, as a claim marks them, long before they start).
+/// (nor counted as attempts, as a claim counts them, long before they start).
 const BUFFER_TIME: Duration = Duration::from_millis(25);
 /// How often the pace is re-read.
 const PACE_WINDOW: Duration = Duration::from_millis(10);

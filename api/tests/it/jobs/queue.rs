@@ -233,6 +233,59 @@ async fn a_claim_reads_its_jobs_progress_rows_and_counts_the_attempt_on_its_task
     );
 }
 
+/// A job whose task is claimed is running, though its progress row still reads `queued` (the
+/// claim does not write it): a cancel flags it for its handler instead of ending it at once,
+/// and the flag reaches the attempt's record. A job whose task waits is cancelled at once.
+#[tokio::test]
+async fn a_claimed_job_is_asked_to_stop_and_a_waiting_one_is_cancelled_at_once() {
+    let app = TestApp::new().await;
+    let ids = probes(&app, 2).await;
+    let mut c = app.state.db.acquire().await.unwrap();
+    let t = queue::claim(&mut c, Queue::Default, "w1", 1, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(t[0].job_id, ids[0]);
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!(p.status.as_str(), "queued", "the claim left the row");
+    assert_eq!(
+        jobs::progress::request_cancel(&mut c, ids[0])
+            .await
+            .unwrap(),
+        Some(jobs::progress::JobStatus::Running)
+    );
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.cancel_requested), ("queued", true));
+    assert!(
+        jobs::progress::is_cancel_requested(&mut c, ids[0])
+            .await
+            .unwrap()
+    );
+    // Its handler stops and the worker records the attempt, then the cancellation.
+    jobs::progress::mark_started(&mut c, ids[0], 1, Ts::now())
+        .await
+        .unwrap();
+    jobs::progress::mark_cancelled(&mut c, ids[0])
+        .await
+        .unwrap();
+    let p = jobs::progress::get(&mut c, ids[0]).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.attempts), ("cancelled", 1));
+
+    assert_eq!(
+        jobs::progress::request_cancel(&mut c, ids[1])
+            .await
+            .unwrap(),
+        Some(jobs::progress::JobStatus::Cancelled)
+    );
+    let p = jobs::progress::get(&mut c, ids[1]).await.unwrap().unwrap();
+    assert_eq!((p.status.as_str(), p.attempts), ("cancelled", 0));
+    // Its task is acked unrun when claimed.
+    let t = queue::claim(&mut c, Queue::Default, "w1", 1, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(t[0].job_id, ids[1]);
+    assert!(t[0].job.is_none());
+}
+
 /// A worker acks a task whose job is already finished or cancelled without running it.
 #[tokio::test]
 async fn tasks_of_finished_or_cancelled_jobs_are_acked_without_running() {
