@@ -126,9 +126,6 @@ pub struct Attempt {
 pub(crate) const ATTEMPT_COLUMNS: &str =
     "id, kind, queue, org_id, status, attempts, max_attempts, payload, cancel_requested, run_after";
 
-/// The statuses of a job that a queue task may still run (an SQL list).
-pub(crate) const LIVE: &str = "('queued', 'running')";
-
 /// Marks an attempt started: `running`, its attempt number, first started at `started`. The
 /// claim does not write the progress row (`queue::claim`): the worker marks a job when it has
 /// run for a moment or before recording a failure, and a success writes all of this itself.

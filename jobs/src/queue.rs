@@ -14,7 +14,7 @@
 //! serve both; only the claim's row locking and the id lists differ per dialect.
 
 use super::Queue;
-use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, JobStatus, LIVE};
+use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, JobStatus};
 use serde_json::Value;
 use shared::db::{DbConn, Executor, Id, Ts};
 use shared::execute;
@@ -147,7 +147,7 @@ pub async fn claim(
 ) -> Result<Vec<Claimed>, sqlx::Error> {
     let mut rows = match x.conn() {
         DbConn::Pg(c) => {
-            let q = format!(
+            sqlx::query_as::<_, ClaimRow>(
                 "WITH claimed AS (
                     UPDATE job_queue SET locked_by = $1, locked_at = $2, claims = claims + 1
                     WHERE id = ANY(ARRAY(SELECT id FROM job_queue
@@ -156,9 +156,8 @@ pub async fn claim(
                     RETURNING id, job_id, base_attempts + claims AS attempt)
                  SELECT c.id, c.job_id, p.kind, p.queue AS job_queue, p.org_id, p.status,
                         c.attempt AS attempts, p.max_attempts, p.payload, p.cancel_requested, p.run_after
-                 FROM claimed c LEFT JOIN job_progress p ON p.id = c.job_id AND p.status IN {LIVE}"
-            );
-            sqlx::query_as::<_, ClaimRow>(sqlx::AssertSqlSafe(q))
+                 FROM claimed c LEFT JOIN job_progress p ON p.id = c.job_id AND p.status IN ('queued', 'running')",
+            )
                 .bind(worker)
                 .bind(now)
                 .bind(queue)
@@ -192,7 +191,7 @@ pub async fn claim(
             let jobs: Vec<Id> = tasks.iter().map(|t| t.job_id).collect();
             let q = format!(
                 "SELECT {ATTEMPT_COLUMNS} FROM job_progress
-                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN {LIVE}"
+                 WHERE id IN (SELECT value FROM json_each($1)) AND status IN ('queued', 'running')"
             );
             let live = if jobs.is_empty() {
                 vec![]
@@ -324,48 +323,38 @@ struct Gone {
 /// Deletes `worker`'s finished tasks `ids` (an id another worker holds now, after a rescue,
 /// is left to that worker). Returns how many went.
 pub async fn finish(x: &mut impl Executor, worker: &str, ids: &[i64]) -> Result<u64, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    match x.conn() {
-        DbConn::Sqlite(c) => Ok(sqlx::query(
-            "DELETE FROM job_queue WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2",
-        )
-        .bind(Json(ids))
-        .bind(worker)
-        .execute(&mut *c)
-        .await?
-        .rows_affected()),
-        DbConn::Pg(c) => Ok(sqlx::query(
-            "DELETE FROM job_queue WHERE id = ANY($1) AND locked_by = $2",
-        )
-        .bind(ids)
-        .bind(worker)
-        .execute(&mut *c)
-        .await?
-        .rows_affected()),
-    }
+    on_held(x, worker, ids, "DELETE FROM job_queue").await
 }
 
 /// Takes back the claims of `worker`'s tasks `ids` that it hands back unstarted (shutdown):
 /// their attempts were never made.
 pub async fn uncount(x: &mut impl Executor, worker: &str, ids: &[i64]) -> Result<u64, sqlx::Error> {
+    on_held(x, worker, ids, "UPDATE job_queue SET claims = claims - 1").await
+}
+
+/// Runs `statement` (a `DELETE FROM job_queue` or an `UPDATE job_queue SET …`, no `WHERE`) on
+/// those of tasks `ids` that `worker` still holds; returns how many it touched.
+async fn on_held(
+    x: &mut impl Executor,
+    worker: &str,
+    ids: &[i64],
+    statement: &'static str,
+) -> Result<u64, sqlx::Error> {
     if ids.is_empty() {
         return Ok(0);
     }
     match x.conn() {
-        DbConn::Sqlite(c) => Ok(sqlx::query(
-            "UPDATE job_queue SET claims = claims - 1
-             WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2",
-        )
+        DbConn::Sqlite(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{statement} WHERE id IN (SELECT value FROM json_each($1)) AND locked_by = $2"
+        )))
         .bind(Json(ids))
         .bind(worker)
         .execute(&mut *c)
         .await?
         .rows_affected()),
-        DbConn::Pg(c) => Ok(sqlx::query(
-            "UPDATE job_queue SET claims = claims - 1 WHERE id = ANY($1) AND locked_by = $2",
-        )
+        DbConn::Pg(c) => Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{statement} WHERE id = ANY($1) AND locked_by = $2"
+        )))
         .bind(ids)
         .bind(worker)
         .execute(&mut *c)
