@@ -67,10 +67,10 @@ pub async fn execute(
     };
     let began = std::time::Instant::now();
     let started = Ts::now();
-    let run = AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone()))
-        .catch_unwind()
-        .instrument(span.clone());
+    let run =
+        AssertUnwindSafe(runners.dispatch(&ctx, &job.kind, job.payload.0.clone())).catch_unwind();
     let outcome = marked_if_slow(deps, &job, started, run)
+        .instrument(span.clone())
         .await
         .unwrap_or_else(|_| Err(JobError::Transient("the job handler panicked".into())));
     jobs::metrics::ran(&job.kind, job.queue, began.elapsed());
