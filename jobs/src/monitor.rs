@@ -158,9 +158,11 @@ struct StatsRow {
 
 /// Every queue's counts at `now`, in `Queue` order (a queue without jobs has zeros). One
 /// statement for all queues: the live jobs are those with a queue task (`job_queue` holds
-/// live tasks only; a job briefly has two during a retry, hence `IN`), the last hour's
-/// failures come through the `failed_at` index (migration 25: no index names `status`, so a
-/// job's updates stay heap-only on PostgreSQL).
+/// live tasks only; a job briefly has two during a retry, hence the grouping), and one whose
+/// task is claimed counts as running though its progress row may still read `queued` (a claim
+/// does not write it: `queue::claim`). The last hour's failures come through the `failed_at`
+/// index (migration 25: no index names `status`, so a job's updates stay heap-only on
+/// PostgreSQL).
 pub async fn queue_stats(x: &mut impl Executor, now: Ts) -> Result<Vec<QueueStats>, sqlx::Error> {
     let hour_ago = now.minus(chrono::Duration::hours(1));
     let rows: Vec<StatsRow> = sql!(x, c => sqlx::query_as::<_, StatsRow>(
@@ -170,8 +172,11 @@ pub async fn queue_stats(x: &mut impl Executor, now: Ts) -> Result<Vec<QueueStat
             COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS running,
             COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS failed_last_hour,
             MIN(CASE WHEN status = 'queued' AND run_after <= $1 THEN run_after END) AS oldest_waiting_since
-         FROM (SELECT queue, status, run_after FROM job_progress
-               WHERE id IN (SELECT job_id FROM job_queue) AND status IN ('queued', 'running')
+         FROM (SELECT p.queue, CASE WHEN t.claimed = 1 THEN 'running' ELSE p.status END AS status, p.run_after
+               FROM job_progress p
+               JOIN (SELECT job_id, MAX(CASE WHEN locked_by IS NULL THEN 0 ELSE 1 END) AS claimed
+                     FROM job_queue GROUP BY job_id) t ON t.job_id = p.id
+               WHERE p.status IN ('queued', 'running')
                UNION ALL
                SELECT queue, status, run_after FROM job_progress WHERE failed_at >= $2) AS j
          GROUP BY queue")

@@ -369,7 +369,7 @@ async fn admin_queues_counts_waiting_delayed_running_and_recent_failures_per_que
                 .bind(waiting_old)
         )
         .unwrap();
-        // Running as a worker's claim leaves it (its queue task stays put: no worker here).
+        // Running as its worker marks it (its queue task stays put: no worker here).
         shared::execute!(
             &mut c,
             sqlx::query(
@@ -424,5 +424,19 @@ async fn admin_queues_counts_waiting_delayed_running_and_recent_failures_per_que
     assert_eq!(
         (&idle["waiting"], &idle["running"], &idle["failedLastHour"]),
         (&json!(0), &json!(0), &json!(0))
+    );
+    // A claimed job is running before its worker marks it (the claim leaves its row `queued`).
+    let mut c = app.state.db.acquire().await.unwrap();
+    let t = jobs::queue::claim(&mut c, Queue::Default, "w1", 1, Ts::now())
+        .await
+        .unwrap();
+    assert_eq!(t[0].job_id, waiting_old);
+    drop(c);
+    let r = app.get("/api/admin/queues").session(&admin).send().await;
+    let q = &r.json["queues"][0];
+    assert_eq!(
+        (&q["waiting"], &q["delayed"], &q["running"]),
+        (&json!(1), &json!(1), &json!(2)),
+        "{q}"
     );
 }
