@@ -1,11 +1,12 @@
-//! Assembles the service: the registry's router plus the cross-cutting layers (request id,
-//! tracing, timeout, body limit, panic guard) and JSON answers for unknown routes and methods.
+//! Assembles the service: the registry's router (each route in its guard: auth and timeout)
+//! wrapped in the cross-cutting layers (request id, tracing, panic guard, body limit), and JSON
+//! answers for unknown routes and methods.
 
 use crate::http::{ApiError, Error};
 use crate::routes;
 use crate::state::AppState;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::{HeaderName, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -25,37 +26,37 @@ pub fn build(state: AppState) -> Router {
     let router = registry
         .router(&state)
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), timeout));
-    // Outside the timeout, so a request that timed out counts with its 503.
+        .method_not_allowed_fallback(method_not_allowed);
+    // Per route (it reads the matched route); the request timeout is the guard's.
     let router = if state.cfg.metrics_addr.is_some() {
         router.layer(middleware::from_fn(http_metrics))
     } else {
         router
     };
-    router
-        .layer(DefaultBodyLimit::max(state.cfg.body_limit_bytes))
+    let body_limit = state.cfg.body_limit_bytes;
+    // The cross-cutting layers wrap the router once. Given to `Router::layer` they would wrap
+    // each route in a boxed service of its own, which every request clones (a box each).
+    let service = ServiceBuilder::new()
+        .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
         .layer(
-            ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
-                .layer(
-                    TraceLayer::new_for_http().make_span_with(|req: &Request| {
-                        let id = req
-                            .extensions()
-                            .get::<RequestId>()
-                            .and_then(|r| r.header_value().to_str().ok())
-                            .unwrap_or("-");
-                        tracing::info_span!("request", request_id = %id, method = %req.method(), path = %crate::http::loggable_path(req.uri().path()))
-                    })
-                    .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
-                )
-                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-                .layer(CatchPanicLayer::custom(|_| {
-                    ApiError(Error::new(ErrorKind::Internal, "internal", "internal error"))
-                        .into_response()
-                })),
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let id = req
+                        .extensions()
+                        .get::<RequestId>()
+                        .and_then(|r| r.header_value().to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!("request", request_id = %id, method = %req.method(), path = %crate::http::loggable_path(req.uri().path()))
+                })
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
-        .with_state(state)
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError(Error::new(ErrorKind::Internal, "internal", "internal error")).into_response()
+        }))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .service(router.with_state(state));
+    Router::new().fallback_service(service)
 }
 
 /// Each request's `x-request-id` (unless the client sent one): a random UUID.
@@ -86,39 +87,6 @@ async fn method_not_allowed() -> ApiError {
         "method_not_allowed",
         "this route does not accept that method",
     ))
-}
-
-/// Routes whose handler reads a large body as it streams in (a phone on a slow network may
-/// take many minutes for one chunk). They are exempt from the request timeout and bound the
-/// time between two chunks of the body instead ([`crate::http::BODY_IDLE`]).
-const STREAMED_BODIES: &[(&str, &str)] = &[
-    ("PATCH", "/api/clips/native-ingest/{uploadId}"),
-    ("PUT", "/api/storage/{store}/{*key}"),
-    ("POST", "/api/reviews/{id}/voice-notes"),
-    ("POST", "/api/mobile/reviews/{id}/replies"),
-    ("POST", "/api/wearable/import"),
-    ("POST", "/api/mobile/wearable/import"),
-];
-
-/// Bounds every request's handling time; answers JSON 503 `timeout` past it.
-async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let streamed = req.extensions().get::<MatchedPath>().is_some_and(|p| {
-        STREAMED_BODIES
-            .iter()
-            .any(|(m, path)| req.method().as_str() == *m && p.as_str() == *path)
-    });
-    if streamed {
-        return next.run(req).await;
-    }
-    match tokio::time::timeout(state.cfg.request_timeout, next.run(req)).await {
-        Ok(r) => r,
-        Err(_) => ApiError(Error::unavailable(
-            "timeout",
-            "the request took too long",
-            1,
-        ))
-        .into_response(),
-    }
 }
 
 pub const HTTP_REQUESTS: &str = "http_requests_total";

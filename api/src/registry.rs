@@ -91,6 +91,9 @@ pub struct RouteDef {
     provider: bool,
     handler: MethodRouter<AppState>,
     mobile_twin: bool,
+    /// The handler reads a large body as it streams in: no request timeout (see
+    /// [`RouteDef::streamed_body`]).
+    streamed: bool,
 }
 
 /// Starts a registry row for `handler` at `method path`.
@@ -114,6 +117,7 @@ where
         provider: false,
         handler: on(filter, handler),
         mobile_twin: false,
+        streamed: false,
     }
 }
 
@@ -199,6 +203,13 @@ impl RouteDef {
     /// A phone-only route (its path is under `/api/mobile/`): bearer tokens only.
     pub fn bearer_only(mut self) -> Self {
         self.bearer_only = true;
+        self
+    }
+    /// The handler reads a large body as it streams in (a phone on a slow network may take
+    /// many minutes for one chunk): exempt from the request timeout, it bounds the time between
+    /// two chunks of the body instead ([`crate::http::BODY_IDLE`]).
+    pub fn streamed_body(mut self) -> Self {
+        self.streamed = true;
         self
     }
     /// Also serve this route under `/api/mobile/…` for the phone, with bearer auth only.
@@ -391,6 +402,7 @@ impl Registry {
                 app: app.clone(),
                 auth: r.auth,
                 bearer_only: r.bearer_only,
+                timeout: (!r.streamed).then_some(app.cfg.request_timeout),
             };
             let handler = r
                 .handler

@@ -694,6 +694,7 @@ pub fn registry() -> Registry {
             .area("footage").summary("Download an object through a signed URL (Range supported)")
             .empty(200, "the object's bytes (206 for a range)"),
         route(PUT, "/api/storage/{store}/{*key}", storage::upload)
+            .streamed_body()
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Upload an object through a signed URL (streamed)")
             .raw_body(&["application/octet-stream"])
@@ -767,6 +768,7 @@ pub fn registry() -> Registry {
             .error(412, "Tus-Resumable is missing or names another version (tus)")
             .ok::<ingest::UploadView>(200),
         route(PATCH, "/api/clips/native-ingest/{uploadId}", ingest::append)
+            .streamed_body()
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Append bytes at Upload-Offset (application/offset+octet-stream; Upload-Checksum sha1|sha256); the last PATCH starts the join job")
             .error(412, "Tus-Resumable is missing or names another version (tus)")
@@ -865,6 +867,7 @@ pub fn registry() -> Registry {
             .area("reviews").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified")
             .ok::<reviews::ReviewView>(200),
         route(POST, "/api/reviews/{id}/voice-notes", reviews::voice_notes::add)
+            .streamed_body()
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Add a voice note: the audio is the body (M4A/AAC, MP3, WAV, Ogg/Opus, WebM by their first bytes; 25 MiB); keypointId")
             .raw_body(&["audio/mp4", "audio/mpeg", "audio/wav", "audio/ogg", "audio/webm", "application/octet-stream"])
@@ -887,6 +890,7 @@ pub fn registry() -> Registry {
             .area("reviews").summary("The phone: the replies to a published review (its athlete; a minor's guardians read along)")
             .empty(200, "a page of replies ({items, limit, offset, nextOffset})"),
         route(POST, "/api/mobile/reviews/{id}/replies", reviews::replies::add)
+            .streamed_body()
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: the athlete replies, in writing (JSON) or recorded (audio body); clientReplyId makes it idempotent; the coach is notified")
             .body::<reviews::replies::TextReply>().ok::<reviews::replies::ReplyView>(201),
@@ -1011,6 +1015,7 @@ pub fn registry() -> Registry {
             .id_query_required("sessionId")
             .empty(200, "a page of highlights ({items, limit, offset, nextOffset})"),
         route(POST, "/api/wearable/import", wearable::import)
+            .streamed_body()
             .auth(Auth::User).mobile()
             .area("wearable").summary("GPX 1.1 import as the body (streamed; athleteId, clientSessionId, trainingSessionId, device); Garmin heart rate; 400 gpx_invalid with the line")
             .raw_body(&["application/gpx+xml"])

@@ -1,4 +1,5 @@
-//! The middleware every route runs through, configured with the route's policy.
+//! The middleware every route runs through, configured with the route's policy: its auth and
+//! its time bound.
 
 use super::cache::{Key, Kind, SignIn};
 use super::{Auth, Caller, Memberships, Via, Ws, WsFrom};
@@ -16,6 +17,7 @@ use shared::repo::orgs::Membership;
 use shared::repo::users::User;
 use shared::repo::{auth_tokens, impersonation, orgs, tv, users};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The guard's configuration for one route.
 #[derive(Clone)]
@@ -24,6 +26,11 @@ pub struct Guard {
     pub auth: Auth,
     /// `/api/mobile/*` twins accept bearer tokens only.
     pub bearer_only: bool,
+    /// The request timeout (`REQUEST_TIMEOUT_SECS`), over the auth reads and the handler; `None`
+    /// for routes that stream a large body in ([`crate::registry::RouteDef::streamed_body`]).
+    /// Bounded here, per route, rather than by a router-wide layer: every `Router::layer` is
+    /// one more boxed service that each request clones.
+    pub timeout: Option<Duration>,
 }
 
 /// Response headers that say an impersonation is in effect.
@@ -31,8 +38,23 @@ pub const IMPERSONATED_BY: &str = "x-impersonated-by";
 pub const IMPERSONATING: &str = "x-impersonating";
 
 pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
+    let Some(limit) = g.timeout else {
+        return guarded(&g, req, next).await;
+    };
+    match tokio::time::timeout(limit, guarded(&g, req, next)).await {
+        Ok(r) => r,
+        Err(_) => ApiError(Error::unavailable(
+            "timeout",
+            "the request took too long",
+            1,
+        ))
+        .into_response(),
+    }
+}
+
+async fn guarded(g: &Guard, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
-    match authorize(&g, &mut parts).await {
+    match authorize(g, &mut parts).await {
         Ok(imp) => {
             let mut resp = next.run(Request::from_parts(parts, body)).await;
             if let Some((admin, target)) = imp {

@@ -45,7 +45,7 @@ pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The longest wait for the next chunk of a streamed request body (the routes of
-/// `app::STREAMED_BODIES`, which the request timeout does not bound).
+/// `RouteDef::streamed_body`, which the request timeout does not bound).
 pub const BODY_IDLE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A request body as a stream of chunks that ends in an error when no chunk arrives for
