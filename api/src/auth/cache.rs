@@ -77,7 +77,7 @@ pub struct SignIn {
     /// When the token or session stops being valid.
     pub expires_at: Ts,
     /// The sign-in's active impersonation and its target (`None`: the target no longer exists).
-    pub impersonation: Option<(Impersonation, Option<User>)>,
+    pub impersonation: Option<(Impersonation, Option<Arc<User>>)>,
     /// The memberships of the user the request acts as (the target during an impersonation).
     pub memberships: Arc<Vec<Membership>>,
 }
@@ -349,7 +349,7 @@ mod tests {
     fn sign_in(user: User) -> Arc<SignIn> {
         Arc::new(SignIn {
             caller: Caller {
-                user,
+                user: Arc::new(user),
                 via: Via::Bearer {
                     family_id: Id::new(),
                 },

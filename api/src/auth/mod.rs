@@ -20,6 +20,7 @@ use axum::http::request::Parts;
 use shared::authz::{Module, Perm, PermSet};
 use shared::db::Id;
 use shared::repo::users::User;
+use std::sync::Arc;
 
 /// Where a workspace-scoped route takes its workspace from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +152,9 @@ pub enum Via {
 /// user and `impersonator` the platform admin behind it.
 #[derive(Clone, Debug)]
 pub struct Caller {
-    pub user: User,
+    /// Shared with the guard's cached sign-in: a request's copy of the caller costs no
+    /// allocation.
+    pub user: Arc<User>,
     pub via: Via,
     pub impersonator: Option<Id>,
 }

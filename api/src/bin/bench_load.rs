@@ -854,6 +854,11 @@ async fn run(p: Params) -> Result<()> {
     Ok(())
 }
 
+/// The same allocator as the `api` (api/src/main.rs), so the hello-world peer is not
+/// measured with a slower one.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

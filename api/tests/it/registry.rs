@@ -229,6 +229,56 @@ async fn oversized_bodies_are_refused() {
     assert_eq!(app.count("waitlist").await, 0);
 }
 
+/// The guard bounds a route's handling time with JSON 503 `timeout`; a streamed-body route has
+/// no bound.
+#[tokio::test]
+async fn the_route_guard_answers_503_timeout_past_the_request_timeout() {
+    use api::auth::Guard;
+    use axum::routing::get;
+    use std::time::Duration;
+    let app = TestApp::new().await;
+    for (timeout, want) in [
+        (
+            Some(Duration::from_millis(50)),
+            StatusCode::SERVICE_UNAVAILABLE,
+        ),
+        (Some(Duration::from_secs(30)), StatusCode::OK),
+        (None, StatusCode::OK),
+    ] {
+        let g = Guard {
+            app: app.state.clone(),
+            auth: Auth::Public("probe"),
+            bearer_only: false,
+            timeout,
+        };
+        let router = axum::Router::new()
+            .route(
+                "/probe",
+                get(|| async {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    "ok"
+                }),
+            )
+            .route_layer(axum::middleware::from_fn_with_state(g, api::auth::guard));
+        let resp = tower::ServiceExt::oneshot(
+            router,
+            axum::http::Request::get("/probe")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(resp.status(), want, "{timeout:?}");
+        if want == StatusCode::SERVICE_UNAVAILABLE {
+            let body = axum::body::to_bytes(resp.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(v["error"]["code"], "timeout", "{v}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn cron_and_service_secrets_are_checked_in_constant_time() {
     use api::auth::Guard;
@@ -242,6 +292,7 @@ async fn cron_and_service_secrets_are_checked_in_constant_time() {
             app: app.state.clone(),
             auth,
             bearer_only: false,
+            timeout: None,
         };
         let router = axum::Router::new()
             .route("/probe", get(|| async { "ok" }))
@@ -280,6 +331,7 @@ async fn workspace_policies_check_module_permission_and_membership() {
         app: app.state.clone(),
         auth: Auth::member(shared::authz::Perm::AthletesCreate).in_module(Module::Athletes),
         bearer_only: false,
+        timeout: None,
     };
     let router = axum::Router::new()
         .route(

@@ -128,7 +128,7 @@ pub async fn me(caller: Caller, ms: Memberships) -> Result<axum::Json<MeResponse
     let default = domain::default_workspace(&caller.user, &ms.0);
     let ms = ms.0;
     Ok(axum::Json(MeResponse {
-        user: UserView::from(&caller.user),
+        user: UserView::from(&*caller.user),
         workspaces: ms.iter().map(MembershipView::from).collect(),
         default_workspace_id: default,
     }))
