@@ -701,6 +701,11 @@ fn api_env(
         ("BIND_ADDR", format!("127.0.0.1:{port}")),
         ("SECRET_KEY", SECRET_KEY.to_string()),
         ("EMBEDDED_WORKER", "false".to_string()),
+        // The api allocates with mimalloc, which keeps freed pages until its heap is next
+        // used: the idle figure after the warm-up would hold the warm-up's garbage (measured:
+        // idle 88 MiB, then 69 MiB with 50 streams open, "0 KiB per stream"). Returned at
+        // once, RSS follows live memory, which is what the per-stream figure is about.
+        ("MIMALLOC_PURGE_DELAY", "0".to_string()),
     ];
     env.extend_from_slice(extra);
     env
