@@ -18,7 +18,8 @@
 //!     `bench_video origin`, a separate process serving the local store's file with Range) vs
 //!     that origin directly;
 //!   - `local`: the api on the local store vs `pread` of the same file by this process (no HTTP:
-//!     a ceiling, not a peer).
+//!     a ceiling, not a peer), and, when `BENCH_NGINX_URL` names an nginx serving the store's
+//!     directory (`scripts/bench-video` starts one if nginx is installed), vs that nginx.
 //!
 //! CPU time of each process (api, origin or s3s-fs, this client) per GiB served and the
 //! machine's busy share are printed to stderr; the Markdown tables go to stdout.
@@ -979,6 +980,31 @@ async fn run(p: Params) -> Result<()> {
                 key: KEY.into(),
             },
             direct: Target::File(file),
+            peer: None,
+        });
+    }
+    // The local store's file served by nginx (`scripts/bench-video` starts it when nginx is
+    // installed): an HTTP static-file server at its best settings (sendfile), the peer the
+    // proxy of a local file can be held against, beside `pread`'s ceiling.
+    if p.wants("local")
+        && let Some(url) = std::env::var("BENCH_NGINX_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+    {
+        sources.push(Source {
+            id: "local-nginx",
+            label: "local store (again, beside nginx)",
+            direct_label: "nginx 1.22 serving the file (sendfile)",
+            api_extra: vec![
+                ("STORAGE_BACKEND", "local".into()),
+                ("STORAGE_DIR", store_dir.display().to_string()),
+            ],
+            video: VideoSource::Stored {
+                store: STORE,
+                key: KEY.into(),
+            },
+            direct: Target::Http(format!("{url}/{}/{KEY}", STORE.name())),
+            // nginx's CPU is spread over its worker processes: not counted.
             peer: None,
         });
     }
