@@ -309,6 +309,7 @@ struct CpuMeter {
     machine: (u64, u64),
 }
 
+#[derive(Clone)]
 struct CpuUse {
     /// CPU seconds per process name.
     per_proc: Vec<(String, f64)>,
@@ -350,6 +351,7 @@ enum Target {
     File(PathBuf),
 }
 
+#[derive(Clone)]
 struct Run {
     bytes: u64,
     secs: f64,
@@ -712,15 +714,14 @@ fn api_env(
     env
 }
 
-/// One source: the api's environment, the stream token's source, the direct target and the
-/// processes whose CPU time counts.
+/// One source: the api's environment, the stream token's source, the direct reads it is held
+/// against (each with its label) and the processes whose CPU time counts.
 struct Source {
     id: &'static str,
     label: &'static str,
-    direct_label: &'static str,
     api_extra: Vec<(&'static str, String)>,
     video: VideoSource,
-    direct: Target,
+    directs: Vec<(&'static str, Target)>,
     peer: Option<(String, u32)>,
 }
 
@@ -773,19 +774,21 @@ async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem
             s.id,
             proxy.detail()
         ));
-        let direct = throughput(&s.direct, n, p, pids.clone()).await?;
-        say(format_args!(
-            "{} direct, {n} readers: {}",
-            s.id,
-            direct.detail()
-        ));
-        rows.push(Row {
-            source: s.label,
-            direct_label: s.direct_label,
-            readers: n,
-            proxy,
-            direct,
-        });
+        for (label, target) in &s.directs {
+            let direct = throughput(target, n, p, pids.clone()).await?;
+            say(format_args!(
+                "{} direct ({label}), {n} readers: {}",
+                s.id,
+                direct.detail()
+            ));
+            rows.push(Row {
+                source: s.label,
+                direct_label: label,
+                readers: n,
+                proxy: proxy.clone(),
+                direct,
+            });
+        }
     }
     Ok(mem)
 }
@@ -927,13 +930,13 @@ async fn run(p: Params) -> Result<()> {
         sources.push(Source {
             id: "s3",
             label: "S3 (s3s-fs)",
-            direct_label: "presigned GET on s3s-fs",
+
             api_extra: s3_env.clone(),
             video: VideoSource::Stored {
                 store: STORE,
                 key: KEY.into(),
             },
-            direct: Target::Http(presigned),
+            directs: vec![("presigned GET on s3s-fs", Target::Http(presigned))],
             peer,
         });
     }
@@ -958,19 +961,32 @@ async fn run(p: Params) -> Result<()> {
         sources.push(Source {
             id: "external",
             label: "external origin",
-            direct_label: "GET on the origin",
+
             api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", format!("127.0.0.1:{port}"))],
             video: VideoSource::External { url: url.clone() },
-            direct: Target::Http(url),
+            directs: vec![("GET on the origin", Target::Http(url))],
             peer: Some(("origin".into(), proc.pid())),
         });
         origin_proc = Some(proc);
     }
     if p.wants("local") {
+        let mut directs = vec![("pread of the file (no HTTP)", Target::File(file))];
+        // The same file served by nginx (`scripts/bench-video` starts it when nginx is
+        // installed): an HTTP static-file server at its best settings (sendfile), the peer the
+        // proxy of a local file can be held against, beside `pread`'s ceiling. Its CPU is
+        // spread over its worker processes and not counted.
+        if let Some(url) = std::env::var("BENCH_NGINX_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        {
+            directs.push((
+                "nginx 1.22 serving the file (sendfile)",
+                Target::Http(format!("{url}/{}/{KEY}", STORE.name())),
+            ));
+        }
         sources.push(Source {
             id: "local",
             label: "local store",
-            direct_label: "pread of the file (no HTTP)",
             api_extra: vec![
                 ("STORAGE_BACKEND", "local".into()),
                 ("STORAGE_DIR", store_dir.display().to_string()),
@@ -979,32 +995,7 @@ async fn run(p: Params) -> Result<()> {
                 store: STORE,
                 key: KEY.into(),
             },
-            direct: Target::File(file),
-            peer: None,
-        });
-    }
-    // The local store's file served by nginx (`scripts/bench-video` starts it when nginx is
-    // installed): an HTTP static-file server at its best settings (sendfile), the peer the
-    // proxy of a local file can be held against, beside `pread`'s ceiling.
-    if p.wants("local")
-        && let Some(url) = std::env::var("BENCH_NGINX_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-    {
-        sources.push(Source {
-            id: "local-nginx",
-            label: "local store (again, beside nginx)",
-            direct_label: "nginx 1.22 serving the file (sendfile)",
-            api_extra: vec![
-                ("STORAGE_BACKEND", "local".into()),
-                ("STORAGE_DIR", store_dir.display().to_string()),
-            ],
-            video: VideoSource::Stored {
-                store: STORE,
-                key: KEY.into(),
-            },
-            direct: Target::Http(format!("{url}/{}/{KEY}", STORE.name())),
-            // nginx's CPU is spread over its worker processes: not counted.
+            directs,
             peer: None,
         });
     }
