@@ -1,6 +1,7 @@
 //! Process start-up shared by the `api` binary: configuration, logging, database, migrations,
 //! and the HTTP accept loop ([`serve_http`]).
 
+use crate::http::zerocopy::ConnIo;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
@@ -96,17 +97,23 @@ pub async fn serve_http(
         while conns.try_join_next().is_some() {} // forget finished connections
         // A response is one write; Nagle would hold the next one behind a delayed ACK.
         let _ = stream.set_nodelay(true);
-        // Handlers read the peer as `ConnectInfo<SocketAddr>` (`http::client_ip`).
+        let (io, door) = ConnIo::new(stream);
+        // Handlers read the peer as `ConnectInfo<SocketAddr>` (`http::client_ip`), and the
+        // connection's door for bodies the kernel sends (`http::zerocopy`).
         let svc = tower::ServiceExt::map_request(
             router.clone(),
             move |mut req: http::Request<Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
+                req.extensions_mut().insert(door.clone());
                 req
             },
         );
         let conn = hyper::server::conn::http1::Builder::new()
             .max_buf_size(MAX_BUF_SIZE)
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(svc));
+            // Queue body chunks by reference: `ConnIo` must see a kernel-sent body's own
+            // chunks, and with the queue strategy hyper never copies a chunk.
+            .writev(true)
+            .serve_connection(TokioIo::new(io), TowerToHyperService::new(svc));
         let mut stop = stop_rx.clone();
         conns.spawn(async move {
             let mut conn = std::pin::pin!(conn);

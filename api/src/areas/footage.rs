@@ -6,8 +6,10 @@ use super::jobs::{JobAccepted, accepted};
 use crate::auth::{Caller, Ws};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
+use crate::http::zerocopy::Door;
 use crate::http::{Result, ranged};
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -402,10 +404,12 @@ pub async fn sidecar(
     Query(r): Query<ClipRef>,
     method: Method,
     headers: HeaderMap,
+    door: Option<Extension<Door>>,
 ) -> Result<Response> {
     let ws = ws.acting(&caller);
     let (store, key) = clips::overlay(&state.db, &ws, r.clip_id).await?;
-    Ok(ranged::serve_stored(&state.storage, store, &key, &headers, &method).await)
+    let door = door.as_ref().map(|d| &d.0);
+    Ok(ranged::serve_stored(&state.storage, store, &key, &headers, &method, door).await)
 }
 
 // ---- maneuver labels ----

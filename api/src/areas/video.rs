@@ -5,8 +5,10 @@
 //! [`token::sign`] and [`ranged::serve_stored`] / [`ranged::serve_external`].
 
 use crate::http::extract::Query;
+use crate::http::zerocopy::Door;
 use crate::http::{Error, Result, ranged};
 use crate::state::AppState;
+use axum::Extension;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method};
@@ -28,6 +30,7 @@ pub async fn stream(
     Query(q): Query<StreamQuery>,
     method: Method,
     headers: HeaderMap,
+    door: Option<Extension<Door>>,
 ) -> Result<Response> {
     let token = q.token.filter(|t| !t.is_empty()).ok_or_else(|| {
         Error::unauthorized(
@@ -39,7 +42,8 @@ pub async fn stream(
     let grant = token::verify(&state.keys, &token, now)?;
     Ok(match grant.source {
         VideoSource::Stored { store, key } => {
-            ranged::serve_stored(&state.storage, store, &key, &headers, &method).await
+            let door = door.as_ref().map(|d| &d.0);
+            ranged::serve_stored(&state.storage, store, &key, &headers, &method, door).await
         }
         VideoSource::External { url } => {
             let policy = OriginPolicy::from_config(&state.cfg);

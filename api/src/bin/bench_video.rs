@@ -806,7 +806,8 @@ async fn origin(dir: &str, port: u16) -> Result<()> {
             axum::routing::get(move |method: Method, headers: HeaderMap| {
                 let storage = storage.clone();
                 async move {
-                    api::http::ranged::serve_stored(&storage, STORE, KEY, &headers, &method).await
+                    api::http::ranged::serve_stored(&storage, STORE, KEY, &headers, &method, None)
+                        .await
                 }
             }),
         )

@@ -7,6 +7,7 @@ pub mod pagination;
 pub mod ranged;
 pub mod tus;
 pub mod upload;
+pub mod zerocopy;
 
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;

@@ -7,7 +7,8 @@
 //! body. ETag and Last-Modified are passed on, `Accept-Ranges: bytes` and
 //! `Cache-Control: private` are set. The body is the storage or origin stream handed to
 //! `Body::from_stream`: hyper polls it only as the client drains the socket, so memory stays
-//! constant (one chunk in flight) whatever the size.
+//! constant (one chunk in flight) whatever the size. A local store's file on a connection of
+//! `serve_http` is sent by the kernel instead (`zerocopy`).
 //!
 //! [`serve_stored`] and [`serve_external`] never fail: an error becomes its JSON error
 //! response, so routes can return their answer directly.
@@ -18,12 +19,13 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use shared::storage::{ByteRange, ObjectMeta, Storage, StorageError, Store};
+use shared::storage::{ByteRange, Object, ObjectMeta, Storage, StorageError, Store};
 use shared::video::origin::{self, OriginRequest, OriginResponse};
 use shared::video::ssrf::OriginPolicy;
 use shared::{Error, ErrorKind};
 
 use super::ApiError;
+use super::zerocopy::Door;
 
 fn fail(e: Error) -> Response {
     ApiError(e).into_response()
@@ -153,6 +155,7 @@ pub async fn serve_stored(
     key: &str,
     headers: &HeaderMap,
     method: &Method,
+    door: Option<&Door>,
 ) -> Response {
     // A plain GET asks for the object (or its range) straight away: the answer carries what
     // the headers need, so a player's every range costs one request to the store, not two. A
@@ -164,7 +167,7 @@ pub async fn serve_stored(
             Err(e) => return storage_error(e),
         };
         let (status, h) = stored_headers(store, key, &obj.meta(), obj.range);
-        return (status, h, Body::from_stream(obj.body)).into_response();
+        return (status, h, object_body(obj, door)).into_response();
     }
     let meta = match storage.head(store, key).await {
         Ok(Some(m)) => m,
@@ -201,7 +204,16 @@ pub async fn serve_stored(
             1,
         ));
     }
-    (status, h, Body::from_stream(obj.body)).into_response()
+    (status, h, object_body(obj, door)).into_response()
+}
+
+/// A stored object's body: sent by the kernel from the local store's file when the connection
+/// has a door (`zerocopy`), else the backend's stream.
+fn object_body(obj: Object, door: Option<&Door>) -> Body {
+    match (door, obj.file) {
+        (Some(door), Some(span)) => door.body(span),
+        _ => Body::from_stream(obj.body),
+    }
 }
 
 /// The status and headers of a stored object's answer: the whole of it, or the inclusive span

@@ -17,7 +17,7 @@ use tokio::fs;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufWriter};
 use tokio_util::io::ReaderStream;
 
-use super::{ByteRange, Object, ObjectMeta, StorageError, Store};
+use super::{ByteRange, FileSpan, Object, ObjectMeta, StorageError, Store};
 
 /// A temporary file untouched for this long belongs to an upload that died with its process;
 /// `delete_prefix` removes such files under the prefix.
@@ -241,6 +241,18 @@ impl LocalStore {
         }
         let content_type = read_meta(&path).await;
         let last_modified = md.modified().ok();
+        // A second descriptor of the same open file (sendfile reads at its own offset).
+        let span = file
+            .try_clone()
+            .await
+            .map_err(|e| io_err(e, "duplicating the descriptor of", &path))?
+            .into_std()
+            .await;
+        let file_span = FileSpan {
+            file: span,
+            offset: start,
+            len,
+        };
         let body = ReaderStream::with_capacity(file.take(len), READ_CHUNK).boxed();
         Ok(Object {
             size,
@@ -249,6 +261,7 @@ impl LocalStore {
             etag: Some(local_etag(size, last_modified)),
             last_modified,
             body,
+            file: Some(file_span),
         })
     }
 

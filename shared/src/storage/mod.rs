@@ -172,6 +172,19 @@ pub struct Object {
     pub last_modified: Option<SystemTime>,
     pub etag: Option<String>,
     pub body: BoxStream<'static, io::Result<Bytes>>,
+    /// The same bytes as `body`, as a span of an open file, when the backend reads a local
+    /// file: a caller that can have the kernel send them (`sendfile`) uses this and drops
+    /// `body` unread. `None` for S3.
+    pub file: Option<FileSpan>,
+}
+
+/// `len` bytes of `file` from `offset`. The file is open, so a new upload that replaces the
+/// object's name meanwhile does not change what is read.
+#[derive(Debug)]
+pub struct FileSpan {
+    pub file: std::fs::File,
+    pub offset: u64,
+    pub len: u64,
 }
 
 impl Object {

@@ -381,6 +381,7 @@ impl S3Store {
                 .and_then(|t| SystemTime::try_from(*t).ok()),
             etag: out.e_tag().map(|t| t.trim_matches('"').to_string()),
             body: body_stream(out.body),
+            file: None,
         })
     }
 

@@ -189,10 +189,31 @@ impl TestApp {
         (state, router)
     }
 
+    /// This app served on a loopback port by the `api` binary's accept loop
+    /// (`api::serve::serve_http`), for what only a real connection does: bodies the kernel
+    /// sends (`api::http::zerocopy`), keep-alive. Send to it with [`Req::over`].
+    pub async fn serve(&self) -> Served {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = self.router.clone();
+        let task = tokio::spawn(api::serve::serve_http(
+            listener,
+            router,
+            std::future::pending(),
+            api::serve::SHUTDOWN_GRACE,
+        ));
+        Served {
+            addr,
+            client: reqwest::Client::builder().no_proxy().build().unwrap(),
+            task,
+        }
+    }
+
     pub fn req(&self, method: Method, path: &str) -> Req<'_> {
         Req {
             app: self,
             router: None,
+            served: None,
             method,
             path: path.to_string(),
             headers: HeaderMap::new(),
@@ -244,6 +265,8 @@ pub struct Req<'a> {
     app: &'a TestApp,
     /// Another app's router to send to (see [`TestApp::second_process`]).
     router: Option<Router>,
+    /// Send over a socket to this server instead of calling the router.
+    served: Option<(SocketAddr, reqwest::Client)>,
     method: Method,
     path: String,
     headers: HeaderMap,
@@ -293,6 +316,11 @@ impl Req<'_> {
         self.router = Some(router.clone());
         self
     }
+    /// Sends over a loopback connection to `server` (reqwest keeps it alive between requests).
+    pub fn over(mut self, server: &Served) -> Self {
+        self.served = Some((server.addr, server.client.clone()));
+        self
+    }
     pub fn bearer(self, token: &str) -> Self {
         self.header("authorization", &format!("Bearer {token}"))
     }
@@ -306,6 +334,21 @@ impl Req<'_> {
         self.header("cookie", &format!("sc_session={}", s.cookie))
     }
     pub async fn send(self) -> Resp {
+        if let Some((addr, client)) = self.served {
+            assert!(
+                self.stream.is_none(),
+                "a streamed body is sent through the router only"
+            );
+            let r = client
+                .request(self.method, format!("http://{addr}{}", self.path))
+                .headers(self.headers)
+                .body(self.body.unwrap_or_default())
+                .send()
+                .await
+                .unwrap();
+            let (status, headers) = (r.status(), r.headers().clone());
+            return Resp::new(status, headers, r.bytes().await.unwrap());
+        }
         let mut req = Request::builder()
             .method(self.method)
             .uri(&self.path)
@@ -322,15 +365,20 @@ impl Req<'_> {
         let status = resp.status();
         let headers = resp.headers().clone();
         let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-        let body = String::from_utf8_lossy(&bytes).to_string();
-        let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Resp {
-            status,
-            headers,
-            body,
-            json,
-            bytes: bytes.to_vec(),
-        }
+        Resp::new(status, headers, bytes)
+    }
+}
+
+/// See [`TestApp::serve`]; stops serving when dropped.
+pub struct Served {
+    pub addr: SocketAddr,
+    client: reqwest::Client,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 
@@ -345,6 +393,15 @@ pub struct Resp {
 }
 
 impl Resp {
+    fn new(status: StatusCode, headers: HeaderMap, bytes: bytes::Bytes) -> Resp {
+        Resp {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&bytes).to_string(),
+            json: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            bytes: bytes.to_vec(),
+        }
+    }
     pub fn code(&self) -> &str {
         self.json["error"]["code"]
             .as_str()

@@ -3,6 +3,7 @@
 //! policy itself, with an injected resolver).
 
 mod check;
+mod kernel_sent;
 mod ranges;
 mod ssrf;
 mod tokens;

@@ -1,5 +1,6 @@
 //! One table of Range cases, run against a stored object (local store, and the S3 test server
-//! when `TEST_S3_ENDPOINT` is set) and against an allow-listed external origin.
+//! when `TEST_S3_ENDPOINT` is set) and against an allow-listed external origin, each through
+//! the router and through a real connection of the api's accept loop.
 
 use crate::support::*;
 use axum::http::{Method, StatusCode};
@@ -149,9 +150,18 @@ fn table(etag: &str, last_modified: &str) -> Vec<Case> {
     cases
 }
 
-async fn run_table(app: &TestApp, token: &str, body: &[u8]) {
+/// Runs the table through the router, or with `over` through a real connection of the api's
+/// accept loop (where a local store's file is sent by the kernel).
+async fn run_table(app: &TestApp, token: &str, body: &[u8], over: Option<&Served>) {
+    let req = |method: Method| {
+        let r = app.req(method, &stream_path(token));
+        match over {
+            Some(s) => r.over(s),
+            None => r,
+        }
+    };
     // The validators come from the plain answer.
-    let first = app.get(&stream_path(token)).send().await;
+    let first = req(Method::GET).send().await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.body);
     let etag = first.headers["etag"].to_str().unwrap().to_string();
     let last_modified = first.headers["last-modified"].to_str().unwrap().to_string();
@@ -160,11 +170,11 @@ async fn run_table(app: &TestApp, token: &str, body: &[u8]) {
         "strong ETag: {etag}"
     );
     for c in table(&etag, &last_modified) {
-        let mut req = app.req(c.method.clone(), &stream_path(token));
+        let mut r = req(c.method.clone());
         for (k, v) in &c.headers {
-            req = req.header(k, v);
+            r = r.header(k, v);
         }
-        let r = req.send().await;
+        let r = r.send().await;
         assert_eq!(r.status.as_u16(), c.status, "{}: {}", c.name, r.body);
         let cr = r
             .headers
@@ -210,7 +220,9 @@ async fn range_table_on_a_locally_stored_video() {
     let app = TestApp::new().await;
     let body = video_bytes(LEN);
     let src = stored_video(&app, &body).await;
-    run_table(&app, &stream_token(&app, src), &body).await;
+    let token = stream_token(&app, src);
+    run_table(&app, &token, &body, None).await;
+    run_table(&app, &token, &body, Some(&app.serve().await)).await;
 }
 
 #[tokio::test]
@@ -224,7 +236,9 @@ async fn range_table_on_a_video_stored_in_s3() {
     assert_eq!(app.state.storage.backend_name(), "s3");
     let body = video_bytes(LEN);
     let src = stored_video(&app, &body).await;
-    run_table(&app, &stream_token(&app, src.clone()), &body).await;
+    let token = stream_token(&app, src.clone());
+    run_table(&app, &token, &body, None).await;
+    run_table(&app, &token, &body, Some(&app.serve().await)).await;
     if let VideoSource::Stored { store, key } = src {
         app.state.storage.delete(store, &key).await.unwrap();
     }
@@ -238,7 +252,9 @@ async fn range_table_on_an_allow_listed_external_origin() {
     let src = VideoSource::External {
         url: origin.url("/video.mp4"),
     };
-    run_table(&app, &stream_token(&app, src), &origin.body).await;
+    let token = stream_token(&app, src);
+    run_table(&app, &token, &origin.body, None).await;
+    run_table(&app, &token, &origin.body, Some(&app.serve().await)).await;
 }
 
 #[tokio::test]

@@ -1,0 +1,203 @@
+//! Bodies the kernel sends from the local store's file (`api::http::zerocopy`), on raw
+//! connections of the api's accept loop: what comes after such a body on the same
+//! connection, and a file that ends early. (The range table runs over a connection too, in
+//! `ranges.rs`.)
+
+use crate::support::*;
+use shared::storage::{StorageBackend, Store};
+use shared::video::token::VideoSource;
+use std::path::PathBuf;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// One response read off a raw connection: status line, headers (lower-case names), body.
+struct RawResp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl RawResp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads one response's head from `conn`, keeping what came after it in `buf`.
+async fn read_head(conn: &mut TcpStream, buf: &mut Vec<u8>) -> (u16, Vec<(String, String)>) {
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8(buf[..end].to_vec()).unwrap();
+            buf.drain(..end + 4);
+            let mut lines = head.split("\r\n");
+            let status = lines.next().unwrap().split(' ').nth(1).unwrap();
+            let headers = lines
+                .map(|l| {
+                    let (k, v) = l.split_once(':').unwrap();
+                    (k.trim().to_ascii_lowercase(), v.trim().to_string())
+                })
+                .collect();
+            return (status.parse().unwrap(), headers);
+        }
+        let mut chunk = [0u8; 16 * 1024];
+        let n = conn.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "the connection closed inside a response head");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Reads one whole response (by its Content-Length).
+async fn read_resp(conn: &mut TcpStream, buf: &mut Vec<u8>) -> RawResp {
+    let (status, headers) = read_head(conn, buf).await;
+    let mut r = RawResp {
+        status,
+        headers,
+        body: Vec::new(),
+    };
+    let len: usize = r.header("content-length").unwrap().parse().unwrap();
+    while buf.len() < len {
+        let mut chunk = vec![0u8; 256 * 1024];
+        let n = conn.read(&mut chunk).await.unwrap();
+        assert!(
+            n > 0,
+            "the connection closed after {} of {len} bytes",
+            buf.len()
+        );
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    r.body = buf.drain(..len).collect();
+    r
+}
+
+fn get(path: &str, extra: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nhost: test\r\n{extra}\r\n")
+}
+
+/// The file the local store keeps `source` in.
+fn stored_file(app: &TestApp, source: &VideoSource) -> PathBuf {
+    let (StorageBackend::Local { dir }, VideoSource::Stored { store, key }) =
+        (&app.state.cfg.storage.backend, source)
+    else {
+        panic!("a locally stored video");
+    };
+    assert_eq!(*store, Store::SessionVideos);
+    dir.join(store.name()).join(key)
+}
+
+#[tokio::test]
+async fn a_connection_goes_on_after_kernel_sent_bodies() {
+    let app = TestApp::new().await;
+    // Several sendfile chunks (512 KiB) per response.
+    let body = video_bytes(3 * 1024 * 1024 + 123);
+    let src = stored_video(&app, &body).await;
+    let path = stream_path(&stream_token(&app, src));
+    let server = app.serve().await;
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    // Pipelined: hyper answers them in order on the one connection.
+    let requests = [
+        get(&path, "range: bytes=0-99\r\n"),
+        get(&path, "range: bytes=1000000-2999999\r\n"),
+        get(&path, ""),
+        get("/api/health", ""),
+        get(&path, "range: bytes=-5\r\n"),
+    ];
+    conn.write_all(requests.concat().as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.body, body[..100]);
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 206);
+    assert_eq!(
+        r.header("content-range"),
+        Some(format!("bytes 1000000-2999999/{}", body.len()).as_str())
+    );
+    assert!(r.body == body[1_000_000..3_000_000], "the 2 MB range");
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body == body, "the whole video");
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 200);
+    let health: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    assert!(health.is_object(), "{health}");
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.body, body[body.len() - 5..]);
+    assert!(buf.is_empty(), "nothing after the last answer");
+}
+
+#[tokio::test]
+async fn a_file_cut_short_in_place_cuts_the_response() {
+    let app = TestApp::new().await;
+    let len = 64 * 1024 * 1024;
+    let body = video_bytes(len);
+    let src = stored_video(&app, &body).await;
+    let file = stored_file(&app, &src);
+    let path = stream_path(&stream_token(&app, src));
+    let server = app.serve().await;
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let (status, headers) = read_head(&mut conn, &mut buf).await;
+    assert_eq!(status, 200);
+    assert!(headers.contains(&("content-length".into(), len.to_string())));
+    // The socket buffers hold a few MiB; the rest is still to be read from the file, which is
+    // cut in place (the store itself never writes in place: see the next test).
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(1024 * 1024)
+        .unwrap();
+    let mut got = buf;
+    let mut chunk = vec![0u8; 256 * 1024];
+    // Until the server closes the connection (a reset counts as closed).
+    while let Ok(n @ 1..) = conn.read(&mut chunk).await {
+        got.extend_from_slice(&chunk[..n]);
+    }
+    assert!(
+        got.len() < len,
+        "the response is cut short ({} of {len} bytes)",
+        got.len()
+    );
+    // sendfile hands the socket the page cache's pages, not copies: bytes past the cut that
+    // were handed over before it read as the truncated pages do (zeros), so only the part
+    // that survived the cut is compared.
+    let kept = got.len().min(1024 * 1024);
+    assert!(got[..kept] == body[..kept], "the file's bytes");
+}
+
+/// What the store does instead of changing a file: delete (unlink) it, or upload a new
+/// version (a new file renamed over the name). The open file keeps its pages, so the bytes
+/// already handed to the socket and the rest arrive intact.
+#[tokio::test]
+async fn a_video_deleted_while_it_is_sent_arrives_whole() {
+    let app = TestApp::new().await;
+    let len = 64 * 1024 * 1024;
+    let body = video_bytes(len);
+    let src = stored_video(&app, &body).await;
+    let VideoSource::Stored { store, key } = src.clone() else {
+        unreachable!()
+    };
+    let path = stream_path(&stream_token(&app, src));
+    let server = app.serve().await;
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let (status, _) = read_head(&mut conn, &mut buf).await;
+    assert_eq!(status, 200);
+    app.state.storage.delete(store, &key).await.unwrap();
+    let mut got = buf;
+    let mut chunk = vec![0u8; 256 * 1024];
+    while got.len() < len {
+        let n = conn.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "cut after {} bytes", got.len());
+        got.extend_from_slice(&chunk[..n]);
+    }
+    let bad = got.iter().zip(&body).position(|(a, b)| a != b);
+    assert!(bad.is_none(), "first wrong byte at {bad:?}");
+}
