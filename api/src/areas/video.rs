@@ -40,14 +40,14 @@ pub async fn stream(
     })?;
     let now = shared::db::Ts::now().0.timestamp();
     let grant = token::verify(&state.keys, &token, now)?;
+    let door = door.as_ref().map(|d| &d.0);
     Ok(match grant.source {
         VideoSource::Stored { store, key } => {
-            let door = door.as_ref().map(|d| &d.0);
             ranged::serve_stored(&state.storage, store, &key, &headers, &method, door).await
         }
         VideoSource::External { url } => {
             let policy = OriginPolicy::from_config(&state.cfg);
-            ranged::serve_external(&policy, &url, &headers, &method).await
+            ranged::serve_external(&policy, &url, &headers, &method, door).await
         }
     })
 }

@@ -7,8 +7,9 @@
 //! body. ETag and Last-Modified are passed on, `Accept-Ranges: bytes` and
 //! `Cache-Control: private` are set. The body is the storage or origin stream handed to
 //! `Body::from_stream`: hyper polls it only as the client drains the socket, so memory stays
-//! constant (one chunk in flight) whatever the size. A local store's file on a connection of
-//! `serve_http` is sent by the kernel instead (`zerocopy`).
+//! constant (one chunk in flight) whatever the size. On a connection of `serve_http`, a local
+//! store's file, and the body of a plain-HTTP upstream (S3's presigned GET, an external
+//! origin), are moved by the kernel instead (`zerocopy`).
 //!
 //! [`serve_stored`] and [`serve_external`] never fail: an error becomes its JSON error
 //! response, so routes can return their answer directly.
@@ -20,8 +21,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use shared::storage::{ByteRange, Object, ObjectMeta, Storage, StorageError, Store};
-use shared::video::origin::{self, OriginRequest, OriginResponse};
+use shared::video::origin::{self, OriginBody, OriginRequest, OriginResponse};
 use shared::video::ssrf::OriginPolicy;
+use shared::video::ssrf::{CONNECT_TIMEOUT, READ_TIMEOUT};
 use shared::{Error, ErrorKind};
 
 use super::ApiError;
@@ -162,7 +164,13 @@ pub async fn serve_stored(
     // HEAD, or a GET whose `If-Range` decides whether the range applies, reads the metadata
     // first.
     if *method == Method::GET && !headers.contains_key(header::IF_RANGE) {
-        let obj = match storage.get(store, key, requested_range(headers)).await {
+        let range = requested_range(headers);
+        if let Some(door) = door
+            && let Some(resp) = stored_by_socket(storage, store, key, range, door).await
+        {
+            return resp;
+        }
+        let obj = match storage.get(store, key, range).await {
             Ok(obj) => obj,
             Err(e) => return storage_error(e),
         };
@@ -211,9 +219,68 @@ pub async fn serve_stored(
 /// has a door (`zerocopy`), else the backend's stream.
 fn object_body(obj: Object, door: Option<&Door>) -> Body {
     match (door, obj.file) {
-        (Some(door), Some(span)) => door.body(span),
+        (Some(door), Some(span)) => door.file_body(span),
         _ => Body::from_stream(obj.body),
     }
+}
+
+/// A plain GET of an object in S3 on a plain-HTTP endpoint, relayed by the kernel from the
+/// S3 server's socket (`zerocopy`): a presigned GET sent by [`origin::fetch_plain`], answered
+/// with the headers the SDK's path sets. `None` when that does not apply, or S3 answers other
+/// than a success framed by its length: the SDK's path then answers, errors included.
+async fn stored_by_socket(
+    storage: &Storage,
+    store: Store,
+    key: &str,
+    range: Option<ByteRange>,
+    door: &Door,
+) -> Option<Response> {
+    let url = storage.plain_get_url(store, key).await?;
+    let port = url.port_or_known_default()?;
+    let addrs: Vec<_> = tokio::net::lookup_host((url.host_str()?, port))
+        .await
+        .ok()?
+        .collect();
+    let req = OriginRequest {
+        range: range.map(range_header),
+        ..Default::default()
+    };
+    let r = origin::fetch_plain(&addrs, &url, &req, CONNECT_TIMEOUT, READ_TIMEOUT)
+        .await
+        .ok()??;
+    let OriginBody::Socket(span) = r.body else {
+        return None;
+    };
+    let served = match (r.status, r.content_range.as_deref()) {
+        (200, None) => None,
+        (206, Some(cr)) => Some(parse_content_range(cr)?),
+        _ => return None,
+    };
+    let meta = ObjectMeta {
+        size: served.map_or(span.len, |(_, _, size)| size),
+        content_type: r.content_type,
+        last_modified: r
+            .last_modified
+            .as_deref()
+            .and_then(parse_http_date)
+            .and_then(|t| u64::try_from(t).ok())
+            .map(|t| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(t)),
+        etag: r.etag.map(|t| t.trim_matches('"').to_string()),
+    };
+    let served = served.map(|(first, last, _)| (first, last));
+    if served.map_or(meta.size, |(f, l)| l - f + 1) != span.len {
+        return None;
+    }
+    let (status, h) = stored_headers(store, key, &meta, served);
+    Some((status, h, door.socket_body(span)).into_response())
+}
+
+/// `bytes first-last/size` as its three numbers.
+fn parse_content_range(v: &str) -> Option<(u64, u64, u64)> {
+    let (span, size) = v.trim().strip_prefix("bytes ")?.split_once('/')?;
+    let (first, last) = span.split_once('-')?;
+    let (first, last, size) = (first.parse().ok()?, last.parse().ok()?, size.parse().ok()?);
+    (first <= last && last < size).then_some((first, last, size))
 }
 
 /// The status and headers of a stored object's answer: the whole of it, or the inclusive span
@@ -262,6 +329,7 @@ pub async fn serve_external(
     url: &str,
     headers: &HeaderMap,
     method: &Method,
+    door: Option<&Door>,
 ) -> Response {
     let range = requested_range(headers).map(range_header);
     let req = OriginRequest {
@@ -271,14 +339,15 @@ pub async fn serve_external(
             .and_then(|_| header_str(headers, header::IF_RANGE))
             .map(str::to_string),
         range,
+        socket_body: door.is_some(),
     };
     match origin::fetch(policy, url, &req).await {
-        Ok(r) => relay(r),
+        Ok(r) => relay(r, door),
         Err(e) => fail(e),
     }
 }
 
-fn relay(r: OriginResponse) -> Response {
+fn relay(r: OriginResponse, door: Option<&Door>) -> Response {
     let status = match r.status {
         200 => StatusCode::OK,
         206 => StatusCode::PARTIAL_CONTENT,
@@ -315,7 +384,11 @@ fn relay(r: OriginResponse) -> Response {
     if let Some(len) = r.content_length {
         h.insert(header::CONTENT_LENGTH, len.into());
     }
-    (status, h, Body::from_stream(r.body)).into_response()
+    let body = match (door, r.body) {
+        (Some(door), OriginBody::Socket(span)) => door.socket_body(span),
+        (_, body) => Body::from_stream(body.into_stream()),
+    };
+    (status, h, body).into_response()
 }
 
 #[cfg(test)]

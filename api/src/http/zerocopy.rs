@@ -1,16 +1,17 @@
-//! Response bodies the kernel sends from a file straight to the client's socket (`sendfile`),
-//! so a video's bytes are never copied through the api's memory.
+//! Response bodies the kernel moves straight to the client's socket, so a video's bytes are
+//! never copied through the api's memory: from the local store's file (`sendfile`), or from an
+//! upstream socket (S3 or an external origin over plain HTTP) through a pipe (`splice`).
 //!
 //! hyper writes every byte of a response itself, through the connection's IO object, and only
 //! takes bytes it holds. So the IO object of each connection `serve_http` accepts is a
 //! [`ConnIo`]: the socket plus a [`Door`] shared with the handlers (in each request's
-//! extensions). A handler with a [`FileSpan`] gives it to the door and answers with the body
-//! [`Door::body`] returns: `len` bytes whose chunks are slices of one zeroed buffer that
-//! nothing reads, [`mark`]. hyper queues them like any chunk (the vectored write strategy,
+//! extensions). A handler with a [`FileSpan`] or a [`SocketSpan`] gives it to the door and
+//! answers with the body [`Door::file_body`] or [`Door::socket_body`] returns: `len` bytes
+//! whose chunks are slices of one zeroed buffer that nothing reads, [`mark`]. hyper queues them like any chunk (the vectored write strategy,
 //! which `serve_http` sets, so chunks are queued by reference, never copied), counts them
 //! against `Content-Length`, and asks `ConnIo` to write them when the socket has room. `ConnIo`
-//! recognises a slice of the mark by its address and sends that many bytes of the door's file
-//! in its place. Everything else hyper does (framing, keep-alive, back-pressure, the next
+//! recognises a slice of the mark by its address and sends that many bytes of the door's
+//! source in its place. Everything else hyper does (framing, keep-alive, back-pressure, the next
 //! request on the connection) is unchanged.
 //!
 //! sendfile hands the socket the page cache's pages rather than copies, so a file changed in
@@ -21,19 +22,24 @@
 //! Without a door (a router driven by `oneshot` in tests, or a server other than
 //! `serve_http`) handlers keep the copying body. A mark slice with no file behind it, or a file
 //! that ends early, fails the connection with an error: the client sees a cut response, never
-//! the mark's zeros.
+//! the mark's zeros. An upstream that stays silent longer than its span's `idle` fails it too.
 
 use std::io::{self, IoSlice};
+use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 
 use axum::body::Body;
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use hyper::body::{Frame, SizeHint};
+use rustix::pipe::{self, PipeFlags, SpliceFlags};
 use shared::storage::FileSpan;
+use shared::video::plain::SocketSpan;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::Sleep;
 
 /// The largest chunk of a kernel-sent body, so the most one `sendfile` call is asked to send.
 /// A file not in the page cache is read while the call blocks its thread, so a call is bounded
@@ -55,11 +61,38 @@ fn is_mark(buf: &[u8]) -> bool {
 }
 
 /// What the next mark bytes written on a connection stand for.
-struct Feed {
-    file: std::fs::File,
-    offset: u64,
-    remaining: u64,
+enum Feed {
+    File {
+        file: std::fs::File,
+        offset: u64,
+        remaining: u64,
+    },
+    Socket(Relay),
 }
+
+/// An upstream body on its way to the client: first the bytes read with the response head,
+/// then through a pipe, `splice`d in from the upstream socket and out to the client's.
+struct Relay {
+    upstream: TcpStream,
+    head_rest: Bytes,
+    /// Bytes still on the upstream socket.
+    upstream_left: u64,
+    pipe_out: OwnedFd,
+    pipe_in: OwnedFd,
+    in_pipe: usize,
+    idle: Duration,
+    /// Armed while waiting for the upstream.
+    silence: Option<Pin<Box<Sleep>>>,
+}
+
+impl Relay {
+    fn left(&self) -> u64 {
+        self.head_rest.len() as u64 + self.in_pipe as u64 + self.upstream_left
+    }
+}
+
+/// What one `splice` from the upstream asks for at most: a pipe's worth (it is empty then).
+const PIPE_SIZE: usize = 256 * 1024;
 
 /// A connection's side door for kernel-sent bodies; cloned into each of its requests.
 #[derive(Clone, Default)]
@@ -67,20 +100,51 @@ pub struct Door(Arc<Mutex<Option<Feed>>>);
 
 impl Door {
     /// A response body of `span.len` bytes that this connection sends from `span`'s file.
+    pub fn file_body(&self, span: FileSpan) -> Body {
+        let len = span.len;
+        self.feed(
+            len,
+            Feed::File {
+                file: span.file,
+                offset: span.offset,
+                remaining: len,
+            },
+        )
+    }
+
+    /// A response body of `span.len` bytes that this connection relays from `span`'s socket.
+    /// Without a pipe (out of descriptors) the body is copied instead.
+    pub fn socket_body(&self, span: SocketSpan) -> Body {
+        let (pipe_out, pipe_in) = match pipe::pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(error = %e, "no pipe for a relayed body; copying it");
+                return Body::from_stream(span.into_stream());
+            }
+        };
+        // A bigger pipe moves more per call; the kernel's default (64 KiB) if refused.
+        let _ = pipe::fcntl_setpipe_size(&pipe_in, PIPE_SIZE);
+        let len = span.len;
+        let relay = Relay {
+            upstream_left: len - span.head_rest.len() as u64,
+            upstream: span.sock,
+            head_rest: span.head_rest,
+            pipe_out,
+            pipe_in,
+            in_pipe: 0,
+            idle: span.idle,
+            silence: None,
+        };
+        self.feed(len, Feed::Socket(relay))
+    }
+
     /// HTTP/1 answers one request at a time, so a connection has one feed at most.
-    pub fn body(&self, span: FileSpan) -> Body {
-        if span.len == 0 {
+    fn feed(&self, len: u64, feed: Feed) -> Body {
+        if len == 0 {
             return Body::empty();
         }
-        let feed = Feed {
-            file: span.file,
-            offset: span.offset,
-            remaining: span.len,
-        };
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(feed);
-        Body::new(MarkBody {
-            remaining: span.len,
-        })
+        Body::new(MarkBody { remaining: len })
     }
 }
 
@@ -136,39 +200,141 @@ impl ConnIo {
     /// Sends at most `max` bytes of the feed (hyper is writing that many bytes of mark).
     fn poll_send(&mut self, cx: &mut Context<'_>, max: usize) -> Poll<io::Result<usize>> {
         let mut slot = self.door.0.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(feed) = slot.as_mut() else {
-            return Poll::Ready(Err(io::Error::other(
-                "a kernel-sent body has no file behind it",
-            )));
+        let sent = match slot.as_mut() {
+            None => Err(io::Error::other(
+                "a kernel-sent body has no source behind it",
+            )),
+            Some(Feed::File {
+                file,
+                offset,
+                remaining,
+            }) => {
+                if *remaining < max as u64 {
+                    Err(too_long())
+                } else {
+                    let sent = ready!(send_file(&self.sock, cx, file, offset, max));
+                    if let Ok(n) = sent {
+                        *remaining -= n as u64;
+                    }
+                    sent
+                }
+            }
+            Some(Feed::Socket(relay)) => {
+                if relay.left() < max as u64 {
+                    Err(too_long())
+                } else {
+                    ready!(relay_some(&self.sock, cx, relay, max))
+                }
+            }
         };
-        if feed.remaining < max as u64 {
-            return Poll::Ready(Err(io::Error::other(
-                "a kernel-sent body is longer than its file span",
+        let done = match slot.as_ref() {
+            Some(Feed::File { remaining, .. }) => *remaining == 0,
+            Some(Feed::Socket(relay)) => relay.left() == 0,
+            None => false,
+        };
+        if done || sent.is_err() {
+            *slot = None; // closes the file, or the upstream and the pipe
+        }
+        Poll::Ready(sent)
+    }
+}
+
+fn too_long() -> io::Error {
+    io::Error::other("a kernel-sent body is longer than its source")
+}
+
+/// Runs a non-blocking transfer into the client's socket when it has room.
+fn poll_into(
+    sock: &TcpStream,
+    cx: &mut Context<'_>,
+    mut f: impl FnMut() -> rustix::io::Result<usize>,
+) -> Poll<io::Result<usize>> {
+    loop {
+        ready!(sock.poll_write_ready(cx))?;
+        match sock.try_io(Interest::WRITABLE, || f().map_err(io::Error::from)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            other => return Poll::Ready(other),
+        }
+    }
+}
+
+fn send_file(
+    sock: &TcpStream,
+    cx: &mut Context<'_>,
+    file: &std::fs::File,
+    offset: &mut u64,
+    max: usize,
+) -> Poll<io::Result<usize>> {
+    match ready!(poll_into(sock, cx, || {
+        rustix::fs::sendfile(sock, file, Some(offset), max)
+    })) {
+        Ok(0) => Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the file ended before the length it is sent with",
+        ))),
+        other => Poll::Ready(other),
+    }
+}
+
+/// Moves at most `max` bytes of the relay to the client: the head's leftover first, then
+/// what the pipe holds, refilling it from the upstream when it is empty.
+fn relay_some(
+    sock: &TcpStream,
+    cx: &mut Context<'_>,
+    r: &mut Relay,
+    max: usize,
+) -> Poll<io::Result<usize>> {
+    if !r.head_rest.is_empty() {
+        let n = max.min(r.head_rest.len());
+        let sent = ready!(poll_into(sock, cx, || {
+            rustix::io::write(sock, &r.head_rest[..n])
+        }));
+        if let Ok(n) = sent {
+            r.head_rest.advance(n);
+        }
+        return Poll::Ready(sent);
+    }
+    let flags = SpliceFlags::NONBLOCK | SpliceFlags::MOVE;
+    loop {
+        if r.in_pipe > 0 {
+            let n = max.min(r.in_pipe);
+            let sent = ready!(poll_into(sock, cx, || {
+                pipe::splice(&r.pipe_out, None, sock, None, n, flags | SpliceFlags::MORE)
+            }));
+            if let Ok(n) = sent {
+                r.in_pipe -= n;
+            }
+            return Poll::Ready(sent);
+        }
+        // The pipe is empty, so a refusal (EAGAIN) can only be the upstream's.
+        if r.upstream.poll_read_ready(cx)?.is_pending() {
+            let silence = r
+                .silence
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(r.idle)));
+            ready!(silence.as_mut().poll(cx));
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the video origin went silent",
             )));
         }
-        loop {
-            ready!(self.sock.poll_write_ready(cx))?;
-            let sent = self.sock.try_io(Interest::WRITABLE, || {
-                rustix::fs::sendfile(&self.sock, &feed.file, Some(&mut feed.offset), max)
-                    .map_err(io::Error::from)
-            });
-            match sent {
-                Ok(0) => {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the file ended before the length it is sent with",
-                    )));
-                }
-                Ok(n) => {
-                    feed.remaining -= n as u64;
-                    if feed.remaining == 0 {
-                        *slot = None; // closes the file
-                    }
-                    return Poll::Ready(Ok(n));
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                Err(e) => return Poll::Ready(Err(e)),
+        let want = PIPE_SIZE.min(r.upstream_left.min(usize::MAX as u64) as usize);
+        let moved = r.upstream.try_io(Interest::READABLE, || {
+            pipe::splice(&r.upstream, None, &r.pipe_in, None, want, flags).map_err(io::Error::from)
+        });
+        match moved {
+            Ok(0) => {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the video origin closed before the length it announced",
+                )));
             }
+            Ok(n) => {
+                r.upstream_left -= n as u64;
+                r.in_pipe = n;
+                r.silence = None;
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Poll::Ready(Err(e)),
         }
     }
 }

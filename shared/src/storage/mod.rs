@@ -418,6 +418,24 @@ impl Storage {
         }
     }
 
+    /// For S3 on a plain-HTTP endpoint (one on the same network, as in the test and benchmark
+    /// set-ups): a presigned `GetObject` URL valid for a minute, which the video proxy GETs
+    /// itself so the kernel can move the body (`shared::video::plain`). `None` for the local
+    /// store, an `https` endpoint, or a presigning error (the caller then uses [`get`]).
+    ///
+    /// [`get`]: Storage::get
+    pub async fn plain_get_url(&self, store: Store, key: &str) -> Option<url::Url> {
+        validate_key(key).ok()?;
+        let Inner::S3(s) = &*self.inner else {
+            return None;
+        };
+        let url = s
+            .presign_get(store, key, Duration::from_secs(60))
+            .await
+            .ok()?;
+        url::Url::parse(&url).ok().filter(|u| u.scheme() == "http")
+    }
+
     /// A URL to which anyone holding it can `PUT` the object's bytes until `ttl` has passed.
     /// S3: a presigned URL that also signs `Content-Type`, so the upload must send exactly
     /// `content_type`. Local: a URL on the api (the route stores the request's Content-Type).

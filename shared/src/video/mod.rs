@@ -10,6 +10,7 @@
 pub const UPSTREAM_READ_BUFFER: usize = 32 * 1024;
 
 pub mod origin;
+pub mod plain;
 pub mod sniff;
 pub mod ssrf;
 pub mod token;

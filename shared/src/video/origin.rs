@@ -3,14 +3,18 @@
 //! range proxy passes on and the body as a stream, and a reachability check.
 
 use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 use http::header::{self, HeaderMap};
 use http_body_util::{BodyExt, Empty};
 use serde::Serialize;
+use url::Url;
 use utoipa::ToSchema;
 
+use super::plain::{self, SocketSpan};
 use super::ssrf::{Checked, OriginClient, OriginError, OriginPolicy, unreachable};
 use crate::error::{Error, ErrorKind};
 
@@ -23,6 +27,9 @@ pub struct OriginRequest {
     pub range: Option<String>,
     /// An `If-Range` header value to send with the range.
     pub if_range: Option<String>,
+    /// The caller can take a plain-HTTP GET's body as the socket it is on
+    /// ([`OriginBody::Socket`]), to move it with `splice`.
+    pub socket_body: bool,
 }
 
 /// The origin's answer: its status, the headers a range proxy passes on, and the body.
@@ -34,8 +41,29 @@ pub struct OriginResponse {
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     pub accept_ranges: Option<String>,
-    /// Streamed as the origin sends it (empty for HEAD).
-    pub body: BoxStream<'static, io::Result<Bytes>>,
+    /// Empty for HEAD.
+    pub body: OriginBody,
+}
+
+/// An origin's response body.
+pub enum OriginBody {
+    /// Streamed as the origin sends it.
+    Stream(BoxStream<'static, io::Result<Bytes>>),
+    /// Still on the socket (see [`OriginRequest::socket_body`]).
+    Socket(SocketSpan),
+}
+
+impl OriginBody {
+    fn empty() -> OriginBody {
+        OriginBody::Stream(futures::stream::empty().boxed())
+    }
+
+    pub fn into_stream(self) -> BoxStream<'static, io::Result<Bytes>> {
+        match self {
+            OriginBody::Stream(s) => s,
+            OriginBody::Socket(span) => span.into_stream(),
+        }
+    }
 }
 
 impl std::fmt::Debug for OriginResponse {
@@ -137,23 +165,73 @@ async fn send(
         etag: text(h, header::ETAG),
         last_modified: text(h, header::LAST_MODIFIED),
         accept_ranges: text(h, header::ACCEPT_RANGES),
-        body: futures::stream::empty().boxed(),
+        body: OriginBody::empty(),
     };
     if !req.head {
-        out.body = body_stream(resp.into_body(), client.read_timeout);
+        out.body = OriginBody::Stream(body_stream(resp.into_body(), client.read_timeout));
     }
     Ok(out)
 }
 
+/// A GET of a plain-HTTP `url` from the first of `addrs` that accepts a connection, its body
+/// left on the socket ([`plain::get`]). `None` when the answer is a success whose body is not
+/// framed by `Content-Length`: the caller asks again with the pooled client.
+pub async fn fetch_plain(
+    addrs: &[SocketAddr],
+    url: &Url,
+    req: &OriginRequest,
+    connect_timeout: Duration,
+    read_timeout: Duration,
+) -> Result<Option<OriginResponse>, Error> {
+    let mut extra = Vec::new();
+    if let Some(r) = &req.range {
+        extra.push((header::RANGE, r.as_str()));
+        if let Some(ir) = &req.if_range {
+            extra.push((header::IF_RANGE, ir.as_str()));
+        }
+    }
+    let resp = plain::get(addrs, url, &extra, connect_timeout, read_timeout)
+        .await
+        .map_err(transport)?;
+    let status = resp.status;
+    if (300..400).contains(&status) && status != 304 {
+        return Err(redirect_refused(status));
+    }
+    let h = &resp.headers;
+    let content_length = text(h, header::CONTENT_LENGTH).and_then(|v| v.parse().ok());
+    let body = match resp.body {
+        Some(span) => OriginBody::Socket(span),
+        None if (200..300).contains(&status) && content_length != Some(0) => return Ok(None),
+        None => OriginBody::empty(),
+    };
+    Ok(Some(OriginResponse {
+        status,
+        content_length,
+        content_range: text(h, header::CONTENT_RANGE),
+        content_type: text(h, header::CONTENT_TYPE),
+        etag: text(h, header::ETAG),
+        last_modified: text(h, header::LAST_MODIFIED),
+        accept_ranges: text(h, header::ACCEPT_RANGES),
+        body,
+    }))
+}
+
 /// Fetches `url` if the policy allows it (see [`OriginPolicy::check`] for the refusals). A
 /// redirect answer is refused (502 `video_redirect_refused`); a connection that fails is 502
-/// `video_unreachable`; any other status is handed back for the caller to relay.
+/// `video_unreachable`; any other status is handed back for the caller to relay. A plain-HTTP
+/// GET asked with `socket_body` goes to the checked addresses the same way, by [`plain::get`].
 pub async fn fetch(
     policy: &OriginPolicy,
     url: &str,
     req: &OriginRequest,
 ) -> Result<OriginResponse, Error> {
     let checked = policy.check(url).await?;
+    if req.socket_body && !req.head && plain::supports(&checked.url) {
+        let (connect, read) = (policy.connect_timeout, policy.read_timeout);
+        if let Some(r) = fetch_plain(&checked.addrs, &checked.url, req, connect, read).await? {
+            return Ok(r);
+        }
+    }
     let client = checked.client(policy)?;
     send(&client, &checked, req).await
 }
@@ -205,7 +283,7 @@ pub async fn check(policy: &OriginPolicy, url: &str) -> Result<Reachability, Err
             let ranged = OriginRequest {
                 head: false,
                 range: Some("bytes=0-0".into()),
-                if_range: None,
+                ..Default::default()
             };
             send(&client, &checked, &ranged).await
         }

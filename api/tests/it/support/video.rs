@@ -13,6 +13,7 @@ use shared::db::Id;
 use shared::storage::{ByteRange, Store};
 use shared::video::token::{self, StreamGrant, VideoSource};
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 
 /// Byte `i` of every test video (any slice can be checked). Printable ASCII, because the
 /// harness reads bodies as text.
@@ -85,11 +86,13 @@ pub fn s3_env() -> Option<Vec<(&'static str, String)>> {
 }
 
 /// A video origin on loopback: `/video.mp4` (the bytes, with Range, If-Range, ETag,
-/// Last-Modified), `/get-only.mp4` (the same, but HEAD answers 405), `/redirect` (302 to the
-/// cloud metadata address) and `/who` (its label, to tell two origins apart).
+/// Last-Modified), `/get-only.mp4` (the same, but HEAD answers 405), `/chunked.mp4` and
+/// `/short.mp4` (see their handlers), `/redirect` (302 to the cloud metadata address) and
+/// `/who` (its label, to tell two origins apart).
 pub struct VideoOrigin {
     pub addr: SocketAddr,
     pub body: Vec<u8>,
+    seen: Arc<Mutex<Vec<HeaderMap>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -106,12 +109,15 @@ pub const ORIGIN_LAST_MODIFIED: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
 struct OriginState {
     body: Bytes,
     label: &'static str,
+    /// The headers of every request for a video.
+    seen: Arc<Mutex<Vec<HeaderMap>>>,
 }
 
 async fn serve_video(
     axum::extract::State(s): axum::extract::State<OriginState>,
     headers: HeaderMap,
 ) -> Response {
+    s.seen.lock().unwrap().push(headers.clone());
     let size = s.body.len() as u64;
     let if_range_ok = headers
         .get(header::IF_RANGE)
@@ -160,7 +166,35 @@ async fn get_only(
     serve_video(state, headers).await
 }
 
+/// `/chunked.mp4`: the whole video without a length (chunked).
+async fn chunked(axum::extract::State(s): axum::extract::State<OriginState>) -> Response {
+    let chunks: Vec<Result<Bytes, std::io::Error>> = s
+        .body
+        .chunks(4096)
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    let body = Body::from_stream(futures::stream::iter(chunks));
+    (StatusCode::OK, [(header::CONTENT_TYPE, "video/mp4")], body).into_response()
+}
+
+/// `/short.mp4`: announces the whole video's length, sends half of it and hangs up.
+async fn short(axum::extract::State(s): axum::extract::State<OriginState>) -> Response {
+    let half = s.body.slice(..s.body.len() / 2);
+    let body = Body::from_stream(futures::stream::iter([Ok::<_, std::io::Error>(half)]));
+    let len = s.body.len().to_string();
+    let h = [
+        (header::CONTENT_TYPE, "video/mp4".to_string()),
+        (header::CONTENT_LENGTH, len),
+    ];
+    (StatusCode::OK, h, body).into_response()
+}
+
 impl VideoOrigin {
+    /// The headers of the requests for `/video.mp4` and `/get-only.mp4` so far.
+    pub fn seen(&self) -> Vec<HeaderMap> {
+        self.seen.lock().unwrap().clone()
+    }
+
     pub async fn start(len: usize) -> VideoOrigin {
         Self::start_on(([127, 0, 0, 1], 0).into(), len, "origin")
             .await
@@ -174,14 +208,18 @@ impl VideoOrigin {
         label: &'static str,
     ) -> std::io::Result<VideoOrigin> {
         let body = video_bytes(len);
+        let seen = Arc::new(Mutex::new(Vec::new()));
         let state = OriginState {
             body: Bytes::from(body.clone()),
             label,
+            seen: seen.clone(),
         };
         let app =
             Router::new()
                 .route("/video.mp4", get(serve_video))
                 .route("/get-only.mp4", get(get_only))
+                .route("/chunked.mp4", get(chunked))
+                .route("/short.mp4", get(short))
                 .route(
                     "/redirect",
                     get(|| async {
@@ -205,7 +243,12 @@ impl VideoOrigin {
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Ok(VideoOrigin { addr, body, task })
+        Ok(VideoOrigin {
+            addr,
+            body,
+            seen,
+            task,
+        })
     }
 
     pub fn port(&self) -> u16 {

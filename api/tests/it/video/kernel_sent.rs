@@ -1,7 +1,7 @@
-//! Bodies the kernel sends from the local store's file (`api::http::zerocopy`), on raw
-//! connections of the api's accept loop: what comes after such a body on the same
-//! connection, and a file that ends early. (The range table runs over a connection too, in
-//! `ranges.rs`.)
+//! Bodies the kernel moves (`api::http::zerocopy`): from the local store's file, from S3's
+//! and an external origin's socket, on raw connections of the api's accept loop: what comes
+//! after such a body on the same connection, and a source that ends early. (The range table
+//! runs over a connection too, in `ranges.rs`.)
 
 use crate::support::*;
 use shared::storage::{StorageBackend, Store};
@@ -87,22 +87,16 @@ fn stored_file(app: &TestApp, source: &VideoSource) -> PathBuf {
     dir.join(store.name()).join(key)
 }
 
-#[tokio::test]
-async fn a_connection_goes_on_after_kernel_sent_bodies() {
-    let app = TestApp::new().await;
-    // Several sendfile chunks (512 KiB) per response.
-    let body = video_bytes(3 * 1024 * 1024 + 123);
-    let src = stored_video(&app, &body).await;
-    let path = stream_path(&stream_token(&app, src));
-    let server = app.serve().await;
+/// Pipelined requests on one connection, several of them for `path` (whose bytes are `body`):
+/// each answer whole and in order, the JSON one between them too.
+async fn one_connection_carries_them_all(server: &Served, path: &str, body: &[u8]) {
     let mut conn = TcpStream::connect(server.addr).await.unwrap();
-    // Pipelined: hyper answers them in order on the one connection.
     let requests = [
-        get(&path, "range: bytes=0-99\r\n"),
-        get(&path, "range: bytes=1000000-2999999\r\n"),
-        get(&path, ""),
+        get(path, "range: bytes=0-99\r\n"),
+        get(path, "range: bytes=1000000-2999999\r\n"),
+        get(path, ""),
         get("/api/health", ""),
-        get(&path, "range: bytes=-5\r\n"),
+        get(path, "range: bytes=-5\r\n"),
     ];
     conn.write_all(requests.concat().as_bytes()).await.unwrap();
     let mut buf = Vec::new();
@@ -128,6 +122,93 @@ async fn a_connection_goes_on_after_kernel_sent_bodies() {
     assert_eq!(r.status, 206);
     assert_eq!(r.body, body[body.len() - 5..]);
     assert!(buf.is_empty(), "nothing after the last answer");
+}
+
+/// Several sendfile chunks (512 KiB) and pipe loads (256 KiB) per response.
+const BIG: usize = 3 * 1024 * 1024 + 123;
+
+#[tokio::test]
+async fn a_connection_goes_on_after_bodies_sent_from_the_local_store() {
+    let app = TestApp::new().await;
+    let body = video_bytes(BIG);
+    let src = stored_video(&app, &body).await;
+    let path = stream_path(&stream_token(&app, src));
+    one_connection_carries_them_all(&app.serve().await, &path, &body).await;
+}
+
+#[tokio::test]
+async fn a_connection_goes_on_after_bodies_relayed_from_s3() {
+    let Some(env) = s3_env() else {
+        println!("skipped: TEST_S3_ENDPOINT is not set (scripts/ensure-s3 starts a server)");
+        return;
+    };
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let app = TestApp::with_env(&vars).await;
+    let body = video_bytes(BIG);
+    let src = stored_video(&app, &body).await;
+    let path = stream_path(&stream_token(&app, src.clone()));
+    one_connection_carries_them_all(&app.serve().await, &path, &body).await;
+    if let VideoSource::Stored { store, key } = src {
+        app.state.storage.delete(store, &key).await.unwrap();
+    }
+}
+
+fn origin_app_env(origin: &VideoOrigin) -> String {
+    format!("127.0.0.1:{}", origin.port())
+}
+
+#[tokio::test]
+async fn a_connection_goes_on_after_bodies_relayed_from_an_origin() {
+    let origin = VideoOrigin::start(BIG).await;
+    let app = TestApp::with_env(&[("VIDEO_ALLOWED_PRIVATE_HOSTS", &origin_app_env(&origin))]).await;
+    let src = VideoSource::External {
+        url: origin.url("/video.mp4"),
+    };
+    let path = stream_path(&stream_token(&app, src));
+    one_connection_carries_them_all(&app.serve().await, &path, &origin.body).await;
+    // Each GET went to the origin on a connection of its own, by the plain client whose body
+    // the api relays with splice (the pooled client keeps connections alive).
+    let seen = origin.seen();
+    assert_eq!(seen.len(), 4);
+    assert!(seen.iter().all(|h| h["connection"] == "close"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn an_origin_body_without_a_length_is_copied_and_one_cut_short_cuts_the_answer() {
+    let origin = VideoOrigin::start(BIG).await;
+    let app = TestApp::with_env(&[("VIDEO_ALLOWED_PRIVATE_HOSTS", &origin_app_env(&origin))]).await;
+    let server = app.serve().await;
+    let token = |path: &str| {
+        stream_token(
+            &app,
+            VideoSource::External {
+                url: origin.url(path),
+            },
+        )
+    };
+    // Chunked: the plain GET gives way to the pooled client, which reads it whole.
+    let r = app
+        .get(&stream_path(&token("/chunked.mp4")))
+        .over(&server)
+        .send()
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.bytes == origin.body, "the whole video");
+
+    // The origin hangs up halfway: the answer (which announced the whole length) is cut.
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    let path = stream_path(&token("/short.mp4"));
+    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let (status, headers) = read_head(&mut conn, &mut got).await;
+    assert_eq!(status, 200);
+    assert!(headers.contains(&("content-length".into(), BIG.to_string())));
+    let mut chunk = vec![0u8; 256 * 1024];
+    while let Ok(n @ 1..) = conn.read(&mut chunk).await {
+        got.extend_from_slice(&chunk[..n]);
+    }
+    assert_eq!(got.len(), BIG / 2, "what the origin sent, then the end");
+    assert!(got == origin.body[..BIG / 2]);
 }
 
 #[tokio::test]

@@ -260,7 +260,9 @@ async fn the_connection_goes_to_the_first_checked_answer() {
         .await
         .unwrap();
     assert_eq!(r.status, 200);
-    let chunks: Vec<bytes::Bytes> = futures::TryStreamExt::try_collect(r.body).await.unwrap();
+    let chunks: Vec<bytes::Bytes> = futures::TryStreamExt::try_collect(r.body.into_stream())
+        .await
+        .unwrap();
     let body = chunks.concat();
     assert_eq!(body, b"first");
     assert_eq!(dns.lookups.load(Ordering::SeqCst), 1);
