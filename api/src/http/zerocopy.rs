@@ -299,7 +299,7 @@ fn relay_some(
         if r.in_pipe > 0 {
             let n = max.min(r.in_pipe);
             let sent = ready!(poll_into(sock, cx, || {
-                pipe::splice(&r.pipe_out, None, sock, None, n, flags | SpliceFlags::MORE)
+                pipe::splice(&r.pipe_out, None, sock, None, n, flags)
             }));
             if let Ok(n) = sent {
                 r.in_pipe -= n;
