@@ -72,6 +72,24 @@ async fn read_resp(conn: &mut TcpStream, buf: &mut Vec<u8>) -> RawResp {
     r
 }
 
+/// Sends a plain GET of `path` on a new connection and reads the answer's head: the
+/// connection, what followed the head, the status and the headers.
+async fn open_get(server: &Served, path: &str) -> (TcpStream, Vec<u8>, u16, Vec<(String, String)>) {
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    conn.write_all(get(path, "").as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let (status, headers) = read_head(&mut conn, &mut buf).await;
+    (conn, buf, status, headers)
+}
+
+/// Appends what arrives to `got` until the server closes the connection (a reset counts).
+async fn read_until_closed(conn: &mut TcpStream, got: &mut Vec<u8>) {
+    let mut chunk = vec![0u8; 256 * 1024];
+    while let Ok(n @ 1..) = conn.read(&mut chunk).await {
+        got.extend_from_slice(&chunk[..n]);
+    }
+}
+
 fn get(path: &str, extra: &str) -> String {
     format!("GET {path} HTTP/1.1\r\nhost: test\r\n{extra}\r\n")
 }
@@ -196,17 +214,11 @@ async fn an_origin_body_without_a_length_is_copied_and_one_cut_short_cuts_the_an
     assert!(r.bytes == origin.body, "the whole video");
 
     // The origin hangs up halfway: the answer (which announced the whole length) is cut.
-    let mut conn = TcpStream::connect(server.addr).await.unwrap();
     let path = stream_path(&token("/short.mp4"));
-    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
-    let mut got = Vec::new();
-    let (status, headers) = read_head(&mut conn, &mut got).await;
+    let (mut conn, mut got, status, headers) = open_get(&server, &path).await;
     assert_eq!(status, 200);
     assert!(headers.contains(&("content-length".into(), BIG.to_string())));
-    let mut chunk = vec![0u8; 256 * 1024];
-    while let Ok(n @ 1..) = conn.read(&mut chunk).await {
-        got.extend_from_slice(&chunk[..n]);
-    }
+    read_until_closed(&mut conn, &mut got).await;
     assert_eq!(got.len(), BIG / 2, "what the origin sent, then the end");
     assert!(got == origin.body[..BIG / 2]);
 }
@@ -220,10 +232,7 @@ async fn a_file_cut_short_in_place_cuts_the_response() {
     let file = stored_file(&app, &src);
     let path = stream_path(&stream_token(&app, src));
     let server = app.serve().await;
-    let mut conn = TcpStream::connect(server.addr).await.unwrap();
-    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    let (status, headers) = read_head(&mut conn, &mut buf).await;
+    let (mut conn, mut got, status, headers) = open_get(&server, &path).await;
     assert_eq!(status, 200);
     assert!(headers.contains(&("content-length".into(), len.to_string())));
     // The socket buffers hold a few MiB; the rest is still to be read from the file, which is
@@ -234,12 +243,7 @@ async fn a_file_cut_short_in_place_cuts_the_response() {
         .unwrap()
         .set_len(1024 * 1024)
         .unwrap();
-    let mut got = buf;
-    let mut chunk = vec![0u8; 256 * 1024];
-    // Until the server closes the connection (a reset counts as closed).
-    while let Ok(n @ 1..) = conn.read(&mut chunk).await {
-        got.extend_from_slice(&chunk[..n]);
-    }
+    read_until_closed(&mut conn, &mut got).await;
     assert!(
         got.len() < len,
         "the response is cut short ({} of {len} bytes)",
@@ -266,13 +270,9 @@ async fn a_video_deleted_while_it_is_sent_arrives_whole() {
     };
     let path = stream_path(&stream_token(&app, src));
     let server = app.serve().await;
-    let mut conn = TcpStream::connect(server.addr).await.unwrap();
-    conn.write_all(get(&path, "").as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    let (status, _) = read_head(&mut conn, &mut buf).await;
+    let (mut conn, mut got, status, _) = open_get(&server, &path).await;
     assert_eq!(status, 200);
     app.state.storage.delete(store, &key).await.unwrap();
-    let mut got = buf;
     let mut chunk = vec![0u8; 256 * 1024];
     while got.len() < len {
         let n = conn.read(&mut chunk).await.unwrap();
