@@ -282,3 +282,63 @@ async fn a_video_deleted_while_it_is_sent_arrives_whole() {
     let bad = got.iter().zip(&body).position(|(a, b)| a != b);
     assert!(bad.is_none(), "first wrong byte at {bad:?}");
 }
+
+/// An upstream that sends part of what it announced and then stays silent: the relay gives up
+/// after its span's `idle` and cuts the answer (without it, the connection would hang).
+#[tokio::test]
+async fn a_relay_whose_upstream_goes_silent_is_cut_after_its_idle_time() {
+    use api::http::zerocopy::Door;
+    use axum::Extension;
+    use shared::video::plain::SocketSpan;
+    use std::time::Duration;
+
+    let sent = video_bytes(100 * 1024);
+    let upstream = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up_addr = upstream.local_addr().unwrap();
+    let part = sent.clone();
+    let silent = tokio::spawn(async move {
+        let (mut sock, _) = upstream.accept().await.unwrap();
+        sock.write_all(&part).await.unwrap();
+        std::future::pending::<()>().await; // keeps the socket open, sends nothing more
+        drop(sock);
+    });
+    let router = axum::Router::new().route(
+        "/relay",
+        axum::routing::get(move |Extension(door): Extension<Door>| async move {
+            let sock = TcpStream::connect(up_addr).await.unwrap();
+            door.socket_body(SocketSpan {
+                sock,
+                head_rest: bytes::Bytes::new(),
+                len: 1024 * 1024,
+                idle: Duration::from_millis(300),
+            })
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(api::serve::serve_http(
+        listener,
+        router,
+        std::future::pending(),
+        Duration::from_secs(1),
+    ));
+    let mut conn = TcpStream::connect(addr).await.unwrap();
+    conn.write_all(get("/relay", "").as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let (status, headers) = read_head(&mut conn, &mut got).await;
+    assert_eq!(status, 200);
+    assert!(headers.contains(&("content-length".into(), (1024 * 1024).to_string())));
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        read_until_closed(&mut conn, &mut got),
+    )
+    .await
+    .expect("the server cuts the answer instead of waiting forever");
+    assert!(
+        got == sent,
+        "what the upstream sent, then the end ({} bytes)",
+        got.len()
+    );
+    server.abort();
+    silent.abort();
+}
