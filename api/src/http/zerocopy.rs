@@ -138,7 +138,12 @@ impl Door {
         self.feed(len, Feed::Socket(relay))
     }
 
-    /// HTTP/1 answers one request at a time, so a connection has one feed at most.
+    /// One feed per connection is enough, even for pipelined requests: hyper polls the next
+    /// response's handler (which gives the door its source) only once everything queued for
+    /// the previous response is written (with queued chunks, a new head waits for an empty
+    /// queue), so a feed is replaced only after its mark bytes have all gone out. A body that
+    /// is never written (a HEAD) leaves a feed the next one replaces. Test:
+    /// `video::kernel_sent::pipelined_bodies_each_keep_their_own_source`.
     fn feed(&self, len: u64, feed: Feed) -> Body {
         if len == 0 {
             return Body::empty();

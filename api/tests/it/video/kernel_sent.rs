@@ -342,3 +342,35 @@ async fn a_relay_whose_upstream_goes_silent_is_cut_after_its_idle_time() {
     server.abort();
     silent.abort();
 }
+
+/// Pipelined requests for two kernel-sent bodies, the first too big for the socket buffers:
+/// hyper reads (and answers) the second request while the end of the first body still waits
+/// in its queue, so each body must keep its own source.
+#[tokio::test]
+async fn pipelined_bodies_each_keep_their_own_source() {
+    let app = TestApp::new().await;
+    let len = 32 * 1024 * 1024;
+    let body = video_bytes(len);
+    let src = stored_video(&app, &body).await;
+    let path = stream_path(&stream_token(&app, src));
+    let server = app.serve().await;
+    let mut conn = TcpStream::connect(server.addr).await.unwrap();
+    let requests = [
+        get(&path, ""),
+        get(&path, "range: bytes=1000-1999\r\n"),
+        get(&path, "range: bytes=5000000-5999999\r\n"),
+    ];
+    conn.write_all(requests.concat().as_bytes()).await.unwrap();
+    // Let the server fill the socket buffers and stall in the middle of the first body.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let mut buf = Vec::new();
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body == body, "the whole video");
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 206);
+    assert!(r.body == body[1000..2000], "the first range");
+    let r = read_resp(&mut conn, &mut buf).await;
+    assert_eq!(r.status, 206);
+    assert!(r.body == body[5_000_000..6_000_000], "the second range");
+}
