@@ -16,7 +16,8 @@
 //!   - `s3`: the api on s3s-fs vs a presigned GET URL on the same s3s-fs;
 //!   - `external`: the api in front of an allow-listed origin (this binary run as
 //!     `bench_video origin`, a separate process serving the local store's file with Range) vs
-//!     that origin directly;
+//!     that origin directly; and, when `BENCH_NGINX_URL` is set, the api in front of that nginx
+//!     (below) as the origin vs nginx directly;
 //!   - `local`: the api on the local store vs `pread` of the same file by this process (no HTTP:
 //!     a ceiling, not a peer), and, when `BENCH_NGINX_URL` names an nginx serving the store's
 //!     directory (`scripts/bench-video` starts one if nginx is installed), vs that nginx.
@@ -880,6 +881,14 @@ fn print_tables(p: &Params, rows: &[Row], mems: &[(&str, Mem)]) {
     }
 }
 
+/// nginx serving the local store's directory (`BENCH_NGINX_URL`, `http://host:port`), when
+/// `scripts/bench-video` started one.
+fn nginx_url() -> Option<String> {
+    std::env::var("BENCH_NGINX_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
 async fn run(p: Params) -> Result<()> {
     std::fs::create_dir_all(&p.work)?;
     let store_dir = p.work.join("objects");
@@ -969,6 +978,20 @@ async fn run(p: Params) -> Result<()> {
             peer: Some(("origin".into(), proc.pid())),
         });
         origin_proc = Some(proc);
+        // The same file behind nginx as the origin: the cheapest origin there is (sendfile),
+        // against which the proxy's own cost weighs most. nginx's CPU is not counted.
+        if let Some(url) = nginx_url() {
+            let host = url.trim_start_matches("http://").to_string();
+            let url = format!("{url}/{}/{KEY}", STORE.name());
+            sources.push(Source {
+                id: "external-nginx",
+                label: "external origin: nginx 1.22 (sendfile)",
+                api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", host)],
+                video: VideoSource::External { url: url.clone() },
+                directs: vec![("GET on nginx", Target::Http(url))],
+                peer: None,
+            });
+        }
     }
     if p.wants("local") {
         let mut directs = vec![("pread of the file (no HTTP)", Target::File(file))];
@@ -976,10 +999,7 @@ async fn run(p: Params) -> Result<()> {
         // installed): an HTTP static-file server at its best settings (sendfile), the peer the
         // proxy of a local file can be held against, beside `pread`'s ceiling. Its CPU is
         // spread over its worker processes and not counted.
-        if let Some(url) = std::env::var("BENCH_NGINX_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        {
+        if let Some(url) = nginx_url() {
             directs.push((
                 "nginx 1.22 serving the file (sendfile)",
                 Target::Http(format!("{url}/{}/{KEY}", STORE.name())),
