@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use shared::storage::{ByteRange, Object, ObjectMeta, Storage, StorageError, Store};
 use shared::video::origin::{self, OriginBody, OriginRequest, OriginResponse};
 use shared::video::ssrf::OriginPolicy;
-use shared::video::ssrf::{CONNECT_TIMEOUT, READ_TIMEOUT};
+use shared::video::ssrf::READ_TIMEOUT;
 use shared::{Error, ErrorKind};
 
 use super::ApiError;
@@ -44,18 +44,6 @@ pub fn requested_range(headers: &HeaderMap) -> Option<ByteRange> {
         return None;
     }
     header_str(headers, header::RANGE).and_then(ByteRange::parse_header)
-}
-
-/// The `Range` header value of a parsed range (what the proxy forwards to an origin).
-pub fn range_header(r: ByteRange) -> String {
-    match r {
-        ByteRange::From {
-            start,
-            end: Some(end),
-        } => format!("bytes={start}-{end}"),
-        ByteRange::From { start, end: None } => format!("bytes={start}-"),
-        ByteRange::Suffix { len } => format!("bytes=-{len}"),
-    }
 }
 
 /// An HTTP date (IMF-fixdate).
@@ -225,9 +213,8 @@ fn object_body(obj: Object, door: Option<&Door>) -> Body {
 }
 
 /// A plain GET of an object in S3 on a plain-HTTP endpoint, relayed by the kernel from the
-/// S3 server's socket (`zerocopy`): a presigned GET sent by [`origin::fetch_plain`], answered
-/// with the headers the SDK's path sets. `None` when that does not apply, or S3 answers other
-/// than a success framed by its length: the SDK's path then answers, errors included.
+/// S3 server's socket (`zerocopy`, [`Storage::get_on_socket`]), with the headers the SDK's
+/// path sets. `None` when that does not apply: the SDK's path then answers, errors included.
 async fn stored_by_socket(
     storage: &Storage,
     store: Store,
@@ -235,52 +222,11 @@ async fn stored_by_socket(
     range: Option<ByteRange>,
     door: &Door,
 ) -> Option<Response> {
-    let url = storage.plain_get_url(store, key).await?;
-    let port = url.port_or_known_default()?;
-    let addrs: Vec<_> = tokio::net::lookup_host((url.host_str()?, port))
-        .await
-        .ok()?
-        .collect();
-    let req = OriginRequest {
-        range: range.map(range_header),
-        ..Default::default()
-    };
-    let r = origin::fetch_plain(&addrs, &url, &req, CONNECT_TIMEOUT, READ_TIMEOUT)
-        .await
-        .ok()??;
-    let OriginBody::Socket(span) = r.body else {
-        return None;
-    };
-    let served = match (r.status, r.content_range.as_deref()) {
-        (200, None) => None,
-        (206, Some(cr)) => Some(parse_content_range(cr)?),
-        _ => return None,
-    };
-    let meta = ObjectMeta {
-        size: served.map_or(span.len, |(_, _, size)| size),
-        content_type: r.content_type,
-        last_modified: r
-            .last_modified
-            .as_deref()
-            .and_then(parse_http_date)
-            .and_then(|t| u64::try_from(t).ok())
-            .map(|t| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(t)),
-        etag: r.etag.map(|t| t.trim_matches('"').to_string()),
-    };
-    let served = served.map(|(first, last, _)| (first, last));
-    if served.map_or(meta.size, |(f, l)| l - f + 1) != span.len {
-        return None;
-    }
-    let (status, h) = stored_headers(store, key, &meta, served);
-    Some((status, h, door.socket_body(span)).into_response())
-}
-
-/// `bytes first-last/size` as its three numbers.
-fn parse_content_range(v: &str) -> Option<(u64, u64, u64)> {
-    let (span, size) = v.trim().strip_prefix("bytes ")?.split_once('/')?;
-    let (first, last) = span.split_once('-')?;
-    let (first, last, size) = (first.parse().ok()?, last.parse().ok()?, size.parse().ok()?);
-    (first <= last && last < size).then_some((first, last, size))
+    let obj = storage
+        .get_on_socket(store, key, range, READ_TIMEOUT)
+        .await?;
+    let (status, h) = stored_headers(store, key, &obj.meta, obj.range);
+    Some((status, h, door.socket_body(obj.body)).into_response())
 }
 
 /// The status and headers of a stored object's answer: the whole of it, or the inclusive span
@@ -331,7 +277,7 @@ pub async fn serve_external(
     method: &Method,
     door: Option<&Door>,
 ) -> Response {
-    let range = requested_range(headers).map(range_header);
+    let range = requested_range(headers).map(ByteRange::header_value);
     let req = OriginRequest {
         head: method == Method::HEAD,
         if_range: range
@@ -442,9 +388,9 @@ mod tests {
             Some(ByteRange::suffix(5))
         );
         assert_eq!(requested_range(&with(header::RANGE, "bytes=0-1,3-4")), None);
-        assert_eq!(range_header(ByteRange::new(1, 2)), "bytes=1-2");
-        assert_eq!(range_header(ByteRange::starting_at(7)), "bytes=7-");
-        assert_eq!(range_header(ByteRange::suffix(9)), "bytes=-9");
+        assert_eq!(ByteRange::new(1, 2).header_value(), "bytes=1-2");
+        assert_eq!(ByteRange::starting_at(7).header_value(), "bytes=7-");
+        assert_eq!(ByteRange::suffix(9).header_value(), "bytes=-9");
     }
 }
 
@@ -484,7 +430,7 @@ mod proptests {
                 && let Ok((first, last)) = r.resolve(size)
             {
                 prop_assert!(first <= last && last < size);
-                let back = ByteRange::parse_header(&range_header(r));
+                let back = ByteRange::parse_header(&r.header_value());
                 prop_assert_eq!(back, Some(r));
             }
             let h = headers(header::IF_RANGE, &[if_range]);

@@ -89,6 +89,18 @@ pub enum ByteRange {
 }
 
 impl ByteRange {
+    /// The `Range` header value asking for this range.
+    pub fn header_value(self) -> String {
+        match self {
+            ByteRange::From {
+                start,
+                end: Some(end),
+            } => format!("bytes={start}-{end}"),
+            ByteRange::From { start, end: None } => format!("bytes={start}-"),
+            ByteRange::Suffix { len } => format!("bytes=-{len}"),
+        }
+    }
+
     /// `bytes=start-end` (both inclusive).
     pub fn new(start: u64, end: u64) -> Self {
         ByteRange::From {
@@ -176,6 +188,15 @@ pub struct Object {
     /// file: a caller that can have the kernel send them (`sendfile`) uses this and drops
     /// `body` unread. `None` for S3.
     pub file: Option<FileSpan>,
+}
+
+/// See [`Storage::get_on_socket`]: the object's metadata as read with it, the inclusive range
+/// served (for a ranged read), and the body still on the socket.
+#[derive(Debug)]
+pub struct SocketObject {
+    pub meta: ObjectMeta,
+    pub range: Option<(u64, u64)>,
+    pub body: crate::video::plain::SocketSpan,
 }
 
 /// `len` bytes of `file` from `offset`. The file is open, so a new upload that replaces the
@@ -419,21 +440,26 @@ impl Storage {
     }
 
     /// For S3 on a plain-HTTP endpoint (one on the same network, as in the test and benchmark
-    /// set-ups): a presigned `GetObject` URL valid for a minute, which the video proxy GETs
-    /// itself so the kernel can move the body (`shared::video::plain`). `None` for the local
-    /// store, an `https` endpoint, or a presigning error (the caller then uses [`get`]).
+    /// set-ups): the object read by a presigned `GetObject` sent over a connection of its own
+    /// ([`crate::video::plain`]), its body left on the socket for a caller that has the kernel
+    /// move it (the video proxy's `splice`). `idle` bounds the wait for the answer's head and
+    /// then between reads of the body. `None` for the local store, an `https` endpoint, a
+    /// suffix or backwards range, or any answer but a success framed by its length: the caller
+    /// then uses [`get`], which also gives the error.
     ///
     /// [`get`]: Storage::get
-    pub async fn plain_get_url(&self, store: Store, key: &str) -> Option<url::Url> {
+    pub async fn get_on_socket(
+        &self,
+        store: Store,
+        key: &str,
+        range: Option<ByteRange>,
+        idle: Duration,
+    ) -> Option<SocketObject> {
         validate_key(key).ok()?;
         let Inner::S3(s) = &*self.inner else {
             return None;
         };
-        let url = s
-            .presign_get(store, key, Duration::from_secs(60))
-            .await
-            .ok()?;
-        url::Url::parse(&url).ok().filter(|u| u.scheme() == "http")
+        s.get_on_socket(store, key, range, idle).await
     }
 
     /// A URL to which anyone holding it can `PUT` the object's bytes until `ttl` has passed.

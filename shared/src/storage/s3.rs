@@ -20,7 +20,12 @@ use aws_sdk_s3::types::{
 use bytes::{Bytes, BytesMut};
 use futures::stream::{BoxStream, StreamExt};
 
-use super::{ByteRange, Object, ObjectMeta, PART_SIZE, S3Config, StorageError, Store};
+use super::s3_http::CONNECT_TIMEOUT;
+use super::{
+    ByteRange, Object, ObjectMeta, PART_SIZE, S3Config, SocketObject, StorageError, Store,
+};
+use crate::video::plain;
+use http::header;
 
 /// S3 allows at most 10,000 parts per multipart upload.
 const MAX_PARTS: i32 = 10_000;
@@ -50,6 +55,10 @@ fn parse_content_range(v: &str) -> Option<(u64, (u64, u64))> {
         size.parse().ok()?,
         (first.parse().ok()?, last.parse().ok()?),
     ))
+}
+
+fn backwards(r: ByteRange) -> bool {
+    matches!(r, ByteRange::From { start, end: Some(end) } if end < start)
 }
 
 fn body_stream(body: ByteStream) -> BoxStream<'static, io::Result<Bytes>> {
@@ -333,19 +342,11 @@ impl S3Store {
             other => other,
         };
         if let Some(r) = range {
-            req = req.range(match r {
-                // S3 would ignore a backwards range and send everything.
-                ByteRange::From {
-                    start,
-                    end: Some(end),
-                } if end < start => return Err(self.unsatisfiable(store, key).await),
-                ByteRange::From {
-                    start,
-                    end: Some(end),
-                } => format!("bytes={start}-{end}"),
-                ByteRange::From { start, end: None } => format!("bytes={start}-"),
-                ByteRange::Suffix { len } => format!("bytes=-{len}"),
-            });
+            // S3 would ignore a backwards range and send everything.
+            if backwards(r) {
+                return Err(self.unsatisfiable(store, key).await);
+            }
+            req = req.range(r.header_value());
         }
         let out = match req.send().await {
             Ok(out) => out,
@@ -505,6 +506,61 @@ impl S3Store {
     fn presigning(ttl: Duration) -> Result<PresigningConfig, StorageError> {
         PresigningConfig::expires_in(ttl)
             .map_err(|e| StorageError::backend(e, "presigned URL lifetime (at most 7 days)"))
+    }
+
+    /// See [`super::Storage::get_on_socket`].
+    pub(super) async fn get_on_socket(
+        &self,
+        store: Store,
+        key: &str,
+        range: Option<ByteRange>,
+        idle: Duration,
+    ) -> Option<SocketObject> {
+        // The SDK's path resolves these first (see `get`).
+        if matches!(range, Some(ByteRange::Suffix { .. })) || range.is_some_and(backwards) {
+            return None;
+        }
+        let url = self
+            .presign_get(store, key, Duration::from_secs(60))
+            .await
+            .ok()?;
+        let url = url::Url::parse(&url).ok().filter(plain::supports)?;
+        let port = url.port_or_known_default()?;
+        let addrs: Vec<_> = tokio::net::lookup_host((url.host_str()?, port))
+            .await
+            .ok()?
+            .collect();
+        let value = range.map(ByteRange::header_value);
+        let extra: Vec<_> = value.iter().map(|v| (header::RANGE, v.as_str())).collect();
+        let resp = plain::get(&addrs, &url, &extra, CONNECT_TIMEOUT, idle)
+            .await
+            .ok()?;
+        let body = resp.body?;
+        let text = |name| resp.headers.get(name).and_then(|v| v.to_str().ok());
+        let (size, range) = match (resp.status, text(header::CONTENT_RANGE)) {
+            (200, None) => (body.len, None),
+            (206, Some(cr)) => {
+                let (size, span) = parse_content_range(cr)?;
+                (size, Some(span))
+            }
+            _ => return None,
+        };
+        let len = match range {
+            Some((first, last)) => last.checked_sub(first)? + 1,
+            None => size,
+        };
+        if len != body.len {
+            return None;
+        }
+        let meta = ObjectMeta {
+            size,
+            content_type: text(header::CONTENT_TYPE).map(str::to_string),
+            last_modified: text(header::LAST_MODIFIED)
+                .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
+                .map(SystemTime::from),
+            etag: text(header::ETAG).map(|t| t.trim_matches('"').to_string()),
+        };
+        Some(SocketObject { meta, range, body })
     }
 
     pub(super) async fn presign_get(

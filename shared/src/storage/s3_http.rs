@@ -23,7 +23,7 @@ use hyper_util::client::legacy::connect::HttpConnector as TcpConnector;
 use hyper_util::rt::TokioExecutor;
 use std::time::Duration;
 
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The client; cheap to clone (one connection pool).

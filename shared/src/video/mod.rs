@@ -9,6 +9,33 @@
 /// per stream (`scripts/bench-video`).
 pub const UPSTREAM_READ_BUFFER: usize = 32 * 1024;
 
+/// `body` with an error in place of its end when the upstream stays silent longer than
+/// `idle` in the middle of it.
+pub(crate) fn until_silent<S>(
+    body: S,
+    idle: std::time::Duration,
+) -> futures::stream::BoxStream<'static, std::io::Result<bytes::Bytes>>
+where
+    S: futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send + Unpin + 'static,
+{
+    use futures::StreamExt;
+    futures::stream::unfold(Some(body), move |s| async move {
+        let mut s = s?;
+        match tokio::time::timeout(idle, s.next()).await {
+            Ok(Some(item)) => Some((item, Some(s))),
+            Ok(None) => None,
+            Err(_) => Some((
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the video origin went silent",
+                )),
+                None,
+            )),
+        }
+    })
+    .boxed()
+}
+
 pub mod origin;
 pub mod plain;
 pub mod sniff;

@@ -101,28 +101,13 @@ fn transport(e: OriginError) -> Error {
     unreachable(format!("the video origin {what}"))
 }
 
-/// The response body as a stream of chunks that ends in an error when the origin stays silent
-/// longer than `idle` in the middle of it.
+/// The response body as a stream of chunks (ending in an error when the origin goes silent,
+/// [`super::until_silent`]).
 fn body_stream(
     body: hyper::body::Incoming,
     idle: std::time::Duration,
 ) -> BoxStream<'static, io::Result<Bytes>> {
-    let data = body.into_data_stream().map_err(io::Error::other);
-    futures::stream::unfold(Some(data), move |s| async move {
-        let mut s = s?;
-        match tokio::time::timeout(idle, s.next()).await {
-            Ok(Some(item)) => Some((item, Some(s))),
-            Ok(None) => None,
-            Err(_) => Some((
-                Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the video origin went silent",
-                )),
-                None,
-            )),
-        }
-    })
-    .boxed()
+    super::until_silent(body.into_data_stream().map_err(io::Error::other), idle)
 }
 
 async fn send(
@@ -176,7 +161,7 @@ async fn send(
 /// A GET of a plain-HTTP `url` from the first of `addrs` that accepts a connection, its body
 /// left on the socket ([`plain::get`]). `None` when the answer is a success whose body is not
 /// framed by `Content-Length`: the caller asks again with the pooled client.
-pub async fn fetch_plain(
+async fn fetch_plain(
     addrs: &[SocketAddr],
     url: &Url,
     req: &OriginRequest,

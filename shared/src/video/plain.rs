@@ -13,6 +13,7 @@ use futures::stream::{BoxStream, StreamExt};
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_util::io::ReaderStream;
 use url::{Position, Url};
 
 use super::ssrf::OriginError;
@@ -33,36 +34,15 @@ pub struct SocketSpan {
 }
 
 impl SocketSpan {
-    /// The body as a stream, for a caller that copies it (reads of [`super::UPSTREAM_READ_BUFFER`]).
+    /// The body as a stream, for a caller that copies it (reads of
+    /// [`super::UPSTREAM_READ_BUFFER`]). An upstream that closes early ends it early, which
+    /// hyper answers by cutting the response it announced the length of.
     pub fn into_stream(self) -> BoxStream<'static, io::Result<Bytes>> {
-        let rest_len = self.head_rest.len() as u64;
+        let left = self.len.saturating_sub(self.head_rest.len() as u64);
         let first =
             futures::stream::iter((!self.head_rest.is_empty()).then_some(Ok(self.head_rest)));
-        let state = (self.sock, self.len.saturating_sub(rest_len), self.idle);
-        let tail = futures::stream::unfold(Some(state), |s| async move {
-            let (mut sock, left, idle) = s?;
-            if left == 0 {
-                return None;
-            }
-            let mut buf = BytesMut::with_capacity(super::UPSTREAM_READ_BUFFER.min(left as usize));
-            let read = tokio::time::timeout(idle, sock.read_buf(&mut buf)).await;
-            let item = match read {
-                Err(_) => Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the video origin went silent",
-                )),
-                Ok(Err(e)) => Err(e),
-                Ok(Ok(0)) => Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the video origin closed before the length it announced",
-                )),
-                Ok(Ok(n)) => {
-                    return Some((Ok(buf.freeze()), Some((sock, left - n as u64, idle))));
-                }
-            };
-            Some((item, None))
-        });
-        first.chain(tail).boxed()
+        let tail = ReaderStream::with_capacity(self.sock.take(left), super::UPSTREAM_READ_BUFFER);
+        super::until_silent(first.chain(tail), self.idle)
     }
 }
 

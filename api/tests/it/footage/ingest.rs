@@ -32,12 +32,10 @@ async fn a_dropped_upload_resumes_at_the_stored_offset_and_makes_one_clip() {
 
 #[tokio::test]
 async fn on_s3_a_dropped_upload_resumes_and_makes_one_clip() {
-    let Some(env) = s3_env() else {
-        eprintln!("skipped: TEST_S3_ENDPOINT is not set");
+    let Some(app) = s3_app().await else {
         return;
     };
-    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    resume_and_join(TestApp::with_env(&vars).await).await;
+    resume_and_join(app).await;
 }
 
 async fn resume_and_join(app: TestApp) {

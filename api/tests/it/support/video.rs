@@ -85,6 +85,19 @@ pub fn s3_env() -> Option<Vec<(&'static str, String)>> {
     ])
 }
 
+/// An app on the S3 test server, or `None` (saying the test is skipped) when
+/// `TEST_S3_ENDPOINT` is not set.
+pub async fn s3_app() -> Option<TestApp> {
+    let Some(env) = s3_env() else {
+        println!("skipped: TEST_S3_ENDPOINT is not set (scripts/ensure-s3 starts a server)");
+        return None;
+    };
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let app = TestApp::with_env(&vars).await;
+    assert_eq!(app.state.storage.backend_name(), "s3");
+    Some(app)
+}
+
 /// A video origin on loopback: `/video.mp4` (the bytes, with Range, If-Range, ETag,
 /// Last-Modified), `/get-only.mp4` (the same, but HEAD answers 405), `/chunked.mp4` and
 /// `/short.mp4` (see their handlers), `/redirect` (302 to the cloud metadata address) and

@@ -156,12 +156,9 @@ async fn a_connection_goes_on_after_bodies_sent_from_the_local_store() {
 
 #[tokio::test]
 async fn a_connection_goes_on_after_bodies_relayed_from_s3() {
-    let Some(env) = s3_env() else {
-        println!("skipped: TEST_S3_ENDPOINT is not set (scripts/ensure-s3 starts a server)");
+    let Some(app) = s3_app().await else {
         return;
     };
-    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let app = TestApp::with_env(&vars).await;
     let body = video_bytes(BIG);
     let src = stored_video(&app, &body).await;
     let path = stream_path(&stream_token(&app, src.clone()));

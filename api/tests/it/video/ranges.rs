@@ -227,13 +227,9 @@ async fn range_table_on_a_locally_stored_video() {
 
 #[tokio::test]
 async fn range_table_on_a_video_stored_in_s3() {
-    let Some(env) = s3_env() else {
-        println!("skipped: TEST_S3_ENDPOINT is not set (scripts/ensure-s3 starts a server)");
+    let Some(app) = s3_app().await else {
         return;
     };
-    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let app = TestApp::with_env(&vars).await;
-    assert_eq!(app.state.storage.backend_name(), "s3");
     let body = video_bytes(LEN);
     let src = stored_video(&app, &body).await;
     let token = stream_token(&app, src.clone());
