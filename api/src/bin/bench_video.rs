@@ -16,8 +16,11 @@
 //!   - `s3`: the api on s3s-fs vs a presigned GET URL on the same s3s-fs;
 //!   - `external`: the api in front of an allow-listed origin (this binary run as
 //!     `bench_video origin`, a separate process serving the local store's file with Range) vs
-//!     that origin directly; and, when `BENCH_NGINX_URL` is set, the api in front of that nginx
-//!     (below) as the origin vs nginx directly;
+//!     that origin directly, and vs the proxy's peer, nginx's `proxy_pass` in front of the
+//!     same origin (started here when `/usr/sbin/nginx` exists: at its defaults and at the
+//!     settings its documentation gives for large responses, [`NGINX_PROXIES`]); and, when
+//!     `BENCH_NGINX_URL` is set, the api in front of that nginx (below) as the origin vs nginx
+//!     directly;
 //!   - `local`: the api on the local store vs `pread` of the same file by this process (no HTTP:
 //!     a ceiling, not a peer), and, when `BENCH_NGINX_URL` names an nginx serving the store's
 //!     directory (`scripts/bench-video` starts one if nginx is installed), vs that nginx.
@@ -201,10 +204,12 @@ fn free_port() -> Result<u16> {
         .port())
 }
 
-/// A child process killed when dropped.
+/// A child process killed when dropped (asked to stop with SIGTERM first when `term`: nginx's
+/// workers outlive a master that is killed).
 struct Proc {
     child: Child,
     name: String,
+    term: bool,
 }
 
 impl Proc {
@@ -215,6 +220,17 @@ impl Proc {
 
 impl Drop for Proc {
     fn drop(&mut self) {
+        if self.term {
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.pid().to_string()])
+                .status();
+            for _ in 0..50 {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         say(format_args!("stopped {}", self.name));
@@ -244,6 +260,7 @@ async fn spawn(
     let mut proc = Proc {
         child,
         name: name.to_string(),
+        term: false,
     };
     let client = reqwest::Client::new();
     for _ in 0..300 {
@@ -328,14 +345,17 @@ impl CpuMeter {
         }
     }
 
+    /// Processes that share a name (nginx's workers) are summed.
     fn stop(self) -> CpuUse {
         let (busy1, total1) = machine_jiffies();
-        let per_proc = self
-            .pids
-            .iter()
-            .zip(&self.start)
-            .map(|((n, p), s)| (n.clone(), cpu_secs(*p) - s))
-            .collect();
+        let mut per_proc: Vec<(String, f64)> = Vec::new();
+        for ((n, p), s) in self.pids.iter().zip(&self.start) {
+            let used = cpu_secs(*p) - s;
+            match per_proc.iter_mut().find(|(m, _)| m == n) {
+                Some((_, t)) => *t += used,
+                None => per_proc.push((n.clone(), used)),
+            }
+        }
         let total = (total1 - self.machine.1).max(1) as f64;
         CpuUse {
             per_proc,
@@ -723,7 +743,28 @@ struct Source {
     api_extra: Vec<(&'static str, String)>,
     video: VideoSource,
     directs: Vec<(&'static str, Target)>,
-    peer: Option<(String, u32)>,
+    peers: Vec<(String, u32)>,
+    /// Other proxies in front of the same source, read after the direct reads.
+    others: Vec<OtherProxy>,
+}
+
+/// A peer of the api's proxy: its label, URL and the name its processes' CPU time is counted
+/// under.
+#[derive(Clone)]
+struct OtherProxy {
+    label: String,
+    url: String,
+    cpu: &'static str,
+}
+
+/// An other proxy's run against the first direct read of the same cell.
+struct OtherRow {
+    source: &'static str,
+    label: String,
+    cpu: &'static str,
+    readers: usize,
+    run: Run,
+    direct: Run,
 }
 
 struct Row {
@@ -734,7 +775,12 @@ struct Row {
     direct: Run,
 }
 
-async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem> {
+async fn bench_source(
+    p: &Params,
+    s: &Source,
+    rows: &mut Vec<Row>,
+    other_rows: &mut Vec<OtherRow>,
+) -> Result<Mem> {
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
     let env = api_env(p, s.id, port, &s.api_extra);
@@ -767,7 +813,7 @@ async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem
         ("api".to_string(), api.pid()),
         ("client".to_string(), std::process::id()),
     ];
-    pids.extend(s.peer.clone());
+    pids.extend(s.peers.iter().cloned());
     for &n in &p.readers {
         let proxy = throughput(&Target::Http(url.clone()), n, p, pids.clone()).await?;
         say(format_args!(
@@ -775,8 +821,10 @@ async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem
             s.id,
             proxy.detail()
         ));
+        let mut first_direct = None;
         for (label, target) in &s.directs {
             let direct = throughput(target, n, p, pids.clone()).await?;
+            first_direct.get_or_insert_with(|| direct.clone());
             say(format_args!(
                 "{} direct ({label}), {n} readers: {}",
                 s.id,
@@ -788,6 +836,26 @@ async fn bench_source(p: &Params, s: &Source, rows: &mut Vec<Row>) -> Result<Mem
                 readers: n,
                 proxy: proxy.clone(),
                 direct,
+            });
+        }
+        let Some(first_direct) = first_direct else {
+            continue;
+        };
+        for o in &s.others {
+            let run = throughput(&Target::Http(o.url.clone()), n, p, pids.clone()).await?;
+            say(format_args!(
+                "{} {}, {n} readers: {}",
+                s.id,
+                o.label,
+                run.detail()
+            ));
+            other_rows.push(OtherRow {
+                source: s.label,
+                label: o.label.clone(),
+                cpu: o.cpu,
+                readers: n,
+                run,
+                direct: first_direct.clone(),
             });
         }
     }
@@ -818,6 +886,124 @@ async fn origin(dir: &str, port: u16) -> Result<()> {
     Ok(())
 }
 
+// --- nginx as a proxy in front of the origin -----------------------------------------------
+
+/// nginx's reverse proxy in front of the external origin, the peer of the api's proxy: one
+/// nginx, one server per setting, each proxy's CPU counted over the master and its workers.
+#[derive(Default)]
+struct PeerProxies {
+    proxies: Vec<OtherProxy>,
+    cpu: Vec<(String, u32)>,
+    _nginx: Option<Proc>,
+}
+
+/// The settings nginx is run with, each on a port of its own: its defaults (buffered, a new
+/// upstream connection per request, buffers of a page, a response larger than them spilled to
+/// a temporary file) and the settings its documentation gives for streaming large responses:
+/// upstream keep-alive (`keepalive`, HTTP/1.1, an empty `Connection`), and either buffering in
+/// memory only (`proxy_max_temp_file_size 0`, larger buffers) or no buffering
+/// (`proxy_buffering off`, relayed as it arrives through one `proxy_buffer_size` buffer).
+const NGINX_PROXIES: [(&str, &str); 3] = [
+    ("nginx 1.22 proxy_pass, defaults", ""),
+    (
+        "nginx 1.22 proxy_pass, keep-alive, buffered in memory (16 × 64 KiB)",
+        "proxy_buffering on; proxy_buffer_size 64k; proxy_buffers 16 64k; \
+         proxy_busy_buffers_size 128k; proxy_max_temp_file_size 0;",
+    ),
+    (
+        "nginx 1.22 proxy_pass, keep-alive, unbuffered (256 KiB)",
+        // The buffered mode's settings must stay consistent even when it is off.
+        "proxy_buffering off; proxy_buffer_size 256k; proxy_buffers 4 256k; \
+         proxy_busy_buffers_size 256k;",
+    ),
+];
+
+const NGINX_CPU: &str = "nginx proxy";
+
+/// Starts nginx in front of the origin on `origin_port` when it is installed (none otherwise).
+async fn peer_proxies(p: &Params, origin_port: u16) -> Result<PeerProxies> {
+    let dir = p.work.join("nginx-proxy");
+    std::fs::create_dir_all(&dir)?;
+    let mut servers = String::new();
+    let mut proxies = Vec::new();
+    for (i, (label, settings)) in NGINX_PROXIES.iter().enumerate() {
+        let port = free_port()?;
+        let keepalive = if settings.is_empty() {
+            format!("proxy_pass http://127.0.0.1:{origin_port};")
+        } else {
+            "proxy_pass http://origin; proxy_http_version 1.1; \
+             proxy_set_header Connection \"\";"
+                .to_string()
+        };
+        let _ = writeln!(
+            servers,
+            "  server {{ listen 127.0.0.1:{port}; location / {{ {keepalive} {settings} }} }} # {i}"
+        );
+        proxies.push(OtherProxy {
+            label: label.to_string(),
+            url: format!("http://127.0.0.1:{port}/video.bin"),
+            cpu: NGINX_CPU,
+        });
+    }
+    let d = dir.display();
+    let conf = format!(
+        "worker_processes auto;\nuser root;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{\n  access_log off;\n  tcp_nodelay on;\n  keepalive_requests 1000000;\n\
+         client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+         fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
+         upstream origin {{ server 127.0.0.1:{origin_port}; keepalive 128; }}\n{servers}}}\n"
+    );
+    let conf_path = dir.join("nginx.conf");
+    std::fs::write(&conf_path, conf)?;
+    let nginx = Path::new("/usr/sbin/nginx");
+    if !nginx.exists() {
+        say("no /usr/sbin/nginx: the api's proxy is not compared with nginx's");
+        return Ok(PeerProxies::default());
+    }
+    let ready = proxies[0].url.replace("/video.bin", "/health");
+    let mut proc = spawn(
+        "nginx proxy",
+        nginx,
+        &["-c", &conf_path.display().to_string(), "-g", "daemon off;"],
+        &[],
+        &dir.join("nginx.log"),
+        &ready,
+    )
+    .await?;
+    proc.term = true;
+    let mut cpu = vec![(NGINX_CPU.to_string(), proc.pid())];
+    cpu.extend(
+        children(proc.pid())
+            .into_iter()
+            .map(|c| (NGINX_CPU.to_string(), c)),
+    );
+    say(format_args!("nginx proxies: {} processes", cpu.len()));
+    Ok(PeerProxies {
+        proxies,
+        cpu,
+        _nginx: Some(proc),
+    })
+}
+
+/// The pids whose parent is `pid` (nginx's workers).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = s.rsplit_once(')')?.1.to_string();
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
 // --- main -----------------------------------------------------------------------------------
 
 fn ratio(a: &Run, b: &Run) -> f64 {
@@ -829,7 +1015,7 @@ fn cpu_cell(run: &Run, name: &str) -> String {
         .map_or("–".into(), |s| format!("{s:.2}"))
 }
 
-fn print_tables(p: &Params, rows: &[Row], mems: &[(&str, Mem)]) {
+fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str, Mem)]) {
     println!(
         "Throughput: {} MiB ranged GETs over a {:.2} GiB object, {} s per cell; CPU is seconds per GiB served.\n",
         p.range / MIB,
@@ -853,6 +1039,27 @@ fn print_tables(p: &Params, rows: &[Row], mems: &[(&str, Mem)]) {
             r.proxy.cpu.busy * 100.0,
             r.direct.cpu.busy * 100.0,
         );
+    }
+    if !other_rows.is_empty() {
+        println!(
+            "\nOther proxies in front of the same source, against the same direct read (its first, in the same cell):\n"
+        );
+        println!(
+            "| source | proxy | readers | proxy MB/s | direct MB/s | proxy / direct | proxy CPU s/GiB |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|");
+        for r in other_rows {
+            println!(
+                "| {} | {} | {} | {:.0} | {:.0} | {:.2}× | {} |",
+                r.source,
+                r.label,
+                r.readers,
+                r.run.mb_s(),
+                r.direct.mb_s(),
+                ratio(&r.run, &r.direct),
+                cpu_cell(&r.run, r.cpu),
+            );
+        }
     }
     println!(
         "\nMemory: {} streams of the whole object, each drained at {} KiB/s, VmRSS of the api sampled every 0.5 s for {} s.\n",
@@ -947,10 +1154,12 @@ async fn run(p: Params) -> Result<()> {
                 key: KEY.into(),
             },
             directs: vec![("presigned GET on s3s-fs", Target::Http(presigned))],
-            peer,
+            peers: peer.into_iter().collect(),
+            others: Vec::new(),
         });
     }
     let mut origin_proc = None;
+    let mut others = PeerProxies::default();
     if p.wants("external") {
         let port = free_port()?;
         let exe = std::env::current_exe()?;
@@ -968,6 +1177,7 @@ async fn run(p: Params) -> Result<()> {
         )
         .await?;
         let url = format!("http://127.0.0.1:{port}/video.bin");
+        others = peer_proxies(&p, port).await?;
         sources.push(Source {
             id: "external",
             label: "external origin",
@@ -975,7 +1185,11 @@ async fn run(p: Params) -> Result<()> {
             api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", format!("127.0.0.1:{port}"))],
             video: VideoSource::External { url: url.clone() },
             directs: vec![("GET on the origin", Target::Http(url))],
-            peer: Some(("origin".into(), proc.pid())),
+            peers: [("origin".to_string(), proc.pid())]
+                .into_iter()
+                .chain(others.cpu.iter().cloned())
+                .collect(),
+            others: others.proxies.clone(),
         });
         origin_proc = Some(proc);
         // The same file behind nginx as the origin: the cheapest origin there is (sendfile),
@@ -989,7 +1203,8 @@ async fn run(p: Params) -> Result<()> {
                 api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", host)],
                 video: VideoSource::External { url: url.clone() },
                 directs: vec![("GET on nginx", Target::Http(url))],
-                peer: None,
+                peers: Vec::new(),
+                others: Vec::new(),
             });
         }
     }
@@ -1017,7 +1232,8 @@ async fn run(p: Params) -> Result<()> {
                 key: KEY.into(),
             },
             directs,
-            peer: None,
+            peers: Vec::new(),
+            others: Vec::new(),
         });
     }
     ensure!(
@@ -1025,14 +1241,15 @@ async fn run(p: Params) -> Result<()> {
         "BENCH_ONLY selects no source (s3, external, local)"
     );
 
-    let mut rows = Vec::new();
+    let (mut rows, mut other_rows) = (Vec::new(), Vec::new());
     let mut mems = Vec::new();
     for s in &sources {
-        let mem = bench_source(&p, s, &mut rows).await?;
+        let mem = bench_source(&p, s, &mut rows, &mut other_rows).await?;
         mems.push((s.label, mem));
     }
+    drop(others);
     drop(origin_proc);
-    print_tables(&p, &rows, &mems);
+    print_tables(&p, &rows, &other_rows, &mems);
     Ok(())
 }
 
