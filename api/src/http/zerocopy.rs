@@ -23,6 +23,13 @@
 //! `serve_http`) handlers keep the copying body. A mark slice with no file behind it, or a file
 //! that ends early, fails the connection with an error: the client sees a cut response, never
 //! the mark's zeros. An upstream that stays silent longer than its span's `idle` fails it too.
+//!
+//! A file's body is sent corked (`TCP_CORK`, nginx's `tcp_nopush`), head included: the
+//! connection is `TCP_NODELAY`, so without the cork every `sendfile` that the socket's room cut
+//! short ended in a short segment of its own. Measured on the local store with 50 readers: the
+//! client's CPU per GiB fell from 0.32–0.40 to 0.23–0.26 s and the throughput against nginx
+//! rose from 0.77–0.78× to 0.94–0.98× (README, "Video stream proxy"). The relayed bodies
+//! showed no gain in the same measurement and stay uncorked.
 
 use std::io::{self, IoSlice};
 use std::os::fd::OwnedFd;
@@ -188,6 +195,21 @@ impl hyper::body::Body for MarkBody {
 pub struct ConnIo {
     sock: TcpStream,
     door: Door,
+    /// `TCP_CORK` is on: a file's body is being sent.
+    corked: bool,
+}
+
+/// Turns `TCP_CORK` on or off once (turning it off sends what it held back). A socket that
+/// refuses merely sends uncorked.
+fn cork(sock: &TcpStream, corked: &mut bool, on: bool) {
+    if *corked != on {
+        let _ = socket2::SockRef::from(sock).set_tcp_cork(on);
+        *corked = on;
+    }
+}
+
+fn is_file(feed: Option<&Feed>) -> bool {
+    matches!(feed, Some(Feed::File { .. }))
 }
 
 impl ConnIo {
@@ -197,6 +219,7 @@ impl ConnIo {
             ConnIo {
                 sock,
                 door: door.clone(),
+                corked: false,
             },
             door,
         )
@@ -205,6 +228,9 @@ impl ConnIo {
     /// Sends at most `max` bytes of the feed (hyper is writing that many bytes of mark).
     fn poll_send(&mut self, cx: &mut Context<'_>, max: usize) -> Poll<io::Result<usize>> {
         let mut slot = self.door.0.lock().unwrap_or_else(|p| p.into_inner());
+        if is_file(slot.as_ref()) {
+            cork(&self.sock, &mut self.corked, true);
+        }
         let sent = match slot.as_mut() {
             None => Err(io::Error::other(
                 "a kernel-sent body has no source behind it",
@@ -239,6 +265,7 @@ impl ConnIo {
         };
         if done || sent.is_err() {
             *slot = None; // closes the file, or the upstream and the pipe
+            cork(&self.sock, &mut self.corked, false);
         }
         Poll::Ready(sent)
     }
@@ -367,7 +394,9 @@ impl AsyncWrite for ConnIo {
     }
 
     /// hyper hands over its queue (head, then body chunks) at once: the ordinary slices before
-    /// the first mark slice go in one `writev`; a mark slice first is sent from the file.
+    /// the first mark slice go in one `writev` (corked first when a file's body follows them,
+    /// so the head waits for the body's first full segment); a mark slice first is sent from
+    /// the door's source.
     fn poll_write_vectored(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -381,6 +410,19 @@ impl AsyncWrite for ConnIo {
             return self.poll_send(cx, bufs[0].len());
         }
         let end = bufs.iter().position(|b| is_mark(b)).unwrap_or(bufs.len());
+        if end < bufs.len() && !self.corked {
+            let this = &mut *self;
+            let file = is_file(
+                this.door
+                    .0
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_ref(),
+            );
+            if file {
+                cork(&this.sock, &mut this.corked, true);
+            }
+        }
         Pin::new(&mut self.sock).poll_write_vectored(cx, &bufs[..end])
     }
 
@@ -400,6 +442,62 @@ impl AsyncWrite for ConnIo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn corked(io: &ConnIo) -> bool {
+        socket2::SockRef::from(&io.sock).tcp_cork().unwrap()
+    }
+
+    /// A file's body is sent corked, head included, and the cork comes off with its last byte
+    /// (else the end of every response would wait up to 200 ms for the kernel's cork timer).
+    #[tokio::test]
+    async fn a_file_body_is_sent_corked_and_uncorked_after_its_last_byte() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap());
+        let (client, accepted) = tokio::join!(client, listener.accept());
+        let (mut client, (server, _)) = (client.unwrap(), accepted.unwrap());
+        let (mut io, door) = ConnIo::new(server);
+
+        let data: Vec<u8> = (0..CHUNK * 3 / 2).map(|i| (i % 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("zerocopy-cork-{}", std::process::id()));
+        std::fs::write(&path, &data).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let len = data.len() as u64;
+        let _body = door.file_body(FileSpan {
+            file,
+            offset: 0,
+            len,
+        });
+        let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {len}\r\n\r\n");
+
+        let expected = [head.as_bytes(), &data].concat();
+        let reader = tokio::spawn(async move {
+            let mut got = vec![0u8; expected.len()];
+            client.read_exact(&mut got).await.unwrap();
+            assert!(got == expected, "the head and the file arrive whole");
+        });
+
+        assert!(!corked(&io));
+        let first = [
+            IoSlice::new(head.as_bytes()),
+            IoSlice::new(&mark()[..CHUNK]),
+        ];
+        let n = io.write_vectored(&first).await.unwrap();
+        assert_eq!(n, head.len(), "the head goes alone, before the mark");
+        assert!(corked(&io), "corked before the head of a file's body");
+        io.write_all(&mark()[..CHUNK]).await.unwrap();
+        assert!(corked(&io), "still corked with bytes of the body left");
+        io.write_all(&mark()[..data.len() - CHUNK]).await.unwrap();
+        assert!(!corked(&io), "uncorked once the last byte is sent");
+        reader.await.unwrap();
+
+        // An ordinary response after it is not corked.
+        io.write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
+            .await
+            .unwrap();
+        assert!(!corked(&io));
+    }
 
     #[test]
     fn only_slices_of_the_mark_are_marks() {
