@@ -70,6 +70,7 @@ struct Params {
     only: Option<Vec<String>>,
     s3_endpoint: Option<String>,
     s3_pidfile: Option<PathBuf>,
+    nginx_pidfile: Option<PathBuf>,
     work: PathBuf,
     api_bin: PathBuf,
 }
@@ -108,6 +109,7 @@ impl Params {
             only: env_opt("BENCH_ONLY").map(|v| v.split(',').map(|s| s.trim().into()).collect()),
             s3_endpoint: env_opt("BENCH_S3_ENDPOINT"),
             s3_pidfile: env_opt("BENCH_S3_PIDFILE").map(PathBuf::from),
+            nginx_pidfile: env_opt("BENCH_NGINX_PIDFILE").map(PathBuf::from),
             work: root.join(".tmp/bench-video"),
             api_bin: exe.with_file_name("api"),
         };
@@ -1096,6 +1098,23 @@ fn nginx_url() -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
+/// The processes of the nginx `scripts/bench-video` started (master and workers, from its pid
+/// file `BENCH_NGINX_PIDFILE`), counted as "nginx"; none when there is no such file.
+fn nginx_file_server(p: &Params) -> Vec<(String, u32)> {
+    let Some(master) = p
+        .nginx_pidfile
+        .as_ref()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|s| s.trim().parse::<u32>().ok())
+    else {
+        return Vec::new();
+    };
+    std::iter::once(master)
+        .chain(children(master))
+        .map(|pid| ("nginx".to_string(), pid))
+        .collect()
+}
+
 async fn run(p: Params) -> Result<()> {
     std::fs::create_dir_all(&p.work)?;
     let store_dir = p.work.join("objects");
@@ -1193,7 +1212,8 @@ async fn run(p: Params) -> Result<()> {
         });
         origin_proc = Some(proc);
         // The same file behind nginx as the origin: the cheapest origin there is (sendfile),
-        // against which the proxy's own cost weighs most. nginx's CPU is not counted.
+        // against which the proxy's own cost weighs most. nginx's CPU is counted as "nginx"
+        // (master and workers) when `BENCH_NGINX_PIDFILE` names its pid file.
         if let Some(url) = nginx_url() {
             let host = url.trim_start_matches("http://").to_string();
             let url = format!("{url}/{}/{KEY}", STORE.name());
@@ -1203,7 +1223,7 @@ async fn run(p: Params) -> Result<()> {
                 api_extra: vec![("VIDEO_ALLOWED_PRIVATE_HOSTS", host)],
                 video: VideoSource::External { url: url.clone() },
                 directs: vec![("GET on nginx", Target::Http(url))],
-                peers: Vec::new(),
+                peers: nginx_file_server(&p),
                 others: Vec::new(),
             });
         }
@@ -1213,7 +1233,7 @@ async fn run(p: Params) -> Result<()> {
         // The same file served by nginx (`scripts/bench-video` starts it when nginx is
         // installed): an HTTP static-file server at its best settings (sendfile), the peer the
         // proxy of a local file can be held against, beside `pread`'s ceiling. Its CPU is
-        // spread over its worker processes and not counted.
+        // counted as "nginx", as above.
         if let Some(url) = nginx_url() {
             directs.push((
                 "nginx 1.22 serving the file (sendfile)",
@@ -1232,7 +1252,7 @@ async fn run(p: Params) -> Result<()> {
                 key: KEY.into(),
             },
             directs,
-            peers: Vec::new(),
+            peers: nginx_file_server(&p),
             others: Vec::new(),
         });
     }
