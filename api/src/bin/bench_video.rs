@@ -64,6 +64,9 @@ struct Params {
     secs: Duration,
     range: u64,
     readers: Vec<usize>,
+    placements: Vec<Placement>,
+    /// CPUs this process may use when it starts (before any placement pins it).
+    cpus: usize,
     streams: usize,
     read_rate: u64,
     mem_secs: Duration,
@@ -97,12 +100,19 @@ impl Params {
             .map(|n| n.trim().parse::<usize>().ok().filter(|&n| n > 0))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| anyhow!("BENCH_VIDEO_READERS must be positive numbers, e.g. 1,50"))?;
+        let placements = env_opt("BENCH_VIDEO_PLACEMENTS")
+            .unwrap_or_else(|| "shared,split".into())
+            .split(',')
+            .map(|v| Placement::parse(v.trim()))
+            .collect::<Result<Vec<_>>>()?;
         let exe = std::env::current_exe()?;
         let p = Params {
             bytes: env_num("BENCH_VIDEO_BYTES", 1 << 30)?,
             secs: Duration::from_secs(env_num("BENCH_VIDEO_SECS", 10)?),
             range: env_num("BENCH_VIDEO_RANGE_MIB", 8)? * MIB,
             readers,
+            placements,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             streams: env_num("BENCH_VIDEO_STREAMS", 50)? as usize,
             read_rate: env_num("BENCH_VIDEO_READ_KIB_S", 1024)? * 1024,
             mem_secs: Duration::from_secs(env_num("BENCH_VIDEO_MEM_SECS", 10)?),
@@ -366,6 +376,75 @@ impl CpuMeter {
     }
 }
 
+// --- placement ------------------------------------------------------------------------------
+
+/// Where the processes of a cell run.
+#[derive(Clone, Copy, PartialEq)]
+enum Placement {
+    /// Every process on every CPU: the source, the proxy and the readers share the machine.
+    Shared,
+    /// The proxy (or the server it is held against) on CPU 1; the source and the readers on
+    /// CPU 0. The deployment's picture on one machine: the proxy has its own CPU, as it has
+    /// its own machine in production, and the direct read gets no more than the source's.
+    Split,
+}
+
+/// CPU names of the processes that sit on the proxy's side in [`Placement::Split`], besides
+/// those a [`Source`] adds (the file server the local store is held against).
+const PROXY_SIDE: [&str; 2] = ["api", NGINX_CPU];
+
+impl Placement {
+    fn parse(v: &str) -> Result<Placement> {
+        match v {
+            "shared" => Ok(Placement::Shared),
+            "split" => Ok(Placement::Split),
+            _ => bail!("BENCH_VIDEO_PLACEMENTS takes shared and split, not {v:?}"),
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Placement::Shared => "source, proxy and readers sharing all CPUs",
+            Placement::Split => {
+                "the proxy (or the server it is held against) on CPU 1, the source and the readers on CPU 0"
+            }
+        }
+    }
+
+    /// Pins every thread of the processes in `pids` (`taskset -a`): in `Split`, those named in
+    /// [`PROXY_SIDE`] or `proxy_side` to CPU 1 and the others to CPU 0; in `Shared`, all to
+    /// every CPU.
+    fn apply(self, cpus: usize, pids: &[(String, u32)], proxy_side: &[&str]) -> Result<()> {
+        ensure!(
+            self == Placement::Shared || cpus >= 2,
+            "the split placement needs two CPUs; set BENCH_VIDEO_PLACEMENTS=shared"
+        );
+        for (name, pid) in pids {
+            let list = match self {
+                Placement::Shared => format!("0-{}", cpus - 1),
+                Placement::Split
+                    if PROXY_SIDE.contains(&name.as_str())
+                        || proxy_side.contains(&name.as_str()) =>
+                {
+                    "1".into()
+                }
+                Placement::Split => "0".into(),
+            };
+            let out = Command::new("taskset")
+                .args(["-a", "-p", "-c", &list, &pid.to_string()])
+                .stdout(Stdio::null())
+                .output()
+                .context("running taskset (util-linux)")?;
+            ensure!(
+                out.status.success(),
+                "taskset {list} for {name} (pid {pid}): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
 // --- throughput -----------------------------------------------------------------------------
 
 #[derive(Clone)]
@@ -394,6 +473,12 @@ impl Run {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, s)| s / gib)
+    }
+
+    /// CPU seconds per GiB of all the counted processes together.
+    fn cpu_total_per_gib(&self) -> f64 {
+        let gib = self.bytes as f64 / GIB;
+        self.cpu.per_proc.iter().map(|(_, s)| s).sum::<f64>() / gib
     }
 
     fn detail(&self) -> String {
@@ -746,6 +831,9 @@ struct Source {
     video: VideoSource,
     directs: Vec<(&'static str, Target)>,
     peers: Vec<(String, u32)>,
+    /// CPU names of the peers that go on the proxy's CPU in [`Placement::Split`]: a server
+    /// the proxy is held against, rather than a source behind it.
+    proxy_side: Vec<&'static str>,
     /// Other proxies in front of the same source, read after the direct reads.
     others: Vec<OtherProxy>,
 }
@@ -761,6 +849,7 @@ struct OtherProxy {
 
 /// An other proxy's run against the first direct read of the same cell.
 struct OtherRow {
+    placement: Placement,
     source: &'static str,
     label: String,
     cpu: &'static str,
@@ -770,6 +859,7 @@ struct OtherRow {
 }
 
 struct Row {
+    placement: Placement,
     source: &'static str,
     direct_label: &'static str,
     readers: usize,
@@ -816,7 +906,12 @@ async fn bench_source(
         ("client".to_string(), std::process::id()),
     ];
     pids.extend(s.peers.iter().cloned());
-    for &n in &p.readers {
+    for (&placement, &n) in p
+        .placements
+        .iter()
+        .flat_map(|pl| p.readers.iter().map(move |n| (pl, n)))
+    {
+        placement.apply(p.cpus, &pids, &s.proxy_side)?;
         let proxy = throughput(&Target::Http(url.clone()), n, p, pids.clone()).await?;
         say(format_args!(
             "{} proxy, {n} readers: {}",
@@ -833,6 +928,7 @@ async fn bench_source(
                 direct.detail()
             ));
             rows.push(Row {
+                placement,
                 source: s.label,
                 direct_label: label,
                 readers: n,
@@ -852,6 +948,7 @@ async fn bench_source(
                 run.detail()
             ));
             other_rows.push(OtherRow {
+                placement,
                 source: s.label,
                 label: o.label.clone(),
                 cpu: o.cpu,
@@ -861,6 +958,8 @@ async fn bench_source(
             });
         }
     }
+    // The next source starts (and its memory is measured) with everything on every CPU.
+    Placement::Shared.apply(p.cpus, &pids, &s.proxy_side)?;
     Ok(mem)
 }
 
@@ -1017,42 +1116,78 @@ fn cpu_cell(run: &Run, name: &str) -> String {
         .map_or("–".into(), |s| format!("{s:.2}"))
 }
 
+/// The throughput a proxy could reach against the direct read if both were bound by the CPU
+/// alone: the CPU the direct read costs per GiB over what the proxied read costs (every
+/// counted process: source, proxy, readers). On a saturated machine an extra process that
+/// handles every byte caps the ratio here, however little it spends.
+fn cpu_ceiling(proxy: &Run, direct: &Run) -> f64 {
+    direct.cpu_total_per_gib() / proxy.cpu_total_per_gib()
+}
+
 fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str, Mem)]) {
     println!(
-        "Throughput: {} MiB ranged GETs over a {:.2} GiB object, {} s per cell; CPU is seconds per GiB served.\n",
+        "Throughput: {} MiB ranged GETs over a {:.2} GiB object, {} s per cell; CPU is seconds per GiB served.",
         p.range / MIB,
         p.bytes as f64 / GIB,
         p.secs.as_secs()
     );
-    println!(
-        "| source | direct read | readers | proxy MB/s | direct MB/s | proxy / direct | api CPU s/GiB | machine busy (proxy / direct) |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    for r in rows {
+    for &placement in &p.placements {
+        let shared = placement == Placement::Shared;
+        println!("\nPlacement: {}.\n", placement.title());
         println!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× | {} | {:.0}% / {:.0}% |",
-            r.source,
-            r.direct_label,
-            r.readers,
-            r.proxy.mb_s(),
-            r.direct.mb_s(),
-            ratio(&r.proxy, &r.direct),
-            cpu_cell(&r.proxy, "api"),
-            r.proxy.cpu.busy * 100.0,
-            r.direct.cpu.busy * 100.0,
-        );
-    }
-    if !other_rows.is_empty() {
-        println!(
-            "\nOther proxies in front of the same source, against the same direct read (its first, in the same cell):\n"
+            "| source | direct read | readers | proxy MB/s | direct MB/s | proxy / direct |{} api CPU s/GiB | machine busy (proxy / direct) |",
+            if shared { " CPU ceiling |" } else { "" }
         );
         println!(
-            "| source | proxy | readers | proxy MB/s | direct MB/s | proxy / direct | proxy CPU s/GiB |"
+            "|---|---|---:|---:|---:|---:|{}---:|---:|",
+            if shared { "---:|" } else { "" }
         );
-        println!("|---|---|---:|---:|---:|---:|---:|");
-        for r in other_rows {
+        for r in rows.iter().filter(|r| r.placement == placement) {
+            let ceiling = if shared {
+                format!(" {:.2}× |", cpu_ceiling(&r.proxy, &r.direct))
+            } else {
+                String::new()
+            };
             println!(
-                "| {} | {} | {} | {:.0} | {:.0} | {:.2}× | {} |",
+                "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |{ceiling} {} | {:.0}% / {:.0}% |",
+                r.source,
+                r.direct_label,
+                r.readers,
+                r.proxy.mb_s(),
+                r.direct.mb_s(),
+                ratio(&r.proxy, &r.direct),
+                cpu_cell(&r.proxy, "api"),
+                r.proxy.cpu.busy * 100.0,
+                r.direct.cpu.busy * 100.0,
+            );
+        }
+        let others: Vec<&OtherRow> = other_rows
+            .iter()
+            .filter(|r| r.placement == placement)
+            .collect();
+        if others.is_empty() {
+            continue;
+        }
+        println!(
+            "\nOther proxies in front of the same source, against the same direct read (its first, in the same cell), {}:\n",
+            placement.title()
+        );
+        println!(
+            "| source | proxy | readers | proxy MB/s | direct MB/s | proxy / direct |{} proxy CPU s/GiB |",
+            if shared { " CPU ceiling |" } else { "" }
+        );
+        println!(
+            "|---|---|---:|---:|---:|---:|{}---:|",
+            if shared { "---:|" } else { "" }
+        );
+        for r in others {
+            let ceiling = if shared {
+                format!(" {:.2}× |", cpu_ceiling(&r.run, &r.direct))
+            } else {
+                String::new()
+            };
+            println!(
+                "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |{ceiling} {} |",
                 r.source,
                 r.label,
                 r.readers,
@@ -1174,6 +1309,7 @@ async fn run(p: Params) -> Result<()> {
             },
             directs: vec![("presigned GET on s3s-fs", Target::Http(presigned))],
             peers: peer.into_iter().collect(),
+            proxy_side: Vec::new(),
             others: Vec::new(),
         });
     }
@@ -1208,6 +1344,7 @@ async fn run(p: Params) -> Result<()> {
                 .into_iter()
                 .chain(others.cpu.iter().cloned())
                 .collect(),
+            proxy_side: Vec::new(),
             others: others.proxies.clone(),
         });
         origin_proc = Some(proc);
@@ -1224,6 +1361,7 @@ async fn run(p: Params) -> Result<()> {
                 video: VideoSource::External { url: url.clone() },
                 directs: vec![("GET on nginx", Target::Http(url))],
                 peers: nginx_file_server(&p),
+                proxy_side: Vec::new(),
                 others: Vec::new(),
             });
         }
@@ -1253,6 +1391,8 @@ async fn run(p: Params) -> Result<()> {
             },
             directs,
             peers: nginx_file_server(&p),
+            // nginx is the api's peer here (a server of the same file), not its source.
+            proxy_side: vec!["nginx"],
             others: Vec::new(),
         });
     }

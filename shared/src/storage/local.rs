@@ -14,7 +14,7 @@ use bytes::Bytes;
 use futures::stream::{BoxStream, StreamExt};
 use serde::{Deserialize, Serialize};
 use tokio::fs;
-use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
 use tokio_util::io::ReaderStream;
 
 use super::{ByteRange, FileSpan, Object, ObjectMeta, StorageError, Store};
@@ -94,8 +94,69 @@ async fn create_temp(dir: &Path) -> io::Result<(fs::File, TempGuard)> {
 }
 
 async fn read_meta(path: &Path) -> Option<String> {
-    let raw = fs::read(meta_path(path)).await.ok()?;
-    serde_json::from_slice::<Meta>(&raw).ok()?.content_type
+    content_type_in(&fs::read(meta_path(path)).await.ok()?)
+}
+
+/// The content type a `.meta` document holds (none if it cannot be read).
+fn content_type_in(meta: &[u8]) -> Option<String> {
+    serde_json::from_slice::<Meta>(meta).ok()?.content_type
+}
+
+/// What [`LocalStore::get`] opens: the file positioned at the span's start (for the copying
+/// body) and a second descriptor of it (for `sendfile`, which reads at its own offset).
+struct OpenedRead {
+    file: std::fs::File,
+    span: FileSpan,
+    size: u64,
+    served: Option<(u64, u64)>,
+    content_type: Option<String>,
+    last_modified: Option<SystemTime>,
+}
+
+/// Opens `path` for reading `range` of it, on a blocking thread. The open file keeps its
+/// contents even if a new upload replaces the name meanwhile.
+fn open_for_read(path: &Path, range: Option<ByteRange>) -> Result<OpenedRead, StorageError> {
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if missing(&e) => return Err(StorageError::NotFound),
+        Err(e) => return Err(io_err(e, "opening", path)),
+    };
+    let md = file
+        .metadata()
+        .map_err(|e| io_err(e, "reading the metadata of", path))?;
+    if !md.is_file() {
+        return Err(StorageError::NotFound);
+    }
+    let size = md.len();
+    let (start, len, served) = match range {
+        None => (0, size, None),
+        Some(r) => {
+            let (first, last) = r.resolve(size)?;
+            (first, last - first + 1, Some((first, last)))
+        }
+    };
+    if start > 0 {
+        std::io::Seek::seek(&mut file, SeekFrom::Start(start))
+            .map_err(|e| io_err(e, "seeking in", path))?;
+    }
+    let span = FileSpan {
+        file: file
+            .try_clone()
+            .map_err(|e| io_err(e, "duplicating the descriptor of", path))?,
+        offset: start,
+        len,
+    };
+    let content_type = std::fs::read(meta_path(path))
+        .ok()
+        .and_then(|raw| content_type_in(&raw));
+    Ok(OpenedRead {
+        file,
+        span,
+        size,
+        served,
+        content_type,
+        last_modified: md.modified().ok(),
+    })
 }
 
 async fn write_meta(path: &Path, content_type: &str) -> io::Result<()> {
@@ -213,47 +274,22 @@ impl LocalStore {
         range: Option<ByteRange>,
     ) -> Result<Object, StorageError> {
         let path = self.path(store, key);
-        let mut file = match fs::File::open(&path).await {
-            Ok(f) => f,
-            Err(e) if missing(&e) => return Err(StorageError::NotFound),
-            Err(e) => return Err(io_err(e, "opening", &path)),
-        };
-        let md = file
-            .metadata()
+        // One trip to the blocking pool for all the file work a read needs: a player's every
+        // seek is a ranged read, and each trip is a handoff between threads (five of them
+        // before, one per step).
+        let opened = tokio::task::spawn_blocking(move || open_for_read(&path, range))
             .await
-            .map_err(|e| io_err(e, "reading the metadata of", &path))?;
-        if !md.is_file() {
-            return Err(StorageError::NotFound);
-        }
-        // The open file keeps its contents even if a new upload replaces the name meanwhile.
-        let size = md.len();
-        let (start, len, served) = match range {
-            None => (0, size, None),
-            Some(r) => {
-                let (first, last) = r.resolve(size)?;
-                (first, last - first + 1, Some((first, last)))
-            }
-        };
-        if start > 0 {
-            file.seek(SeekFrom::Start(start))
-                .await
-                .map_err(|e| io_err(e, "seeking in", &path))?;
-        }
-        let content_type = read_meta(&path).await;
-        let last_modified = md.modified().ok();
-        // A second descriptor of the same open file (sendfile reads at its own offset).
-        let span = file
-            .try_clone()
-            .await
-            .map_err(|e| io_err(e, "duplicating the descriptor of", &path))?
-            .into_std()
-            .await;
-        let file_span = FileSpan {
-            file: span,
-            offset: start,
-            len,
-        };
-        let body = ReaderStream::with_capacity(file.take(len), READ_CHUNK).boxed();
+            .map_err(|e| StorageError::backend(e, "opening an object"))??;
+        let OpenedRead {
+            file,
+            span,
+            size,
+            served,
+            content_type,
+            last_modified,
+        } = opened;
+        let body = ReaderStream::with_capacity(fs::File::from_std(file).take(span.len), READ_CHUNK)
+            .boxed();
         Ok(Object {
             size,
             range: served,
@@ -261,7 +297,7 @@ impl LocalStore {
             etag: Some(local_etag(size, last_modified)),
             last_modified,
             body,
-            file: Some(file_span),
+            file: Some(span),
         })
     }
 
