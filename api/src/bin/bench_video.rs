@@ -25,6 +25,10 @@
 //!     a ceiling, not a peer), and, when `BENCH_NGINX_URL` names an nginx serving the store's
 //!     directory (`scripts/bench-video` starts one if nginx is installed), vs that nginx.
 //!
+//! Every throughput cell runs in each of `BENCH_VIDEO_PLACEMENTS` (`shared,split`,
+//! [`Placement`]): all processes on all CPUs, and the proxy pinned to a CPU of its own. The
+//! shared table also gives each cell's CPU ceiling ([`cpu_ceiling`]).
+//!
 //! CPU time of each process (api, origin or s3s-fs, this client) per GiB served and the
 //! machine's busy share are printed to stderr; the Markdown tables go to stdout.
 //!
