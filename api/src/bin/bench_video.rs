@@ -1128,6 +1128,16 @@ fn cpu_ceiling(proxy: &Run, direct: &Run) -> f64 {
     direct.cpu_total_per_gib() / proxy.cpu_total_per_gib()
 }
 
+/// The CPU ceiling's cell, printed in the shared placement only (pinned processes do not
+/// share one pool of CPU, so the ceiling means nothing there).
+fn ceiling_cell(shared: bool, proxy: &Run, direct: &Run) -> String {
+    if shared {
+        format!(" {:.2}× |", cpu_ceiling(proxy, direct))
+    } else {
+        String::new()
+    }
+}
+
 fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str, Mem)]) {
     println!(
         "Throughput: {} MiB ranged GETs over a {:.2} GiB object, {} s per cell; CPU is seconds per GiB served.",
@@ -1147,11 +1157,7 @@ fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str
             if shared { "---:|" } else { "" }
         );
         for r in rows.iter().filter(|r| r.placement == placement) {
-            let ceiling = if shared {
-                format!(" {:.2}× |", cpu_ceiling(&r.proxy, &r.direct))
-            } else {
-                String::new()
-            };
+            let ceiling = ceiling_cell(shared, &r.proxy, &r.direct);
             println!(
                 "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |{ceiling} {} | {:.0}% / {:.0}% |",
                 r.source,
@@ -1185,11 +1191,7 @@ fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str
             if shared { "---:|" } else { "" }
         );
         for r in others {
-            let ceiling = if shared {
-                format!(" {:.2}× |", cpu_ceiling(&r.run, &r.direct))
-            } else {
-                String::new()
-            };
+            let ceiling = ceiling_cell(shared, &r.run, &r.direct);
             println!(
                 "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |{ceiling} {} |",
                 r.source,
