@@ -1239,15 +1239,15 @@ fn nginx_url() -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
+/// The pid a server wrote to its pid file, if there is one.
+fn pid_in(file: Option<&Path>) -> Option<u32> {
+    std::fs::read_to_string(file?).ok()?.trim().parse().ok()
+}
+
 /// The processes of the nginx `scripts/bench-video` started (master and workers, from its pid
 /// file `BENCH_NGINX_PIDFILE`), counted as "nginx"; none when there is no such file.
 fn nginx_file_server(p: &Params) -> Vec<(String, u32)> {
-    let Some(master) = p
-        .nginx_pidfile
-        .as_ref()
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .and_then(|s| s.trim().parse::<u32>().ok())
-    else {
+    let Some(master) = pid_in(p.nginx_pidfile.as_deref()) else {
         return Vec::new();
     };
     std::iter::once(master)
@@ -1298,12 +1298,7 @@ async fn run(p: Params) -> Result<()> {
                 "http://unused",
             )
             .await?;
-        let peer = p
-            .s3_pidfile
-            .as_ref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|s| s.trim().parse().ok())
-            .map(|pid| ("s3s-fs".to_string(), pid));
+        let peer = pid_in(p.s3_pidfile.as_deref()).map(|pid| ("s3s-fs".to_string(), pid));
         sources.push(Source {
             id: "s3",
             label: "S3 (s3s-fs)",

@@ -93,29 +93,18 @@ async fn create_temp(dir: &Path) -> io::Result<(fs::File, TempGuard)> {
     }
 }
 
-async fn read_meta(path: &Path) -> Option<String> {
-    content_type_in(&fs::read(meta_path(path)).await.ok()?)
+/// The content type in `path`'s `.meta` document (none if it cannot be read). Blocking: the
+/// callers run it with the rest of their file work in one trip to the blocking pool.
+fn read_content_type(path: &Path) -> Option<String> {
+    let raw = std::fs::read(meta_path(path)).ok()?;
+    serde_json::from_slice::<Meta>(&raw).ok()?.content_type
 }
 
-/// The content type a `.meta` document holds (none if it cannot be read).
-fn content_type_in(meta: &[u8]) -> Option<String> {
-    serde_json::from_slice::<Meta>(meta).ok()?.content_type
-}
-
-/// What [`LocalStore::get`] opens: the file positioned at the span's start (for the copying
-/// body) and a second descriptor of it (for `sendfile`, which reads at its own offset).
-struct OpenedRead {
-    file: std::fs::File,
-    span: FileSpan,
-    size: u64,
-    served: Option<(u64, u64)>,
-    content_type: Option<String>,
-    last_modified: Option<SystemTime>,
-}
-
-/// Opens `path` for reading `range` of it, on a blocking thread. The open file keeps its
-/// contents even if a new upload replaces the name meanwhile.
-fn open_for_read(path: &Path, range: Option<ByteRange>) -> Result<OpenedRead, StorageError> {
+/// Opens `path` for reading `range` of it, on a blocking thread: the file positioned at the
+/// span's start (the copying body) and a second descriptor of it (`Object::file`, for
+/// `sendfile`, which reads at its own offset). The open file keeps its contents even if a new
+/// upload replaces the name meanwhile.
+fn open_for_read(path: &Path, range: Option<ByteRange>) -> Result<Object, StorageError> {
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if missing(&e) => return Err(StorageError::NotFound),
@@ -146,17 +135,33 @@ fn open_for_read(path: &Path, range: Option<ByteRange>) -> Result<OpenedRead, St
         offset: start,
         len,
     };
-    let content_type = std::fs::read(meta_path(path))
-        .ok()
-        .and_then(|raw| content_type_in(&raw));
-    Ok(OpenedRead {
-        file,
-        span,
+    let last_modified = md.modified().ok();
+    Ok(Object {
         size,
-        served,
-        content_type,
-        last_modified: md.modified().ok(),
+        range: served,
+        content_type: read_content_type(path),
+        etag: Some(local_etag(size, last_modified)),
+        last_modified,
+        body: ReaderStream::with_capacity(fs::File::from_std(file).take(len), READ_CHUNK).boxed(),
+        file: Some(span),
     })
+}
+
+/// `path`'s metadata, or none when there is no object there; blocking, like [`open_for_read`].
+fn stat_object(path: &Path) -> Result<Option<ObjectMeta>, StorageError> {
+    let md = match std::fs::metadata(path) {
+        Ok(md) if md.is_file() => md,
+        Ok(_) => return Ok(None),
+        Err(e) if missing(&e) => return Ok(None),
+        Err(e) => return Err(io_err(e, "reading the metadata of", path)),
+    };
+    let last_modified = md.modified().ok();
+    Ok(Some(ObjectMeta {
+        size: md.len(),
+        content_type: read_content_type(path),
+        last_modified,
+        etag: Some(local_etag(md.len(), last_modified)),
+    }))
 }
 
 async fn write_meta(path: &Path, content_type: &str) -> io::Result<()> {
@@ -275,30 +280,10 @@ impl LocalStore {
     ) -> Result<Object, StorageError> {
         let path = self.path(store, key);
         // One trip to the blocking pool for all the file work a read needs: a player's every
-        // seek is a ranged read, and each trip is a handoff between threads (five of them
-        // before, one per step).
-        let opened = tokio::task::spawn_blocking(move || open_for_read(&path, range))
+        // seek is a ranged read, and each trip is a handoff between threads.
+        tokio::task::spawn_blocking(move || open_for_read(&path, range))
             .await
-            .map_err(|e| StorageError::backend(e, "opening an object"))??;
-        let OpenedRead {
-            file,
-            span,
-            size,
-            served,
-            content_type,
-            last_modified,
-        } = opened;
-        let body = ReaderStream::with_capacity(fs::File::from_std(file).take(span.len), READ_CHUNK)
-            .boxed();
-        Ok(Object {
-            size,
-            range: served,
-            content_type,
-            etag: Some(local_etag(size, last_modified)),
-            last_modified,
-            body,
-            file: Some(span),
-        })
+            .map_err(|e| StorageError::backend(e, "opening an object"))?
     }
 
     pub(super) async fn head(
@@ -307,19 +292,9 @@ impl LocalStore {
         key: &str,
     ) -> Result<Option<ObjectMeta>, StorageError> {
         let path = self.path(store, key);
-        let md = match fs::metadata(&path).await {
-            Ok(md) if md.is_file() => md,
-            Ok(_) => return Ok(None),
-            Err(e) if missing(&e) => return Ok(None),
-            Err(e) => return Err(io_err(e, "reading the metadata of", &path)),
-        };
-        let last_modified = md.modified().ok();
-        Ok(Some(ObjectMeta {
-            size: md.len(),
-            content_type: read_meta(&path).await,
-            last_modified,
-            etag: Some(local_etag(md.len(), last_modified)),
-        }))
+        tokio::task::spawn_blocking(move || stat_object(&path))
+            .await
+            .map_err(|e| StorageError::backend(e, "reading an object's metadata"))?
     }
 
     pub(super) async fn delete(&self, store: Store, key: &str) -> Result<(), StorageError> {
