@@ -7,7 +7,7 @@ use crate::routes;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
-use axum::http::{HeaderName, Method};
+use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use shared::ErrorKind;
@@ -54,9 +54,33 @@ pub fn build(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(|_| {
             ApiError(Error::new(ErrorKind::Internal, "internal", "internal error")).into_response()
         }))
+        .map_response(protective_headers)
         .layer(DefaultBodyLimit::max(body_limit))
         .service(router.with_state(state));
     Router::new().fallback_service(service)
+}
+
+/// On every response, `nosniff`, so that no browser runs a body as anything but its declared
+/// type; on JSON and HTML that did not choose a policy, `Cache-Control: no-store`, since nearly
+/// every answer carries personal data (athletes, many of them minors) and no shared cache, proxy
+/// or back button should keep it.
+fn protective_headers(mut res: Response) -> Response {
+    let h = res.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let dynamic = h
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| {
+            let t = t.split(';').next().unwrap_or("").trim();
+            t == "text/html" || t == "application/json" || t.ends_with("+json")
+        });
+    if dynamic && !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    res
 }
 
 /// The access log line, one per response in the request's span (id, method, path): its

@@ -20,6 +20,7 @@ const POST: Method = Method::POST;
 const PATCH: Method = Method::PATCH;
 const PUT: Method = Method::PUT;
 const DELETE: Method = Method::DELETE;
+const OPTIONS: Method = Method::OPTIONS;
 
 pub fn registry() -> Registry {
     use accounts::{account, email_links, mobile, sessions, signup};
@@ -757,6 +758,10 @@ pub fn registry() -> Registry {
             .area("footage").summary("Hard-delete a footage session, its clips and labels; objects in all three stores go through a job")
             .empty(204, "deleted"),
         // ---- phone capture uploads over tus 1.0 (issue 10); GET also answers HEAD ----
+        route(OPTIONS, "/api/clips/native-ingest", ingest::options)
+            .auth(Auth::Public("tus discovery: the protocol version, extensions, size limit and checksum algorithms, the same for everyone, asked before any upload"))
+            .area("footage").summary("tus 1.0 discovery: Tus-Version, Tus-Extension, Tus-Max-Size and Tus-Checksum-Algorithm")
+            .empty(204, "the server's tus capabilities, in the headers"),
         route(POST, "/api/clips/native-ingest", ingest::create)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Start a resumable (tus 1.0) clip upload: Upload-Length, Upload-Metadata (sessionId, filename, athleteId, clientUploadId, recordedAt)")

@@ -11,7 +11,7 @@ use crate::import::pipeline::parse;
 use crate::import::training::TrainingImporter;
 use crate::import::{Report, neutralise};
 use crate::providers::{payments, twilio, webhooks};
-use crate::storage::signed_url::{UrlOp, local_url, verify_local_url};
+use crate::storage::signed_url::{SignedUrlQuery, UrlOp, local_url, verify_local_url};
 use crate::storage::{ByteRange, Store};
 use crate::times::{self, TimeKind};
 use crate::video::token::{self, StreamGrant, VideoSource};
@@ -231,7 +231,8 @@ proptest! {
         let _ = token::verify(&keys, &s, now);
         let _ = crate::unsubscribe::verify(&keys, &s);
         let _ = keys.decrypt("p", &s);
-        let _ = verify_local_url(&keys, Store::SessionVideos, &s, UrlOp::Get, 0, &s, 0);
+        let q = SignedUrlQuery { op: UrlOp::Get, exp: 0, sig: s.clone(), ct: s.clone() };
+        let _ = verify_local_url(&keys, Store::SessionVideos, &s, &q, 0);
     }
 
     #[test]
@@ -282,21 +283,32 @@ proptest! {
         prop_assume!(crate::storage::validate_key(&key).is_ok());
         let keys = Keys::new(b"storage key");
         let url = local_url(&keys, "https://coach.example/", Store::RawUploads, &key, UrlOp::Put,
-            std::time::Duration::from_secs(600)).unwrap();
+            "image/png", std::time::Duration::from_secs(600)).unwrap();
         let u = url::Url::parse(&url).unwrap();
         let q: std::collections::HashMap<String, String> = u.query_pairs().into_owned().collect();
-        let exp: u64 = q["exp"].parse().unwrap();
-        let sig = &q["sig"];
+        let signed = SignedUrlQuery {
+            op: UrlOp::Put,
+            exp: q["exp"].parse().unwrap(),
+            sig: q["sig"].clone(),
+            ct: q["ct"].clone(),
+        };
+        let exp = signed.exp;
         let now = exp - 600;
-        prop_assert!(verify_local_url(&keys, Store::RawUploads, &key, UrlOp::Put, exp, sig, now));
-        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, UrlOp::Get, exp, sig, now));
-        prop_assert!(!verify_local_url(&keys, Store::Sidecars, &key, UrlOp::Put, exp, sig, now));
-        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, UrlOp::Put, exp + 1, sig, now));
-        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, UrlOp::Put, exp, sig, exp + 1));
-        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, UrlOp::Put, exp, &flip(sig, at, to), now));
+        let with = |change: &dyn Fn(&mut SignedUrlQuery)| {
+            let mut t = signed.clone();
+            change(&mut t);
+            t
+        };
+        prop_assert!(verify_local_url(&keys, Store::RawUploads, &key, &signed, now));
+        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, &with(&|t| t.op = UrlOp::Get), now));
+        prop_assert!(!verify_local_url(&keys, Store::Sidecars, &key, &signed, now));
+        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, &with(&|t| t.exp += 1), now));
+        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, &signed, exp + 1));
+        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, &with(&|t| t.sig = flip(&t.sig, at, to)), now));
+        prop_assert!(!verify_local_url(&keys, Store::RawUploads, &key, &with(&|t| t.ct = "text/html".into()), now));
         let other = flip(&key, at, to);
         if other != key {
-            prop_assert!(!verify_local_url(&keys, Store::RawUploads, &other, UrlOp::Put, exp, sig, now));
+            prop_assert!(!verify_local_url(&keys, Store::RawUploads, &other, &signed, now));
         }
     }
 

@@ -16,7 +16,8 @@ use futures::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
 use shared::crypto::Keys;
 use shared::storage::{
-    ByteRange, Object, Storage, StorageConfig, StorageError, Store, UrlOp, verify_local_url,
+    ByteRange, Object, SignedUrlQuery, Storage, StorageConfig, StorageError, Store, UrlOp,
+    verify_local_url,
 };
 
 const MIB: u64 = 1024 * 1024;
@@ -168,7 +169,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// The parts of a local signed URL as the api route sees them: store, key, op, exp, sig.
-fn parse_local_url(url: &str) -> (Store, String, UrlOp, u64, String) {
+fn parse_local_url(url: &str) -> (Store, String, SignedUrlQuery) {
     let u = url::Url::parse(url).unwrap();
     let segments: Vec<String> = u.path_segments().unwrap().map(percent_decode).collect();
     assert_eq!(segments[..2], ["api", "storage"], "{url}");
@@ -180,7 +181,13 @@ fn parse_local_url(url: &str) -> (Store, String, UrlOp, u64, String) {
         "put" => UrlOp::Put,
         other => panic!("op {other}"),
     };
-    (store, key, op, q["exp"].parse().unwrap(), q["sig"].clone())
+    let signed = SignedUrlQuery {
+        op,
+        exp: q["exp"].parse().unwrap(),
+        sig: q["sig"].clone(),
+        ct: q.get("ct").cloned().unwrap_or_default(),
+    };
+    (store, key, signed)
 }
 
 fn unix_now() -> u64 {
@@ -756,76 +763,56 @@ mod suite {
         );
         let now = unix_now();
         for (url, want_op) in [(get_url, UrlOp::Get), (put_url, UrlOp::Put)] {
-            let (store, k, op, exp, sig) = parse_local_url(url);
-            assert_eq!((store, k.as_str(), op), (Store::Sidecars, key, want_op));
+            let (store, k, q) = parse_local_url(url);
+            assert_eq!((store, k.as_str(), q.op), (Store::Sidecars, key, want_op));
+            assert_eq!(
+                q.ct.is_empty(),
+                want_op == UrlOp::Get,
+                "only uploads bind a type"
+            );
+            let exp = q.exp;
             assert!(
                 (now + 299..=now + 301).contains(&exp),
                 "exp {exp}, now {now}"
             );
-            assert!(verify_local_url(&h.keys, store, &k, op, exp, &sig, now));
-            assert!(verify_local_url(&h.keys, store, &k, op, exp, &sig, exp));
+            assert!(verify_local_url(&h.keys, store, &k, &q, now));
+            assert!(verify_local_url(&h.keys, store, &k, &q, exp));
 
-            // Tampered: signature, key, store, operation, expiry, signing key.
-            let mut bad_sig = sig.clone();
-            bad_sig.replace_range(0..1, if sig.starts_with('A') { "B" } else { "A" });
-            assert!(!verify_local_url(
-                &h.keys, store, &k, op, exp, &bad_sig, now
-            ));
-            assert!(!verify_local_url(
-                &h.keys,
-                store,
-                &h.key("other"),
-                op,
-                exp,
-                &sig,
-                now
-            ));
-            assert!(!verify_local_url(
-                &h.keys,
-                Store::RawUploads,
-                &k,
-                op,
-                exp,
-                &sig,
-                now
-            ));
-            let other_op = if op == UrlOp::Get {
-                UrlOp::Put
-            } else {
-                UrlOp::Get
+            // Tampered: signature, key, store, operation, expiry, content type, signing key.
+            let with = |change: &dyn Fn(&mut SignedUrlQuery)| {
+                let mut t = q.clone();
+                change(&mut t);
+                t
             };
-            assert!(!verify_local_url(
-                &h.keys, store, &k, other_op, exp, &sig, now
-            ));
-            assert!(!verify_local_url(
-                &h.keys,
-                store,
-                &k,
-                op,
-                exp + 3600,
-                &sig,
-                now
-            ));
+            let mut bad_sig = q.sig.clone();
+            bad_sig.replace_range(0..1, if q.sig.starts_with('A') { "B" } else { "A" });
+            let tampered = [
+                with(&|t| t.sig = bad_sig.clone()),
+                with(&|t| {
+                    t.op = if t.op == UrlOp::Get {
+                        UrlOp::Put
+                    } else {
+                        UrlOp::Get
+                    }
+                }),
+                with(&|t| t.exp += 3600),
+                with(&|t| t.ct = "text/html".into()),
+                with(&|t| t.sig = String::new()),
+            ];
+            for t in &tampered {
+                assert!(!verify_local_url(&h.keys, store, &k, t, now));
+            }
+            assert!(!verify_local_url(&h.keys, store, &h.key("other"), &q, now));
+            assert!(!verify_local_url(&h.keys, Store::RawUploads, &k, &q, now));
             assert!(!verify_local_url(
                 &Keys::new(&[1u8; 32]),
                 store,
                 &k,
-                op,
-                exp,
-                &sig,
+                &q,
                 now
             ));
-            assert!(!verify_local_url(&h.keys, store, &k, op, exp, "", now));
             // Expired.
-            assert!(!verify_local_url(
-                &h.keys,
-                store,
-                &k,
-                op,
-                exp,
-                &sig,
-                exp + 1
-            ));
+            assert!(!verify_local_url(&h.keys, store, &k, &q, exp + 1));
         }
     }
 }

@@ -33,6 +33,7 @@ pub mod analysis;
 pub mod db;
 pub mod expo;
 pub mod heatsource;
+pub mod media;
 pub mod model;
 pub mod openmeteo;
 pub mod payments;

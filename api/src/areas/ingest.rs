@@ -3,9 +3,11 @@
 //! streams into one part object in raw-uploads (one storage part in memory, whatever the size)
 //! while `http::tus::PartCheck` watches it; `shared::domain::footage::uploads` records it.
 //!
-//! A PATCH cut off mid-body keeps nothing of it: the upload stays at its last recorded offset,
-//! which HEAD reports, and the client resumes from there (tus lets a server keep the partial
-//! bytes; dropping them keeps every part whole and checked).
+//! A PATCH cut off mid-body keeps what arrived (as tus 1.0 says a server should): the bytes
+//! received become a part, HEAD reports the offset after them, and the client resumes from
+//! there. With `Upload-Checksum` the cut part cannot be verified, so it keeps nothing, as the
+//! checksum extension allows. A body that breaks a rule (too long, not a video, a checksum that
+//! does not match) keeps nothing either.
 
 use crate::auth::{Caller, Ws};
 use crate::http::extract::Path;
@@ -13,7 +15,7 @@ use crate::http::tus::{self, PartCheck};
 use crate::http::{ApiError, Result};
 use crate::state::AppState;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use jobs::footage::ENQUEUER;
@@ -77,10 +79,7 @@ fn tus_response(state: &AppState, r: Result<Response>) -> Response {
     let mut resp = r.unwrap_or_else(IntoResponse::into_response);
     let h = resp.headers_mut();
     set(h, tus::TUS_RESUMABLE, tus::VERSION);
-    if resp.status() == StatusCode::PRECONDITION_FAILED {
-        set(resp.headers_mut(), tus::TUS_VERSION, tus::VERSION);
-    }
-    let h = resp.headers_mut();
+    set(h, tus::TUS_VERSION, tus::VERSION);
     set(h, tus::TUS_EXTENSION, tus::EXTENSIONS);
     set(h, tus::TUS_MAX_SIZE, state.cfg.upload_max_bytes);
     set(h, tus::TUS_CHECKSUM_ALGORITHM, tus::CHECKSUM_ALGORITHMS);
@@ -99,6 +98,12 @@ fn upload_headers(h: &mut HeaderMap, u: &Upload) {
         );
     }
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// `OPTIONS /api/clips/native-ingest`: tus discovery, answered without credentials and without
+/// `Tus-Resumable` in the request (the one tus request that needs neither).
+pub async fn options(State(state): State<AppState>) -> Response {
+    tus_response(&state, Ok(StatusCode::NO_CONTENT.into_response()))
 }
 
 /// `POST /api/clips/native-ingest`: a new upload (`Upload-Length`, `Upload-Metadata` with
@@ -138,14 +143,20 @@ pub async fn create(
 }
 
 /// `HEAD`/`GET /api/clips/native-ingest/{uploadId}`: where the upload stands (`Upload-Offset`
-/// to resume from); GET also answers with the JSON view. An expired upload is 410.
+/// to resume from); GET also answers with the JSON view. An expired upload is 410. HEAD is the
+/// tus request and wants `Tus-Resumable`; GET is this API's JSON read, which does not.
 pub async fn status(
     State(state): State<AppState>,
     caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
+    method: Method,
+    headers: HeaderMap,
 ) -> Response {
     let r = async {
+        if method == Method::HEAD {
+            tus::check_version(&headers)?;
+        }
         let ws = ws.acting(&caller);
         let u = domain::get(&state.db, &ws, id).await?;
         if u.status == UploadStatus::Expired {
@@ -202,6 +213,7 @@ async fn append_inner(
     }
     let offset = tus::number(headers, "Upload-Offset")?;
     let checksum = tus::checksum(headers)?;
+    let keep_partial = checksum.is_none();
     let ws = ws.acting(&caller);
     let offset_i = i64::try_from(offset)
         .map_err(|_| shared::Error::field("Upload-Offset", "out_of_range", "too large"))?;
@@ -215,24 +227,29 @@ async fn append_inner(
     let body = {
         let check = check.clone();
         let verdict = verdict.clone();
+        let mut ended = false;
         crate::http::streamed_body(req.into_body())
             .map(Some)
             .chain(futures::stream::once(async { None }))
             .filter_map(move |item| {
                 let mut c = check.lock().expect("part check lock");
                 let out = match item {
+                    _ if ended => None,
                     Some(Ok(bytes)) => match c.feed(&bytes) {
                         Ok(()) => Some(Ok(bytes)),
                         Err(e) => Some(Err(e)),
                     },
-                    Some(Err(e)) => {
-                        // The client went away (or sent a broken body): keep nothing.
-                        Some(Err(shared::Error::new(
-                            shared::ErrorKind::BadRequest,
-                            "upload_interrupted",
-                            format!("the body ended early: {e}"),
-                        )))
+                    // The client went away or stalled: what arrived is kept as the part,
+                    // unless a checksum was to vouch for the whole body.
+                    Some(Err(_)) if keep_partial => {
+                        ended = true;
+                        c.finish().err().map(Err)
                     }
+                    Some(Err(e)) => Some(Err(shared::Error::new(
+                        shared::ErrorKind::BadRequest,
+                        "upload_interrupted",
+                        format!("the body ended early: {e}"),
+                    ))),
                     None => c.finish().err().map(Err),
                 };
                 let out = out.map(|r| {
@@ -302,8 +319,10 @@ pub async fn terminate(
     caller: Caller,
     ws: Ws,
     Path(id): Path<Id>,
+    headers: HeaderMap,
 ) -> Response {
     let r = async {
+        tus::check_version(&headers)?;
         let ws = ws.acting(&caller);
         domain::terminate(&state.db, &ENQUEUER, &ws, id).await?;
         Ok::<_, ApiError>(StatusCode::NO_CONTENT.into_response())

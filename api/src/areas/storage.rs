@@ -1,6 +1,8 @@
 //! The local object store's signed URLs (`Storage::presign_get/put` on the embedded default;
 //! with S3 the URLs point at S3 instead). The HMAC signature and expiry in the query are the
-//! credential. Reads honour `Range` (206 with Content-Range).
+//! credential. An upload takes only the Content-Type its URL was issued for, and bytes of that
+//! type where we know them (photos, audio, video). Reads honour `Range` (206 with
+//! Content-Range) and are served inert (`http::inert`).
 
 use crate::http::extract::{Path, Query};
 use crate::http::{Error, Result};
@@ -9,6 +11,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde::Deserialize;
 use shared::storage::{ByteRange, SignedUrlQuery, StorageError, Store, UrlOp, verify_local_url};
 
@@ -21,7 +24,7 @@ pub struct ObjectPath {
 fn check(state: &AppState, p: &ObjectPath, q: &SignedUrlQuery, op: UrlOp) -> Result<Store> {
     let store = Store::from_name(&p.store).ok_or_else(|| Error::not_found("store"))?;
     let now = shared::db::Ts::now().0.timestamp().max(0) as u64;
-    if q.op != op || !verify_local_url(&state.keys, store, &p.key, op, q.exp, &q.sig, now) {
+    if q.op != op || !verify_local_url(&state.keys, store, &p.key, q, now) {
         return Err(Error::unauthorized(
             "invalid_token",
             "the signed URL is not valid or has expired",
@@ -49,11 +52,17 @@ pub struct Signature {
     op: Option<UrlOp>,
     exp: Option<u64>,
     sig: Option<String>,
+    ct: Option<String>,
 }
 
 fn signed(q: Signature) -> Result<SignedUrlQuery> {
     match (q.op, q.exp, q.sig) {
-        (Some(op), Some(exp), Some(sig)) => Ok(SignedUrlQuery { op, exp, sig }),
+        (Some(op), Some(exp), Some(sig)) => Ok(SignedUrlQuery {
+            op,
+            exp,
+            sig,
+            ct: q.ct.unwrap_or_default(),
+        }),
         _ => Err(Error::unauthorized("invalid_token", "the URL carries no signature").into()),
     }
 }
@@ -91,6 +100,7 @@ pub async fn download(
     if let Some(ct) = &obj.content_type {
         h.insert(header::CONTENT_TYPE, ct.parse().map_err(Error::internal)?);
     }
+    crate::http::inert::make_inert(&mut h);
     Ok((status, h, Body::from_stream(obj.body)).into_response())
 }
 
@@ -100,17 +110,34 @@ pub async fn upload(
     Query(q): Query<Signature>,
     req: Request,
 ) -> Result<(StatusCode, axum::Json<serde_json::Value>)> {
-    let store = check(&state, &p, &signed(q)?, UrlOp::Put)?;
-    let content_type = req
+    let q = signed(q)?;
+    let store = check(&state, &p, &q, UrlOp::Put)?;
+    let sent = req
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/octet-stream")
-        .to_string();
-    let body = crate::http::streamed_body(req.into_body());
+        .unwrap_or("");
+    if sent != q.ct {
+        return Err(Error::new(
+            shared::ErrorKind::UnsupportedMediaType,
+            "content_type_mismatch",
+            format!("this URL takes Content-Type: {}", q.ct),
+        )
+        .into());
+    }
+    let (head, rest) = crate::http::upload::take_head(req.into_body()).await?;
+    if shared::video::sniff::matches_declared(&q.ct, &head) == Some(false) {
+        return Err(Error::new(
+            shared::ErrorKind::UnsupportedMediaType,
+            "upload_type_mismatch",
+            format!("the file is not {}", q.ct),
+        )
+        .into());
+    }
+    let body = futures::stream::once(async { Ok(bytes::Bytes::from(head)) }).chain(rest);
     let size = state
         .storage
-        .put(store, &p.key, body, &content_type)
+        .put(store, &p.key, body, &q.ct)
         .await
         .map_err(storage_error)?;
     Ok((

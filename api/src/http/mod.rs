@@ -3,6 +3,7 @@
 pub mod cookies;
 pub mod error;
 pub mod extract;
+pub mod inert;
 pub mod pagination;
 pub mod ranged;
 pub mod tus;

@@ -263,6 +263,7 @@ fn stored_headers(
         None => (StatusCode::OK, meta.size),
     };
     h.insert(header::CONTENT_LENGTH, length.into());
+    super::inert::make_inert(&mut h);
     (status, h)
 }
 
@@ -330,6 +331,8 @@ fn relay(r: OriginResponse, door: Option<&Door>) -> Response {
     if let Some(len) = r.content_length {
         h.insert(header::CONTENT_LENGTH, len.into());
     }
+    // The origin chose the type; from our origin it must still never run.
+    super::inert::make_inert(&mut h);
     let body = match (door, r.body) {
         (Some(door), OriginBody::Socket(span)) => door.socket_body(span),
         (_, body) => Body::from_stream(body.into_stream()),

@@ -55,6 +55,37 @@ fn interrupted(e: &std::io::Error) -> Error {
     )
 }
 
+/// The first [`shared::video::sniff::NEEDED`] bytes of a request body (or all of a shorter
+/// one), before anything is written, and the rest of the body still to read. 400 `empty_body`
+/// or `upload_interrupted`.
+pub async fn take_head(
+    body: Body,
+) -> Result<
+    (
+        Vec<u8>,
+        impl Stream<Item = std::io::Result<Bytes>> + Send + 'static,
+    ),
+    Error,
+> {
+    let mut body = Box::pin(streamed_body(body));
+    let mut head = Vec::new();
+    while head.len() < shared::video::sniff::NEEDED {
+        match body.next().await {
+            Some(Ok(chunk)) => head.extend_from_slice(&chunk),
+            Some(Err(e)) => return Err(interrupted(&e)),
+            None => break,
+        }
+    }
+    if head.is_empty() {
+        return Err(Error::new(
+            ErrorKind::BadRequest,
+            "empty_body",
+            "send the file as the request body",
+        ));
+    }
+    Ok((head, body))
+}
+
 /// Stores the request body at `key` when it is `media` within its size; otherwise 413
 /// `upload_too_large`, 415 (the media's code) or 400 `empty_body`/`upload_interrupted`, and
 /// nothing is stored. The body may take its time: only a pause longer than [`super::BODY_IDLE`]
@@ -74,23 +105,7 @@ pub async fn store(
     if declared.is_some_and(|n| n > media.max_bytes) {
         return Err(too_large(media.max_bytes));
     }
-    let mut body = Box::pin(streamed_body(body));
-    // Enough of the start to tell the type, before anything is written.
-    let mut head = Vec::new();
-    while head.len() < shared::video::sniff::NEEDED {
-        match body.next().await {
-            Some(Ok(chunk)) => head.extend_from_slice(&chunk),
-            Some(Err(e)) => return Err(interrupted(&e)),
-            None => break,
-        }
-    }
-    if head.is_empty() {
-        return Err(Error::new(
-            ErrorKind::BadRequest,
-            "empty_body",
-            "send the file as the request body",
-        ));
-    }
+    let (head, body) = take_head(body).await?;
     let content_type = (media.sniff)(&head[..head.len().min(shared::video::sniff::NEEDED)])
         .ok_or_else(|| {
             Error::new(
@@ -108,6 +123,11 @@ pub async fn store(
         media.max_bytes,
         verdict.clone(),
     );
+    let stream = if content_type == "audio/mp4" {
+        audio_only(stream, media, verdict.clone()).boxed()
+    } else {
+        stream.boxed()
+    };
     match storage.put(store, key, stream, content_type).await {
         Ok(size) => Ok(Stored { size, content_type }),
         Err(e) => {
@@ -115,6 +135,46 @@ pub async fn store(
             Err(broken.unwrap_or_else(|| Error::internal(e)))
         }
     }
+}
+
+/// An MPEG-4 body whose tracks are read as it passes ([`shared::video::isobmff`]); in place of
+/// its end an error, so that nothing is kept, unless it holds audio and no video (a video or
+/// an HEIC photo shares the container and often the brand).
+fn audio_only(
+    body: impl Stream<Item = std::io::Result<Bytes>> + Send + 'static,
+    media: &Media,
+    verdict: Arc<Mutex<Option<Error>>>,
+) -> impl Stream<Item = std::io::Result<Bytes>> + Send + 'static {
+    let scan = Arc::new(Mutex::new(shared::video::isobmff::Scan::default()));
+    let fed = Arc::clone(&scan);
+    let (code, refusal) = (media.refused_code, media.refused_message);
+    body.inspect(move |item| {
+        if let Ok(chunk) = item {
+            fed.lock().expect("scan lock").feed(chunk);
+        }
+    })
+    .chain(
+        futures::stream::once(async move {
+            let scan = std::mem::take(&mut *scan.lock().expect("scan lock"));
+            let why = match scan.finish() {
+                Ok(t) if t.audio && !t.video => return None,
+                Ok(t) if t.video => "it holds video".to_string(),
+                Ok(_) => "it holds no audio track".to_string(),
+                Err(e) => e,
+            };
+            let msg = format!("{refusal} ({why})");
+            verdict
+                .lock()
+                .expect("verdict lock")
+                .get_or_insert(Error::new(
+                    ErrorKind::UnsupportedMediaType,
+                    code,
+                    msg.clone(),
+                ));
+            Some(Err(std::io::Error::other(msg)))
+        })
+        .filter_map(futures::future::ready),
+    )
 }
 
 /// The body, ending in an error past `max` bytes or when the client breaks off; the reason is

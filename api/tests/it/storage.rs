@@ -24,7 +24,8 @@ async fn signed_urls_upload_and_download_through_the_api() {
         )
         .await
         .unwrap();
-    let body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    let mut body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    body[..12].copy_from_slice(b"\0\0\0\x18ftypisom");
     let r = app
         .req(Method::PUT, &local_path(&put))
         .raw("video/mp4", &body)

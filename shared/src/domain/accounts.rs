@@ -241,11 +241,16 @@ pub async fn check_credentials(
         format!("login:email:{email}"),
         format!("login:ip:{}", client.ip),
     ];
+    // Each attempt is counted before its password is checked (one atomic upsert), so at most
+    // `max` are ever evaluated in a window, however many race; a success gives its count back.
     let mut c = db.acquire().await?;
-    for k in &keys {
-        ratelimit::peek(&mut c, k, max, window)
-            .await?
-            .map_err(Error::too_many_requests)?;
+    for (i, k) in keys.iter().enumerate() {
+        if let Err(retry) = ratelimit::hit(&mut c, k, max, window).await? {
+            for counted in &keys[..i] {
+                ratelimit::release(&mut c, counted).await?;
+            }
+            return Err(Error::too_many_requests(retry));
+        }
     }
     let user = users::by_email(&mut c, &email).await?;
     let hash = user.as_ref().and_then(|u| u.password_hash.clone());
@@ -253,10 +258,8 @@ pub async fn check_credentials(
         && let Some(user) = user
     {
         ratelimit::clear(&mut c, &keys[0]).await?;
+        ratelimit::release(&mut c, &keys[1]).await?;
         return Ok(user);
-    }
-    for k in &keys {
-        ratelimit::hit(&mut c, k, u32::MAX, window).await?.ok();
     }
     Err(Error::unauthorized(
         "invalid_credentials",

@@ -179,16 +179,30 @@ impl Claim {
 
 /// Binds (or refuses) the pending TV showing the code. Misses count against the member: 10
 /// per 15 minutes, since guessing codes is what the limit stops.
+/// Each claim is counted before its code is looked up (one atomic step, so racing guesses
+/// cannot pass the limit) and gives its count back unless the code missed.
 pub async fn claim(db: &Db, ws: &InWorkspace, c: Claim) -> Result<Device> {
     let key = format!("tv:claim:{}", ws.actor.user_id);
     let window = chrono::Duration::minutes(15);
+    ratelimit::hit(
+        &mut db.acquire().await?,
+        &key,
+        CLAIM_FAILURES_PER_15_MIN,
+        window,
+    )
+    .await?
+    .map_err(Error::too_many_requests)?;
+    let outcome = decide_claim(db, ws, c).await;
+    let missed = matches!(&outcome, Err(e) if e.code == "not_found");
+    if !missed {
+        ratelimit::release(&mut db.acquire().await?, &key).await?;
+    }
+    outcome
+}
+
+async fn decide_claim(db: &Db, ws: &InWorkspace, c: Claim) -> Result<Device> {
     let mut tx = db.begin().await?;
-    ratelimit::peek(&mut tx, &key, CLAIM_FAILURES_PER_15_MIN, window)
-        .await?
-        .map_err(Error::too_many_requests)?;
     let Some(d) = tv::pending_by_user_code(&mut tx, &c.user_code).await? else {
-        ratelimit::hit(&mut tx, &key, u32::MAX, window).await?.ok();
-        tx.commit().await?;
         return Err(Error::not_found("pending TV with this code"));
     };
     let name = c.name.unwrap_or_else(|| d.name.clone());

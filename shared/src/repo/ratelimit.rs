@@ -22,21 +22,16 @@ pub async fn hit(
     Ok(verdict(count, max, start, window, now))
 }
 
-/// Checks `key` without counting; used where only failures count (sign-in).
-pub async fn peek(
-    x: &mut impl Executor,
-    key: &str,
-    max: u32,
-    window: Duration,
-) -> Result<Result<(), u64>, sqlx::Error> {
-    let now = Ts::now();
-    let row: Option<(i64, Ts)> = sql!(x, c => sqlx::query_as(
-        "SELECT count, window_start FROM rate_limits WHERE key = $1 AND window_start > $2")
-        .bind(key).bind(now.minus(window)).fetch_optional(&mut *c).await)?;
-    Ok(match row {
-        Some((count, start)) => verdict(count + 1, max, start, window, now),
-        None => Ok(()),
-    })
+/// Gives back one event counted by [`hit`]: where only failures count (sign-in, TV claims), an
+/// attempt is counted before it is evaluated, so that the count and the check are one atomic
+/// step however many attempts race, and a success gives its count back afterwards.
+pub async fn release(x: &mut impl Executor, key: &str) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE rate_limits SET count = count - 1 WHERE key = $1 AND count > 0")
+            .bind(key)
+    )?;
+    Ok(())
 }
 
 pub async fn clear(x: &mut impl Executor, key: &str) -> Result<(), sqlx::Error> {

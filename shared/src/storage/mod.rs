@@ -389,6 +389,31 @@ impl Storage {
         Ok(Bytes::from(chunks.concat()))
     }
 
+    /// The first `n` bytes of an object (fewer when it is shorter), to check what it is by its
+    /// content; `None` when there is no such object.
+    pub async fn read_head(
+        &self,
+        store: Store,
+        key: &str,
+        n: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
+        use futures::TryStreamExt;
+        let range = ByteRange::new(0, n.saturating_sub(1));
+        let obj = match self.get(store, key, Some(range)).await {
+            Ok(o) => o,
+            Err(StorageError::NotFound) => return Ok(None),
+            // An empty object has no first byte to serve.
+            Err(StorageError::RangeNotSatisfiable { .. }) => return Ok(Some(Vec::new())),
+            Err(e) => return Err(e),
+        };
+        let chunks: Vec<Bytes> = obj
+            .body
+            .try_collect()
+            .await
+            .map_err(|e| StorageError::Backend(e.into()))?;
+        Ok(Some(chunks.concat()))
+    }
+
     /// The object's size and content type, or `None` if there is no such object.
     pub async fn head(&self, store: Store, key: &str) -> Result<Option<ObjectMeta>, StorageError> {
         validate_key(key)?;
@@ -433,7 +458,7 @@ impl Storage {
         validate_key(key)?;
         match &*self.inner {
             Inner::Local(_) => {
-                signed_url::local_url(keys, public_base_url, store, key, UrlOp::Get, ttl)
+                signed_url::local_url(keys, public_base_url, store, key, UrlOp::Get, "", ttl)
             }
             Inner::S3(s) => s.presign_get(store, key, ttl).await,
         }
@@ -463,8 +488,8 @@ impl Storage {
     }
 
     /// A URL to which anyone holding it can `PUT` the object's bytes until `ttl` has passed.
-    /// S3: a presigned URL that also signs `Content-Type`, so the upload must send exactly
-    /// `content_type`. Local: a URL on the api (the route stores the request's Content-Type).
+    /// The upload must send exactly `content_type`: S3's presigned URL signs it, the local
+    /// URL on the api carries it under its signature (and the route checks the bytes).
     pub async fn presign_put(
         &self,
         store: Store,
@@ -477,9 +502,15 @@ impl Storage {
         validate_key(key)?;
         check_content_type(content_type)?;
         match &*self.inner {
-            Inner::Local(_) => {
-                signed_url::local_url(keys, public_base_url, store, key, UrlOp::Put, ttl)
-            }
+            Inner::Local(_) => signed_url::local_url(
+                keys,
+                public_base_url,
+                store,
+                key,
+                UrlOp::Put,
+                content_type,
+                ttl,
+            ),
             Inner::S3(s) => s.presign_put(store, key, ttl, content_type).await,
         }
     }

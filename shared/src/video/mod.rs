@@ -36,6 +36,7 @@ where
     .boxed()
 }
 
+pub mod isobmff;
 pub mod origin;
 pub mod plain;
 pub mod sniff;

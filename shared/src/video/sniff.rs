@@ -1,5 +1,7 @@
-//! What a file is, from its first bytes (videos for footage, audio for voice notes): uploads are checked by content, not by the name or
-//! the type a client claims, so a renamed document never reaches ffprobe or the backend.
+//! What a file is, from its first bytes (videos for footage, audio for voice notes, photos for
+//! messages): uploads are checked by content, not by the name or the type a client claims, so a
+//! renamed document never reaches ffprobe or the backend, and never comes back from our origin
+//! as a page.
 
 /// How many leading bytes [`video_type`] needs to decide.
 pub const NEEDED: usize = 12;
@@ -15,6 +17,7 @@ pub fn video_type(head: &[u8]) -> Option<&'static str> {
     let kind = &head[4..8];
     if kind == b"ftyp" {
         return Some(match &head[8..12] {
+            b if is_image_brand(b) => return None,
             b"qt  " => "video/quicktime",
             b if b.starts_with(b"3g") => "video/3gpp",
             _ => "video/mp4",
@@ -32,13 +35,64 @@ pub fn video_type(head: &[u8]) -> Option<&'static str> {
     None
 }
 
+/// The ISO base media major brands of still images (HEIF/HEIC, AVIF): an `ftyp` box with one
+/// of these is a photo, never audio or video.
+const IMAGE_BRANDS: [&[u8; 4]; 10] = [
+    b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis",
+];
+
+fn iso_brand(head: &[u8]) -> Option<&[u8]> {
+    (head.len() >= 12 && &head[4..8] == b"ftyp").then(|| &head[8..12])
+}
+
+fn is_image_brand(brand: &[u8]) -> bool {
+    IMAGE_BRANDS.iter().any(|b| b.as_slice() == brand)
+}
+
+/// The photo type of a file starting with `head` (at least [`NEEDED`] bytes), or `None` when it
+/// is not one message photos take: JPEG, PNG, WebP and HEIC (HEIF). SVG, being a document with
+/// script, never is.
+pub fn image_type(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Some("image/jpeg");
+    }
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Some("image/png");
+    }
+    if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+        return Some("image/webp");
+    }
+    match iso_brand(head) {
+        Some(brand) if is_image_brand(brand) => Some("image/heic"),
+        _ => None,
+    }
+}
+
+/// Whether a file starting with `head` is of the `declared` type, for the types whose bytes
+/// we know (photos, audio, video); `None` for any other type.
+pub fn matches_declared(declared: &str, head: &[u8]) -> Option<bool> {
+    let declared = declared.split(';').next().unwrap_or("").trim();
+    let found = if declared.starts_with("image/") {
+        image_type(head).map(|t| t == declared || (t == "image/heic" && declared == "image/heif"))
+    } else if declared.starts_with("audio/") {
+        audio_type(head).map(|t| t == declared)
+    } else if declared.starts_with("video/") {
+        video_type(head).map(|t| t == declared)
+    } else {
+        return None;
+    };
+    Some(found.unwrap_or(false))
+}
+
 /// The audio type of a file starting with `head` (at least [`NEEDED`] bytes, or the whole
 /// file when shorter), or `None` when it is not a format voice notes take: MPEG-4 audio (M4A,
 /// AAC in an ISO base media file), MP3 (with an ID3 tag or a bare frame), AAC in ADTS frames,
 /// WAV, Ogg (Opus, Vorbis) and WebM/Matroska.
 pub fn audio_type(head: &[u8]) -> Option<&'static str> {
-    if head.len() >= 8 && &head[4..8] == b"ftyp" {
-        return Some("audio/mp4");
+    if let Some(brand) = iso_brand(head) {
+        // Whether an MPEG-4 file holds audio alone is for its tracks to say
+        // ([`super::isobmff`]); a still-image brand never does.
+        return (!is_image_brand(brand)).then_some("audio/mp4");
     }
     if head.starts_with(b"ID3") {
         return Some("audio/mpeg");
@@ -65,7 +119,39 @@ pub fn audio_type(head: &[u8]) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{audio_type, video_type};
+    use super::{audio_type, image_type, matches_declared, video_type};
+
+    #[test]
+    fn knows_the_photo_formats_phones_take_and_nothing_active() {
+        let cases: &[(&[u8], Option<&str>)] = &[
+            (b"\xff\xd8\xff\xe0\0\x10JFIF\0\x01", Some("image/jpeg")),
+            (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", Some("image/png")),
+            (b"RIFF\x24\0\0\0WEBPVP8 ", Some("image/webp")),
+            (b"\0\0\0\x18ftypheic\0\0\0\0", Some("image/heic")),
+            (b"\0\0\0\x18ftypmif1\0\0\0\0", Some("image/heic")),
+            (b"\0\0\0\x20ftypisom\0\0\x02\0", None),
+            (b"<svg xmlns=\"http://www.w3.org/2000/svg\"", None),
+            (b"<script>alert(1)</script>", None),
+            (b"GIF89a", None),
+            (b"", None),
+        ];
+        for (head, want) in cases {
+            assert_eq!(image_type(head), *want, "{head:?}");
+        }
+    }
+
+    #[test]
+    fn a_declared_type_must_be_what_the_bytes_are() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(matches_declared("image/png", png), Some(true));
+        assert_eq!(matches_declared("image/jpeg", png), Some(false));
+        assert_eq!(
+            matches_declared("image/png", b"<script>alert(1)</script>"),
+            Some(false)
+        );
+        assert_eq!(matches_declared("audio/mp4", png), Some(false));
+        assert_eq!(matches_declared("application/gpx+xml", b"<gpx"), None);
+    }
 
     #[test]
     fn knows_the_audio_formats_phones_record() {
@@ -81,6 +167,8 @@ mod tests {
                 Some("audio/webm"),
             ),
             (b"RIFF\x10\0\0\0AVI LIST", None),
+            (b"\0\0\0\x18ftypheic\0\0\0\0", None),
+            (b"\0\0\0\x18ftypmif1\0\0\0\0", None),
             (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", None),
             (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", None),
             (b"plain text, not audio", None),

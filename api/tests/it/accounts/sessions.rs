@@ -90,6 +90,47 @@ async fn failed_signins_are_rate_limited_with_retry_after() {
     r.assert_error(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_wrong_passwords_never_get_past_the_limit() {
+    let app = TestApp::with_env(&[("LOGIN_MAX_FAILURES", "10")]).await;
+    app.signup("kai@example.com").await;
+    let tries = (0..40).map(|_| app.signin("kai@example.com", "wrong password!!"));
+    let answers = futures::future::join_all(tries).await;
+    let evaluated = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::UNAUTHORIZED)
+        .count();
+    let limited = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!(
+        (evaluated, limited),
+        (10, 30),
+        "exactly the limit is evaluated"
+    );
+    let r = app.signin("kai@example.com", PASSWORD).await;
+    r.assert_error(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+}
+
+#[tokio::test]
+async fn a_good_password_gives_its_count_back() {
+    let app = TestApp::with_env(&[("LOGIN_MAX_FAILURES", "3")]).await;
+    app.signup("kai@example.com").await;
+    app.signup("lani@example.com").await;
+    // Sign-ins from one address: successes never use up the address's failures.
+    for _ in 0..5 {
+        let r = app.signin("lani@example.com", PASSWORD).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    for _ in 0..2 {
+        let r = app.signin("kai@example.com", "wrong password!!").await;
+        r.assert_error(StatusCode::UNAUTHORIZED, "invalid_credentials");
+    }
+    let r = app.signin("kai@example.com", PASSWORD).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+}
+
 #[tokio::test]
 async fn phone_tokens_refresh_rotate_and_replay_revokes() {
     let app = TestApp::new().await;
@@ -211,4 +252,20 @@ async fn bearer_refuses_refresh_tokens_expired_tokens_and_unknown_secrets() {
         .send()
         .await
         .assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+}
+
+/// Issue 35, item 5: JSON answers are never sniffed and never cached; a route that chose its own
+/// cache policy keeps it.
+#[tokio::test]
+async fn json_answers_say_nosniff_and_no_store() {
+    let app = TestApp::new().await;
+    let s = app.signup("kai@example.com").await;
+    for r in [
+        app.get("/api/auth/me").session(&s).send().await,
+        app.get("/api/auth/me").send().await,
+        app.get("/api/no-such-route").send().await,
+    ] {
+        assert_eq!(r.headers["x-content-type-options"], "nosniff", "{}", r.body);
+        assert_eq!(r.headers["cache-control"], "no-store", "{}", r.body);
+    }
 }

@@ -56,22 +56,43 @@ async fn resume_and_join(app: TestApp) {
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     assert_eq!(r.headers["upload-offset"], "100000");
 
-    // The connection drops halfway through the next PATCH: nothing of it is kept.
-    let half = Bytes::copy_from_slice(&file[100_000..150_000]);
-    let broken = futures::stream::iter(vec![
-        Ok::<_, std::io::Error>(half),
-        Err(std::io::Error::other("connection reset")),
-    ]);
+    // The connection drops halfway through the next PATCH: what arrived is kept (tus 1.0: the
+    // server SHOULD keep as much as it received), and the phone resumes after it.
+    let cut = |from: usize, to: usize| {
+        futures::stream::iter(vec![
+            Ok::<_, std::io::Error>(Bytes::copy_from_slice(&file[from..to])),
+            Err(std::io::Error::other("connection reset")),
+        ])
+    };
     let r = app
         .req(Method::PATCH, &path)
         .session(&coach)
         .header("tus-resumable", "1.0.0")
         .header("upload-offset", "100000")
-        .stream("application/offset+octet-stream", Body::from_stream(broken))
+        .stream(
+            "application/offset+octet-stream",
+            Body::from_stream(cut(100_000, 150_000)),
+        )
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(tus_offset(&app, &coach, &path).await, 150_000);
+
+    // With a checksum a cut body cannot be verified, so nothing of it is kept.
+    let r = app
+        .req(Method::PATCH, &path)
+        .session(&coach)
+        .header("tus-resumable", "1.0.0")
+        .header("upload-offset", "150000")
+        .header("upload-checksum", &sha1_header(&file[150_000..]))
+        .stream(
+            "application/offset+octet-stream",
+            Body::from_stream(cut(150_000, 170_000)),
+        )
         .send()
         .await;
     assert_eq!(r.code(), "upload_interrupted", "{}", r.body);
-    assert_eq!(tus_offset(&app, &coach, &path).await, 100_000);
+    assert_eq!(tus_offset(&app, &coach, &path).await, 150_000);
 
     // A PATCH at a stale offset is refused; so is one whose checksum does not match.
     tus_patch(&app, &coach, &path, 0, &file[..10])
@@ -81,30 +102,30 @@ async fn resume_and_join(app: TestApp) {
         .req(Method::PATCH, &path)
         .session(&coach)
         .header("tus-resumable", "1.0.0")
-        .header("upload-offset", "100000")
+        .header("upload-offset", "150000")
         .header("upload-checksum", &sha1_header(b"something else"))
-        .raw("application/offset+octet-stream", &file[100_000..])
+        .raw("application/offset+octet-stream", &file[150_000..])
         .send()
         .await;
     assert_eq!(r.status.as_u16(), 460, "{}", r.body);
     assert_eq!(r.code(), "checksum_mismatch");
-    assert_eq!(tus_offset(&app, &coach, &path).await, 100_000);
-    assert_eq!(part_keys(&app, upload).await.len(), 1, "one part kept");
+    assert_eq!(tus_offset(&app, &coach, &path).await, 150_000);
+    assert_eq!(part_keys(&app, upload).await.len(), 2, "two parts kept");
 
     // The phone asks the offset and sends the rest, with its checksum.
     let r = app
         .req(Method::PATCH, &path)
         .session(&coach)
         .header("tus-resumable", "1.0.0")
-        .header("upload-offset", "100000")
-        .header("upload-checksum", &sha1_header(&file[100_000..]))
-        .raw("application/offset+octet-stream", &file[100_000..])
+        .header("upload-offset", "150000")
+        .header("upload-checksum", &sha1_header(&file[150_000..]))
+        .raw("application/offset+octet-stream", &file[150_000..])
         .send()
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
     assert_eq!(r.headers["upload-offset"], "300000");
     let parts = part_keys(&app, upload).await;
-    assert_eq!(parts.len(), 2);
+    assert_eq!(parts.len(), 3);
 
     // The join job makes the clip; its original holds exactly the file.
     let job: Id = {
@@ -336,4 +357,53 @@ async fn idle_uploads_expire_on_schedule_and_their_parts_go() {
     let r = app.get(&tus_path(&fresh)).session(&coach).send().await;
     assert_eq!(r.json["status"], "uploading");
     worker.shutdown().await;
+}
+
+/// Issue 35, item 6: HEAD and DELETE speak tus too (412 for another version, nothing done),
+/// OPTIONS answers the discovery without credentials, and every answer names the version.
+#[tokio::test]
+async fn head_and_delete_check_the_version_and_options_tells_the_capabilities() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let session = footage_session(&app, &coach).await;
+    let created = tus_create(&app, &coach, session, 5000, None).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.headers["tus-version"], "1.0.0");
+    let path = tus_path(&created);
+    for version in [None, Some("0.2.2")] {
+        for method in [Method::HEAD, Method::DELETE] {
+            let mut req = app.req(method.clone(), &path).session(&coach);
+            if let Some(v) = version {
+                req = req.header("tus-resumable", v);
+            }
+            let r = req.send().await;
+            assert_eq!(
+                r.status,
+                StatusCode::PRECONDITION_FAILED,
+                "{method} {version:?}"
+            );
+            assert_eq!(r.headers["tus-version"], "1.0.0");
+        }
+    }
+    assert_eq!(app.count("clip_uploads").await, 1, "the DELETE did nothing");
+    assert_eq!(tus_offset(&app, &coach, &path).await, 0);
+    // The JSON read (GET) is this API's, not tus's: it needs no Tus-Resumable.
+    let r = app.get(&path).session(&coach).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+
+    let r = app
+        .req(Method::OPTIONS, "/api/clips/native-ingest")
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(r.headers["tus-version"], "1.0.0");
+    assert_eq!(
+        r.headers["tus-extension"],
+        "creation,termination,checksum,expiration"
+    );
+    assert_eq!(
+        r.headers["tus-max-size"].to_str().unwrap(),
+        app.state.cfg.upload_max_bytes.to_string()
+    );
+    assert_eq!(r.headers["tus-checksum-algorithm"], "sha1,sha256");
 }

@@ -80,7 +80,7 @@ async fn guardians_read_a_minors_conversations_but_cannot_write_and_others_get_4
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 
     // She opens the photos in it too (a coach's photo, uploaded and posted).
-    let m = post_photo(&app, &w.coach, &conv, b"photo of the session").await;
+    let m = post_photo(&app, &w.coach, &conv, &testkit::media::png(300)).await;
     let photo = format!("/api/messages/attachment?messageId={}", id(&m));
     let r = app.get(&photo).session(&ana).send().await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -94,7 +94,7 @@ async fn guardians_read_a_minors_conversations_but_cannot_write_and_others_get_4
         )
         .send()
         .await;
-    assert_eq!(got.body, "photo of the session");
+    assert_eq!(got.bytes, testkit::media::png(300));
     app.get(&photo)
         .session(&w.athlete)
         .send()

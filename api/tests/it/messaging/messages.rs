@@ -3,6 +3,7 @@
 use crate::support::*;
 use axum::http::{Method, StatusCode};
 use serde_json::json;
+use shared::storage::Store;
 
 #[tokio::test]
 async fn messages_are_for_participants_with_read_state_and_tombstones() {
@@ -137,10 +138,10 @@ async fn photo_attachments_are_uploaded_per_conversation_and_resolved_for_partic
     let key = r.json["attachmentKey"].as_str().unwrap().to_string();
     let upload = r.json["uploadUrl"].as_str().unwrap();
     let local = upload.strip_prefix("http://app.test").unwrap();
-    let photo = b"fake png photo bytes";
+    let photo = testkit::media::png(200);
     let r = app
         .req(Method::PUT, local)
-        .raw("image/png", photo)
+        .raw("image/png", &photo)
         .send()
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
@@ -185,7 +186,9 @@ async fn photo_attachments_are_uploaded_per_conversation_and_resolved_for_partic
         .send()
         .await;
     assert_eq!(got.status, StatusCode::OK);
-    assert_eq!(got.body.as_bytes(), photo);
+    assert_eq!(got.bytes, photo);
+    assert_eq!(got.headers["content-type"], "image/png");
+    assert_eq!(got.headers["x-content-type-options"], "nosniff");
     // Not a participant, or no photo: 404. No messageId: 400.
     app.get(&format!("/api/messages/attachment?messageId={mid}"))
         .session(&w.outsider)
@@ -205,4 +208,100 @@ async fn photo_attachments_are_uploaded_per_conversation_and_resolved_for_partic
         .send()
         .await
         .assert_error(StatusCode::BAD_REQUEST, "invalid_query");
+}
+
+/// Issue 35, item 1: a signed upload takes only the type it was issued for and bytes of that
+/// type; whatever is served from the storage route cannot run as a page.
+#[tokio::test]
+async fn a_photo_upload_url_refuses_pages_and_scripts_and_what_it_serves_is_inert() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let conv = open_conversation(&app, &w).await;
+    let r = app
+        .post(&format!("/api/conversations/{conv}/attachments"))
+        .session(&w.coach)
+        .json(json!({ "contentType": "image/png" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
+    let upload = r.json["uploadUrl"].as_str().unwrap();
+    let local = upload.strip_prefix("http://app.test").unwrap().to_string();
+    let script = b"<script>alert(document.cookie)</script>";
+    for (ct, code) in [
+        ("text/html", "content_type_mismatch"),
+        ("image/svg+xml", "content_type_mismatch"),
+        ("image/png", "upload_type_mismatch"),
+    ] {
+        let r = app.req(Method::PUT, &local).raw(ct, script).send().await;
+        r.assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, code);
+    }
+    // Nothing was stored, so nothing can be posted.
+    let r = app
+        .post(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.coach)
+        .json(json!({ "attachmentKey": key }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+
+    // A URL whose bound type is changed no longer verifies.
+    let forged = local.replace("ct=image%2Fpng", "ct=text%2Fhtml");
+    assert_ne!(forged, local);
+    app.req(Method::PUT, &forged)
+        .raw("text/html", script)
+        .send()
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+
+    // An object stored as a page (as before the fix, or written by another path) is served as a
+    // sandboxed download, never as a page of our origin.
+    let state = &app.state;
+    let page_key = format!("messages/{}/{conv}/old.html", w.coach.org_id);
+    state
+        .storage
+        .put(
+            Store::RawUploads,
+            &page_key,
+            futures::stream::once(async { Ok(bytes::Bytes::from_static(b"<script>1</script>")) }),
+            "text/html",
+        )
+        .await
+        .unwrap();
+    let url = state
+        .storage
+        .presign_get(
+            Store::RawUploads,
+            &page_key,
+            std::time::Duration::from_secs(60),
+            &state.keys,
+            "http://app.test",
+        )
+        .await
+        .unwrap();
+    let got = app
+        .get(url.strip_prefix("http://app.test").unwrap())
+        .send()
+        .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(got.headers["content-disposition"], "attachment");
+    assert_eq!(
+        got.headers["content-security-policy"],
+        "default-src 'none'; sandbox"
+    );
+    assert_eq!(got.headers["x-content-type-options"], "nosniff");
+    // And the message route refuses it as a photo, by its bytes.
+    let r = app
+        .post(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.coach)
+        .json(json!({ "attachmentKey": page_key }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(
+        r.json["error"]["details"]["fields"][0]["code"], "not_a_photo",
+        "{}",
+        r.body
+    );
+    assert_eq!(app.count("messages").await, 0);
 }

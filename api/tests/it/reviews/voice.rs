@@ -11,12 +11,7 @@ use testkit::model::{Failure, FakeModel};
 
 const MODEL_KEY: &str = "model-key";
 
-/// Bytes that open like an M4A recording.
-pub fn m4a(len: usize) -> Vec<u8> {
-    let mut b = b"\0\0\0\x20ftypM4A \0\0\0\0isomM4A ".to_vec();
-    b.resize(len.max(b.len()), 0x11);
-    b
-}
+pub use testkit::media::m4a;
 
 pub fn model_env(fake: &FakeModel) -> Vec<(&'static str, String)> {
     vec![
@@ -471,4 +466,36 @@ async fn a_review_left_building_by_a_lost_job_is_built_again_on_request() {
     );
     assert_eq!(built["jobId"], healed.json["jobId"]);
     worker.shutdown().await;
+}
+
+/// Issue 35, item 4: an ISO base media file is a voice note only with an audio track and no
+/// video track; a video or an HEIC photo is refused however it is labelled, and nothing kept.
+#[tokio::test]
+async fn a_video_or_a_photo_in_an_mp4_box_is_not_a_voice_note() {
+    use testkit::media::iso_media;
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let review = draft(&app, &coach).await;
+    let video = iso_media(b"isom", &[b"vide", b"soun"], 3000);
+    let silent = iso_media(b"M4A ", &[], 3000);
+    let mut heic = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic".to_vec();
+    heic.resize(3000, 0);
+    let cut = m4a(3000)[..2990].to_vec();
+    for body in [video, silent, heic, cut] {
+        add_note(&app, &coach, &review, &body)
+            .await
+            .assert_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "upload_not_audio");
+    }
+    assert_eq!(stored_notes(&app).await, 0);
+    let prefix = format!("reviews/{}/{review}/notes/", coach.org_id);
+    let left = app
+        .state
+        .storage
+        .delete_prefix(Store::RawUploads, &prefix)
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "no object left behind");
+    // An audio-only MP4 with the generic brand phones write is a voice note.
+    let r = add_note(&app, &coach, &review, &iso_media(b"mp42", &[b"soun"], 2000)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 }

@@ -3,7 +3,8 @@
 //! Attachments: the client asks for an upload URL ([`upload_url`]), PUTs the photo there, then
 //! posts the message with the returned key. Keys live in the `raw-uploads` store under
 //! `messages/<workspace>/<conversation>/`, so a key can only be attached to the conversation it
-//! was issued for. Reading one goes through [`attachment`], which checks the caller takes part
+//! was issued for, and the stored bytes must be a photo (JPEG, PNG, WebP, HEIC) for the message
+//! to take it. Reading one goes through [`attachment`], which checks the caller takes part
 //! and hands out a URL valid for five minutes.
 
 use super::{Access, Side, open};
@@ -15,6 +16,7 @@ use crate::error::{Error, Result, Validator};
 use crate::repo::messaging::{self, Message, RemovedReason, ReportReason};
 use crate::repo::{audit, users};
 use crate::storage::{Storage, Store};
+use crate::video::sniff::{NEEDED, image_type};
 use serde_json::json;
 use std::time::Duration;
 
@@ -102,17 +104,31 @@ pub async fn post(
         "must be at most 4000 characters",
     );
     if let Some(key) = raw.attachment_key {
-        let ok = key.starts_with(&attachment_prefix(access.conv.org_id, conv))
-            && matches!(
-                files.storage.head(Store::RawUploads, key).await,
-                Ok(Some(_))
-            );
-        v.check(
-            ok,
-            "attachmentKey",
-            "invalid",
-            "not an uploaded attachment of this conversation",
-        );
+        let ours = key.starts_with(&attachment_prefix(access.conv.org_id, conv));
+        // By its bytes, whatever the upload claimed (an S3 upload never passed our route).
+        let photo = if ours {
+            files
+                .storage
+                .read_head(Store::RawUploads, key, NEEDED as u64)
+                .await
+                .map_err(|e| Error::internal(anyhow::anyhow!("reading the attachment: {e}")))?
+                .map(|head| image_type(&head))
+        } else {
+            None
+        };
+        match photo {
+            Some(Some(_)) => {}
+            Some(None) => v.add(
+                "attachmentKey",
+                "not_a_photo",
+                "the attachment is not a JPEG, PNG, WebP or HEIC photo",
+            ),
+            None => v.add(
+                "attachmentKey",
+                "invalid",
+                "not an uploaded attachment of this conversation",
+            ),
+        }
     }
     v.finish()?;
     let mut tx = db.begin().await?;
