@@ -69,6 +69,9 @@ pub struct QueryParam {
 #[derive(Clone, Copy)]
 enum RequestBody {
     Json(SchemaRef),
+    /// JSON, or the same request form-encoded with the fields of the second type (an RFC's own
+    /// dialect a stock client speaks).
+    JsonOrForm(SchemaRef, SchemaRef),
     Raw(&'static [&'static str]),
 }
 
@@ -141,6 +144,14 @@ impl RouteDef {
     /// The JSON request body type.
     pub fn body<T: utoipa::ToSchema>(mut self) -> Self {
         self.request = Some(RequestBody::Json(schema_ref::<T>()));
+        self
+    }
+    /// A JSON body of type `J`, or a form-encoded one with the fields of `F`.
+    pub fn json_or_form_body<J: utoipa::ToSchema, F: utoipa::ToSchema>(mut self) -> Self {
+        self.request = Some(RequestBody::JsonOrForm(
+            schema_ref::<J>(),
+            schema_ref::<F>(),
+        ));
         self
     }
     /// A request body that is not JSON: the file itself, in one of these media types.
@@ -285,8 +296,11 @@ impl RouteDef {
         if has_path {
             add(404, "not found, or not yours (not_found)");
         }
-        let names_ids =
-            self.query.iter().any(|q| q.uuid) || matches!(self.request, Some(RequestBody::Json(_)));
+        let names_ids = self.query.iter().any(|q| q.uuid)
+            || matches!(
+                self.request,
+                Some(RequestBody::Json(_) | RequestBody::JsonOrForm(..))
+            );
         if names_ids && !matches!(self.auth, Auth::Public(_)) {
             add(
                 404,
@@ -500,6 +514,22 @@ impl Registry {
                             .build(),
                     ));
                 }
+                Some(RequestBody::JsonOrForm(json, form)) => {
+                    let (json, form) = (json.refer(&mut schemas), form.refer(&mut schemas));
+                    op = op.request_body(Some(
+                        RequestBodyBuilder::new()
+                            .content(
+                                "application/json",
+                                ContentBuilder::new().schema(Some(json)).build(),
+                            )
+                            .content(
+                                "application/x-www-form-urlencoded",
+                                ContentBuilder::new().schema(Some(form)).build(),
+                            )
+                            .required(Some(Required::True))
+                            .build(),
+                    ));
+                }
                 Some(RequestBody::Raw(types)) => {
                     let mut body = RequestBodyBuilder::new().required(Some(Required::True));
                     for t in types {
@@ -573,8 +603,10 @@ impl Registry {
         let mut seen: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
         for r in &self.routes {
             let mut refs: Vec<SchemaRef> = r.responses.iter().filter_map(|x| x.2).collect();
-            if let Some(RequestBody::Json(b)) = r.request {
-                refs.push(b);
+            match r.request {
+                Some(RequestBody::Json(b)) => refs.push(b),
+                Some(RequestBody::JsonOrForm(j, f)) => refs.extend([j, f]),
+                _ => {}
             }
             for sr in refs {
                 let mut list: SchemaList = vec![];

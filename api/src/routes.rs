@@ -400,9 +400,9 @@ pub fn registry() -> Registry {
         route(POST, "/api/tv/signin/poll", tv::poll)
             .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::Public("the TV polls with its secret device code (in the body) until a member claims it; rate-limited"))
-            .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token")
-            .error(401, "the device code is missing or unknown (invalid_token)")
-            .body::<tv::PollRequest>().ok::<tv::PollToken>(200),
+            .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token (camelCase JSON, or RFC 8628's form-encoded poll answered in RFC 6749's names)")
+            .error(400, "authorization_pending, slow_down, access_denied, expired_token, invalid_grant (unknown or used code), invalid_request (no code)")
+            .json_or_form_body::<tv::PollRequest, tv::PollForm>().ok::<tv::PollToken>(200),
         route(POST, "/api/tv/signin/claim", tv::claim)
             .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))

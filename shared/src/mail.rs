@@ -3,7 +3,7 @@
 //! and logged, so sign-up and password reset still work on a laptop with no mail server.
 
 use crate::config::Config;
-use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue, MIME_VERSION_1_0};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::path::PathBuf;
@@ -72,10 +72,16 @@ impl Mailer {
         let from = match self {
             Mailer::Smtp { from, .. } | Mailer::Outbox { from, .. } => from,
         };
+        let from: lettre::message::Mailbox = from.parse()?;
+        // RFC 5322 §3.6.4 (Message-ID, on our own domain: the sender's) and RFC 2045 §4
+        // (MIME-Version, a MUST with a Content-Type); lettre adds neither to a plain body.
+        let id = format!("<{}@{}>", crate::db::Id::new(), from.email.domain());
         let mut builder = Message::builder()
-            .from(from.parse()?)
+            .from(from)
             .to(mail.to.parse()?)
             .subject(mail.subject.clone())
+            .message_id(Some(id))
+            .header(MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN);
         for (name, value) in headers {
             builder = builder.raw_header(HeaderValue::new(
@@ -104,4 +110,40 @@ fn percent_decode(s: &str) -> String {
         .next()
         .map(|(_, v)| v.into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outbox (the embedded default) writes what SMTP would send: both headers included.
+    #[tokio::test]
+    async fn outbox_mail_has_a_message_id_and_a_mime_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailer = Mailer::Outbox {
+            dir: dir.path().to_path_buf(),
+            from: "Surf Club <club@coach.example>".into(),
+        };
+        let mail = Email {
+            to: "kai@example.com".into(),
+            subject: "Hi".into(),
+            text: "Hello".into(),
+        };
+        mailer.send(mail).await.unwrap();
+        let file = std::fs::read_dir(dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        let raw = std::fs::read_to_string(file.path()).unwrap();
+        assert!(raw.contains("\r\nMIME-Version: 1.0\r\n"), "{raw}");
+        let id = raw
+            .lines()
+            .find_map(|l| l.strip_prefix("Message-ID: "))
+            .unwrap_or_else(|| panic!("no Message-ID in {raw}"));
+        assert!(
+            id.starts_with('<') && id.ends_with("@coach.example>"),
+            "{id}"
+        );
+    }
 }

@@ -4,12 +4,13 @@
 //! the moment the TV is signed out (rules in `shared::domain::tv`).
 
 use crate::auth::{Caller, TvCaller, Ws};
-use crate::http::Result;
 use crate::http::extract::{Body, Path};
+use crate::http::{ApiError, Result};
 use crate::state::AppState;
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::tv as domain;
@@ -70,22 +71,106 @@ pub struct PollToken {
     pub workspace_id: Id,
 }
 
+/// The grant type of a device-code poll (RFC 8628 §3.4).
+pub const DEVICE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
+/// The RFC's own poll, form-encoded with its field names, as stock device-flow clients send it.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = TvPollForm)]
+pub struct PollForm {
+    /// `urn:ietf:params:oauth:grant-type:device_code`.
+    pub grant_type: String,
+    pub device_code: Option<String>,
+    /// Accepted and ignored: TVs are public clients.
+    pub client_id: Option<String>,
+}
+
 /// Answers `authorization_pending`, `slow_down` (the interval grows by 5 s), `access_denied`,
-/// `expired_token`, or the token (once).
-pub async fn poll(
-    State(state): State<AppState>,
-    parts: Parts,
-    Body(req): Body<PollRequest>,
-) -> Result<axum::Json<PollToken>> {
+/// `expired_token`, `invalid_grant` (unknown or used-up code), `invalid_request`, or the token
+/// (once). Two dialects: this API's camelCase JSON (`{"deviceCode"}`, errors in the one error
+/// shape), and RFC 8628's form-encoded poll (`grant_type`, `device_code`), answered as RFC 6749
+/// §5.1/§5.2 say (`access_token`, `token_type`; errors as `{"error", "error_description"}`).
+/// TV tokens do not expire (they end when the TV is signed out), so no `expires_in` is given,
+/// as §5.1 allows for a default that is documented (docs/pages.md, "TV sign-in").
+pub async fn poll(State(state): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
     let client = crate::http::client_ip(&parts);
-    let d = domain::poll(&state.db, &client, &req.device_code).await?;
-    Ok(axum::Json(PollToken {
+    let form = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case(FORM));
+    let req = Request::from_parts(parts, body);
+    if form {
+        return rfc_poll(&state, &client, req).await;
+    }
+    let answer = async {
+        let Body(p) = Body::<PollRequest>::from_request(req, &state).await?;
+        let d = domain::poll(&state.db, &client, &p.device_code).await?;
+        Ok::<_, ApiError>(axum::Json(token_view(d)))
+    };
+    answer.await.into_response()
+}
+
+const FORM: &str = "application/x-www-form-urlencoded";
+
+fn token_view(d: domain::Delivered) -> PollToken {
+    PollToken {
         access_token: d.access_token,
         token_type: "Bearer",
         scope: "tv",
         device_id: d.device_id,
         workspace_id: d.workspace_id,
-    }))
+    }
+}
+
+/// The RFC dialect: the same poll, its answer in the RFC's shape and names.
+async fn rfc_poll(state: &AppState, client: &str, req: Request) -> Response {
+    let error = |status: StatusCode, code: &str, description: &str| {
+        let body = serde_json::json!({ "error": code, "error_description": description });
+        (status, axum::Json(body)).into_response()
+    };
+    let bytes = match axum::body::to_bytes(req.into_body(), 16 * 1024).await {
+        Ok(b) => b,
+        Err(_) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "unreadable body",
+            );
+        }
+    };
+    let p: PollForm = match serde_urlencoded::from_bytes(&bytes) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string()),
+    };
+    if p.grant_type != DEVICE_GRANT {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "only the device_code grant is served here",
+        );
+    }
+    match domain::poll(&state.db, client, p.device_code.as_deref().unwrap_or("")).await {
+        Ok(d) => {
+            let t = token_view(d);
+            let body = serde_json::json!({
+                "access_token": t.access_token,
+                "token_type": t.token_type,
+                "scope": t.scope,
+                "device_id": t.device_id,
+                "workspace_id": t.workspace_id,
+            });
+            axum::Json(body).into_response()
+        }
+        // The request limit per address reads as the RFC's own "poll more slowly".
+        Err(e) if e.code == "rate_limited" => {
+            error(StatusCode::BAD_REQUEST, "slow_down", &e.message)
+        }
+        Err(e) if e.kind.is_server_error() => ApiError(e).into_response(),
+        Err(e) => error(StatusCode::BAD_REQUEST, e.code, &e.message),
+    }
 }
 
 #[derive(Deserialize, ToSchema)]

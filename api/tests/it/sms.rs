@@ -252,6 +252,8 @@ async fn inbound_stop_opts_out_and_start_opts_back_in() {
         ("Cancel", "start"),
         ("END", "yes"),
         ("QUIT", "START"),
+        ("revoke", "START"),
+        ("OPTOUT", "YES"),
     ] {
         inbound(&app, PHONE, out, INBOUND_URL, TWILIO_TOKEN).await;
         assert_eq!(app.count("sms_opt_outs").await, 1, "{out}");

@@ -97,11 +97,12 @@ async fn device_code_flow_from_start_to_sign_out() {
     assert_eq!(r.json["scope"], "tv");
     assert_eq!(r.json["workspaceId"], owner.org_id.to_string());
     let token = r.json["accessToken"].as_str().unwrap().to_string();
+    assert_eq!(r.headers["cache-control"], "no-store");
     rewind_poll(&app).await;
     poll()
         .send()
         .await
-        .assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_grant");
 
     // The TV token works on TV routes only.
     let r = app.get("/api/tv/me").bearer(&token).send().await;
@@ -200,7 +201,12 @@ async fn denied_and_expired_codes_are_refused_and_guessing_or_starting_is_rate_l
         .json(json!({ "deviceCode": "tvd_bogus" }))
         .send()
         .await
-        .assert_error(StatusCode::UNAUTHORIZED, "invalid_token");
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_grant");
+    app.post("/api/tv/signin/poll")
+        .json(json!({}))
+        .send()
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_request");
 
     // Guessing user codes is limited: 10 misses, then 429.
     for _ in 0..9 {
@@ -228,4 +234,81 @@ async fn denied_and_expired_codes_are_refused_and_guessing_or_starting_is_rate_l
         }
     }
     assert!(limited);
+}
+
+/// Issue 35, item 8: a stock RFC 8628 client polls form-encoded with the RFC's names and reads
+/// RFC 6749's answers: `{"error": …}` while it waits or fails, `access_token` when claimed.
+#[tokio::test]
+async fn a_stock_device_flow_client_polls_in_the_rfc_dialect() {
+    let app = TestApp::new().await;
+    let owner = app.signup("owner@example.com").await;
+    enable_tv(&app, &owner).await;
+    let started = app
+        .post("/api/tv/signin/start")
+        .json(json!({}))
+        .send()
+        .await;
+    let device_code = started.json["deviceCode"].as_str().unwrap().to_string();
+    let poll = |fields: Vec<(&'static str, String)>| {
+        let fields: Vec<(&str, String)> = fields;
+        let body = serde_urlencoded::to_string(&fields).unwrap();
+        app.post("/api/tv/signin/poll")
+            .raw("application/x-www-form-urlencoded", body.as_bytes())
+    };
+    let grant = || ("grant_type", tv_grant());
+    let r = poll(vec![
+        grant(),
+        ("device_code", device_code.clone()),
+        ("client_id", "tv".into()),
+    ])
+    .send()
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(r.json["error"], "authorization_pending", "{}", r.body);
+    assert!(r.json["error_description"].is_string());
+    for (fields, code) in [
+        (
+            vec![grant(), ("device_code", "tvd_bogus".to_string())],
+            "invalid_grant",
+        ),
+        (vec![grant()], "invalid_request"),
+        (
+            vec![
+                ("grant_type", "password".to_string()),
+                ("device_code", device_code.clone()),
+            ],
+            "unsupported_grant_type",
+        ),
+    ] {
+        rewind_poll(&app).await;
+        let r = poll(fields).send().await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert_eq!(r.json["error"], code, "{}", r.body);
+    }
+    let r = app
+        .post("/api/tv/signin/claim")
+        .session(&owner)
+        .json(json!({ "userCode": started.json["userCode"] }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    rewind_poll(&app).await;
+    let r = poll(vec![grant(), ("device_code", device_code.clone())])
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.json["token_type"], "Bearer");
+    assert_eq!(r.headers["cache-control"], "no-store");
+    let token = r.json["access_token"].as_str().unwrap();
+    let me = app.get("/api/tv/me").bearer(token).send().await;
+    assert_eq!(me.status, StatusCode::OK, "{}", me.body);
+    rewind_poll(&app).await;
+    let r = poll(vec![grant(), ("device_code", device_code)])
+        .send()
+        .await;
+    assert_eq!(r.json["error"], "invalid_grant", "{}", r.body);
+}
+
+fn tv_grant() -> String {
+    api::areas::tv::DEVICE_GRANT.to_string()
 }

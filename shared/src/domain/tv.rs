@@ -83,18 +83,18 @@ fn poll_error(code: &'static str, message: &str) -> Error {
 
 /// One poll from `client`: `authorization_pending`, `slow_down` (the interval grows by 5 s),
 /// `access_denied`, `expired_token`, or the token (once).
+///
+/// Error codes are RFC 8628's and RFC 6749 §5.2's, all 400: a missing device code is
+/// `invalid_request`, an unknown or used-up one `invalid_grant`.
 pub async fn poll(db: &Db, client: &str, device_code: &str) -> Result<Delivered> {
     if device_code.is_empty() {
-        return Err(Error::unauthorized(
-            "invalid_token",
-            "deviceCode is required",
-        ));
+        return Err(poll_error("invalid_request", "the device code is required"));
     }
     limit(db, format!("tv:poll:{client}"), POLLS_PER_MINUTE).await?;
     let mut tx = db.begin().await?;
     let d = tv::by_device_code(&mut tx, device_code)
         .await?
-        .ok_or_else(|| Error::unauthorized("invalid_token", "unknown device code"))?;
+        .ok_or_else(|| poll_error("invalid_grant", "unknown device code"))?;
     let now = Ts::now();
     let pending = d.status == TvStatus::Pending;
     if pending && d.expires_at <= now {
@@ -127,8 +127,8 @@ pub async fn poll(db: &Db, client: &str, device_code: &str) -> Result<Delivered>
         TvStatus::Claimed if !d.token_delivered => {
             let token = new_token("sctv_");
             if !tv::deliver_token(&mut tx, d.id, &token).await? {
-                return Err(Error::unauthorized(
-                    "invalid_token",
+                return Err(poll_error(
+                    "invalid_grant",
                     "the token was already handed out",
                 ));
             }
@@ -139,10 +139,7 @@ pub async fn poll(db: &Db, client: &str, device_code: &str) -> Result<Delivered>
                 workspace_id: d.org_id.expect("claimed devices have a workspace"),
             })
         }
-        _ => Err(Error::unauthorized(
-            "invalid_token",
-            "this device code is used up",
-        )),
+        _ => Err(poll_error("invalid_grant", "this device code is used up")),
     }
 }
 

@@ -11,6 +11,13 @@ async fn email_verification_link_works_once() {
     let s = app.signup("kai@example.com").await;
     let mail = app.wait_mail("kai@example.com").await;
     assert_eq!(mail.subject(), "Confirm your email address");
+    // RFC 5322 §3.6.4 and RFC 2045 §4 (issue 35, item 9).
+    assert_eq!(mail.header("MIME-Version").as_deref(), Some("1.0"));
+    let id = mail.header("Message-ID").unwrap_or_default();
+    assert!(
+        id.starts_with('<') && id.ends_with('>') && id.contains('@'),
+        "{id:?}"
+    );
     let link = mail.link_containing("/auth/callback").unwrap();
     let path = link.strip_prefix("http://app.test").unwrap();
     let r = app.get(path).send().await;

@@ -260,7 +260,15 @@ async fn bearer_refuses_refresh_tokens_expired_tokens_and_unknown_secrets() {
 async fn json_answers_say_nosniff_and_no_store() {
     let app = TestApp::new().await;
     let s = app.signup("kai@example.com").await;
+    let token = app
+        .post("/api/mobile/auth/token")
+        .json(json!({ "email": "kai@example.com", "password": PASSWORD }))
+        .send()
+        .await;
+    assert_eq!(token.status, StatusCode::OK, "{}", token.body);
+    assert!(token.json["expiresIn"].as_i64().unwrap() > 0);
     for r in [
+        token,
         app.get("/api/auth/me").session(&s).send().await,
         app.get("/api/auth/me").send().await,
         app.get("/api/no-such-route").send().await,

@@ -10,7 +10,8 @@
 //!   `sms_max_attempts` (start again). At most 10 checks per user in 10 minutes.
 //! - inbound: Twilio's signature over the public URL and the sorted form parameters, compared
 //!   in constant time; 401 without or with a wrong signature. A message that is exactly
-//!   (trimmed, any case) STOP, STOPALL, UNSUBSCRIBE, CANCEL, END or QUIT opts the number out;
+//!   (trimmed, any case) STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE or OPTOUT (Twilio's
+//!   default opt-out keywords) opts the number out;
 //!   START, YES or UNSTOP opts it back in; HELP or INFO answers a help text. Anything else is
 //!   ignored.
 
@@ -20,7 +21,16 @@ use crate::error::{Error, Result, Validator};
 use crate::providers::twilio::{self, Twilio, VerifyResult};
 use crate::repo::{ratelimit, sms};
 
-pub const OPT_OUT: &[&str] = &["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"];
+pub const OPT_OUT: &[&str] = &[
+    "STOP",
+    "STOPALL",
+    "UNSUBSCRIBE",
+    "CANCEL",
+    "END",
+    "QUIT",
+    "REVOKE",
+    "OPTOUT",
+];
 pub const OPT_IN: &[&str] = &["START", "YES", "UNSTOP"];
 pub const HELP: &[&str] = &["HELP", "INFO"];
 const HELP_TEXT: &str = "Surf Coach: sign-in codes and coaching notifications. Reply STOP to unsubscribe, START to subscribe again.";

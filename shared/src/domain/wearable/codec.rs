@@ -180,6 +180,9 @@ pub fn encode_all(s: &Samples) -> Vec<Chunk> {
     out
 }
 
+/// The most a chunk may inflate to: a full chunk of the widest stream is far smaller.
+const MAX_INFLATED: u64 = 16 * 1024 * 1024;
+
 fn open(data: &[u8]) -> Result<(Vec<u8>, usize, Vec<i64>), CorruptChunk> {
     let (&format, rest) = data
         .split_first()
@@ -187,10 +190,15 @@ fn open(data: &[u8]) -> Result<(Vec<u8>, usize, Vec<i64>), CorruptChunk> {
     if format != FORMAT {
         return Err(CorruptChunk(format!("unknown format {format}")));
     }
+    // Inflated with a bound, whatever the chunk claims: no chunk of ours is larger.
     let mut body = Vec::new();
     DeflateDecoder::new(rest)
+        .take(MAX_INFLATED + 1)
         .read_to_end(&mut body)
         .map_err(|e| CorruptChunk(e.to_string()))?;
+    if body.len() as u64 > MAX_INFLATED {
+        return Err(CorruptChunk("inflates past its bound".into()));
+    }
     let mut c = Cursor { b: &body, at: 0 };
     let n = c.u()? as usize;
     if n > 1_000_000 {
