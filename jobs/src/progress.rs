@@ -184,6 +184,25 @@ pub(crate) async fn succeed_many(
     Ok(())
 }
 
+/// Records a live job's success from inside the transaction that commits its effects (an
+/// import's rows), so that its outcome is exactly what committed: a worker cut off right after
+/// cannot leave it to be run out of attempts and reported failed. The task's later ack then
+/// finds the row finished and leaves it.
+pub async fn succeed(
+    x: &mut impl Executor,
+    id: Id,
+    result: &Value,
+    message: &str,
+) -> Result<(), sqlx::Error> {
+    let now = Ts::now();
+    execute!(x, sqlx::query(
+        "UPDATE job_progress SET status = 'succeeded', percent = 100, message = $3, result = $2,
+            last_error = NULL, finished_at = $4, updated_at = $4
+         WHERE id = $1 AND status IN ('queued', 'running')")
+        .bind(id).bind(Json(result)).bind(message).bind(now))?;
+    Ok(())
+}
+
 pub async fn fail(x: &mut impl Executor, id: Id, error: &str) -> Result<(), sqlx::Error> {
     let now = Ts::now();
     execute!(x, sqlx::query(

@@ -37,6 +37,7 @@ pub mod media;
 pub mod model;
 pub mod openmeteo;
 pub mod payments;
+pub mod pg_server;
 pub mod prometheus;
 pub mod reviewvideo;
 pub mod smtp;

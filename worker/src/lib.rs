@@ -20,6 +20,8 @@ use std::sync::Arc;
 /// What job handlers can reach.
 pub struct Deps {
     pub db: Db,
+    /// Heartbeats and queue listeners, apart from the jobs' pool (`Db::liveness_pool`).
+    pub liveness: Db,
     pub cfg: Config,
     pub worker: config::WorkerConfig,
     pub mailer: Mailer,
@@ -87,6 +89,8 @@ impl Deps {
                     shared::providers::http::shared_client().clone(),
                 )
             }),
+            // A LISTEN session for each of the four queues, and one heartbeat at a time.
+            liveness: db.liveness_pool(5),
             db,
             cfg,
             worker,

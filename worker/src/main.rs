@@ -1,11 +1,24 @@
 //! `worker`: runs jobs and the built-in scheduler until SIGTERM/SIGINT.
 //! `worker schedules`: prints the effective schedule and exits.
+//! `worker --help`: prints the usage and exits; any other argument is refused the same way.
 
 use std::sync::Arc;
 use worker::{Deps, config::WorkerConfig};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] | ["schedules"] => {}
+        ["-h" | "--help" | "help"] => {
+            print!("{USAGE}");
+            return Ok(());
+        }
+        _ => {
+            eprint!("worker: unknown arguments {args:?}\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    }
     worker::install_crypto_provider();
     let fail = |e: shared::config::ConfigError| -> ! {
         eprintln!("{e}");
@@ -53,6 +66,17 @@ async fn main() -> anyhow::Result<()> {
     db.close().await;
     Ok(())
 }
+
+const USAGE: &str = "\
+Usage: worker [schedules]
+
+Runs the job queues and the built-in scheduler until SIGTERM or SIGINT.
+  schedules    print the effective schedule of the scheduled tasks and exit
+  -h, --help   print this help and exit
+
+Configured by the environment, as the api (DATABASE_URL, STORAGE_*, ...; see the README)
+and WORKER_* for the worker itself (WORKER_CONCURRENCY, WORKER_POLL_MS, SCHEDULER, ...).
+";
 
 async fn shutdown_signal() {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())

@@ -92,6 +92,9 @@ type Pending<T> = Option<BoxFuture<'static, Result<T, sqlx::Error>>>;
 
 pub struct QueueBackend {
     db: Db,
+    /// Heartbeats go through their own pool (`Db::liveness_pool`): a worker whose jobs hold
+    /// every connection of `db` must still say it is alive.
+    liveness: Db,
     settings: Settings,
     wakeups: Wakeups,
     /// Something says due tasks may be waiting: claim when the buffer has room.
@@ -110,11 +113,12 @@ pub struct QueueBackend {
 }
 
 impl QueueBackend {
-    pub fn new(db: Db, settings: Settings, wakeups: Wakeups) -> Self {
+    pub fn new(db: Db, liveness: Db, settings: Settings, wakeups: Wakeups) -> Self {
         let next_beat = Delay::new(settings.heartbeat);
         let pace = Pace::new(settings.concurrency);
         QueueBackend {
             db,
+            liveness,
             settings,
             wakeups,
             dirty: true,
@@ -131,7 +135,7 @@ impl QueueBackend {
     }
 
     fn heartbeat(&self, worker: &WorkerContext) -> BoxFuture<'static, Result<u64, sqlx::Error>> {
-        let db = self.db.clone();
+        let db = self.liveness.clone();
         let name = worker.name().to_string();
         let queue = self.settings.queue;
         let lease = chrono::Duration::from_std(self.settings.lease).unwrap_or_default();
@@ -686,7 +690,12 @@ mod tests {
             heartbeat: Duration::from_secs(1),
             lease: Duration::from_secs(2),
         };
-        let mut b = QueueBackend::new(db, settings, Wakeups::polling(Duration::from_secs(1)));
+        let mut b = QueueBackend::new(
+            db.clone(),
+            db,
+            settings,
+            Wakeups::polling(Duration::from_secs(1)),
+        );
         let c = Claimed {
             id: 42,
             job_id: shared::db::Id::new(),

@@ -97,7 +97,8 @@ impl Drop for Running<'_> {
 /// First wait before a failed worker is started again; doubles up to [`RESTART_MAX`], and
 /// starts over once a worker has run for [`RESTART_RESET`].
 const RESTART_FIRST: Duration = Duration::from_millis(250);
-const RESTART_MAX: Duration = Duration::from_secs(5);
+/// Short: after a database restart, a worker is running jobs again within about this long.
+const RESTART_MAX: Duration = Duration::from_secs(1);
 const RESTART_RESET: Duration = Duration::from_secs(30);
 
 /// Runs one apalis worker for `shared.queue` until it stops; answers its error, if any.
@@ -109,7 +110,8 @@ async fn run_once(
 ) -> Result<(), apalis::prelude::WorkerError> {
     let cfg = &shared.deps.worker;
     let db = &shared.deps.db;
-    let wakeups = match db {
+    let liveness = &shared.deps.liveness;
+    let wakeups = match liveness {
         Db::Pg(pool) => Wakeups::notified(pg_notifications(pool.clone(), shared.queue), cfg.poll),
         Db::Sqlite(..) => Wakeups::polling(cfg.poll),
     };
@@ -121,7 +123,12 @@ async fn run_once(
         lease: cfg.heartbeat * cfg.lease_misses,
     };
     WorkerBuilder::new(&ctx)
-        .backend(QueueBackend::new(db.clone(), settings, wakeups))
+        .backend(QueueBackend::new(
+            db.clone(),
+            liveness.clone(),
+            settings,
+            wakeups,
+        ))
         .data(shared.clone())
         .concurrency(concurrency)
         .build(handle)

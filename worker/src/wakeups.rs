@@ -24,8 +24,8 @@
 //! arriving during its fetch was spent on that fetch (so notifications brought rechecks 2 and 6
 //! ms later). Our acks are flushed by their own task, and the dirty mark survives a claim.
 
+use futures::StreamExt;
 use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
 use futures_timer::Delay;
 use jobs::Queue;
 use std::future::Future;
@@ -84,35 +84,86 @@ impl Wakeups {
     }
 }
 
-/// `queue`'s notifications on PostgreSQL, on a connection of their own: one item once listening,
-/// then one per notification. sqlx's listener reconnects by itself after a lost connection
-/// (notifications in the gap are lost: the backstop finds their tasks); a listener that cannot
-/// start ends the stream, leaving polling.
+/// First wait before the listener reconnects; doubles up to [`RELISTEN_MAX`].
+const RELISTEN_FIRST: Duration = Duration::from_millis(100);
+/// The longest wait between two reconnection attempts: a worker hears new jobs again within
+/// about this long after its database is back.
+const RELISTEN_MAX: Duration = Duration::from_millis(500);
+
+/// `queue`'s notifications on PostgreSQL, on a connection of its own: one item each time
+/// listening starts (so a task inserted while it was down is claimed at once), then one per
+/// notification. After any loss (a server restart, a network cut, the server ending the
+/// session) it reconnects and listens again, retrying every 0.1 to 0.5 s, and logs once when
+/// it goes down and once when it is back; meanwhile polling finds the tasks. The stream ends
+/// only with its pool.
 pub fn pg_notifications(pool: sqlx::PgPool, queue: Queue) -> BoxStream<'static, ()> {
-    let channel = jobs::queue::channel(queue);
-    futures::stream::once(async move {
-        let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
-        listener.listen(&channel).await?;
-        Ok::<_, sqlx::Error>(listener)
-    })
-    .filter_map(|r| async move {
-        match r {
-            Ok(l) => Some(listening(l.into_stream())),
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for queue notifications; polling only");
-                None
+    let state = Listening {
+        pool,
+        channel: jobs::queue::channel(queue),
+        queue,
+        listener: None,
+        down: false,
+        retry: RELISTEN_FIRST,
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if st.pool.is_closed() {
+                return None;
+            }
+            let Some(listener) = st.listener.as_mut() else {
+                match listen(&st.pool, &st.channel).await {
+                    Ok(l) => {
+                        if st.down {
+                            tracing::info!(queue = st.queue.as_str(), "listening for queue notifications again");
+                        }
+                        (st.listener, st.down, st.retry) = (Some(l), false, RELISTEN_FIRST);
+                        return Some(((), st));
+                    }
+                    Err(e) => {
+                        if !st.down {
+                            tracing::warn!(queue = st.queue.as_str(), error = %e, "queue notifications down; polling until they are back");
+                            st.down = true;
+                        }
+                        tokio::time::sleep(st.retry).await;
+                        st.retry = (st.retry * 2).min(RELISTEN_MAX);
+                        continue;
+                    }
+                }
+            };
+            match listener.try_recv().await {
+                Ok(Some(_)) => return Some(((), st)),
+                // `None`: the connection was lost. We listen again ourselves, on a new one.
+                Ok(None) => {
+                    tracing::warn!(queue = st.queue.as_str(), "queue notifications lost their connection; listening again");
+                    (st.listener, st.down) = (None, true);
+                }
+                Err(e) => {
+                    tracing::warn!(queue = st.queue.as_str(), error = %e, "queue notifications failed; listening again");
+                    (st.listener, st.down) = (None, true);
+                }
             }
         }
     })
-    .flatten()
     .boxed()
 }
 
-fn listening<S, T>(notifications: S) -> impl Stream<Item = ()>
-where
-    S: Stream<Item = T>,
-{
-    futures::stream::once(async {}).chain(notifications.map(|_| ()))
+struct Listening {
+    pool: sqlx::PgPool,
+    channel: String,
+    queue: Queue,
+    listener: Option<sqlx::postgres::PgListener>,
+    /// Whether "down" was logged and "back" is owed.
+    down: bool,
+    retry: Duration,
+}
+
+async fn listen(
+    pool: &sqlx::PgPool,
+    channel: &str,
+) -> Result<sqlx::postgres::PgListener, sqlx::Error> {
+    let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
+    listener.listen(channel).await?;
+    Ok(listener)
 }
 
 #[cfg(test)]
@@ -190,12 +241,5 @@ mod tests {
         assert!(!w.poll(&mut cx));
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(w.poll(&mut cx), "the backstop still fires");
-    }
-
-    /// The listener's stream starts with a wake (LISTEN is in place: look once).
-    #[tokio::test]
-    async fn listening_starts_with_a_wake() {
-        let items: Vec<()> = listening(futures::stream::iter([1, 2])).collect().await;
-        assert_eq!(items.len(), 3);
     }
 }

@@ -7,20 +7,31 @@ use shared::db::{Db, Id, PoolSettings};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::db::TestDb;
+use testkit::pg_server::{PgServer, StopMode};
 
 struct Fixture {
     tdb: TestDb,
+    /// The database the workers use: the test database, or a server of the test's own.
+    url: String,
     db: Db,
 }
 
 impl Fixture {
     async fn new() -> Fixture {
         let tdb = TestDb::new().await;
-        let db = Db::connect(&tdb.url, &PoolSettings::default())
-            .await
-            .unwrap();
+        let url = tdb.url.clone();
+        Fixture::on(tdb, url).await
+    }
+
+    /// On a PostgreSQL server of the test's own (one it may restart).
+    async fn on_server(pg: &PgServer) -> Fixture {
+        Fixture::on(TestDb::new().await, pg.url()).await
+    }
+
+    async fn on(tdb: TestDb, url: String) -> Fixture {
+        let db = Db::connect(&url, &PoolSettings::default()).await.unwrap();
         db.migrate().await.unwrap();
-        Fixture { tdb, db }
+        Fixture { tdb, url, db }
     }
 
     fn spawn(&self, name: &str, extra: &[(&str, &str)]) -> Child {
@@ -28,7 +39,7 @@ impl Fixture {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_worker"));
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", &self.tdb.url)
+            .env("DATABASE_URL", &self.url)
             .env("DATA_DIR", &self.tdb.dir)
             .env("SECRET_KEY", "process-test-secret-key-0123456789abcdef")
             .env("WORKER_POLL_MS", "20")
@@ -312,6 +323,74 @@ async fn a_worker_with_metrics_addr_counts_its_jobs_by_outcome() {
     );
     assert!(!after.has("http_requests_total"), "{}", after.text);
     assert!(!after.has("jobs_queue_depth"), "{}", after.text);
+    sigterm(&w);
+    wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
+}
+
+/// `worker --help` prints its usage and exits without touching a database; an unknown
+/// argument is refused the same way (exit 2), never taken for a start.
+#[test]
+fn help_and_unknown_arguments_print_usage_and_start_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |arg: &str| {
+        Command::new(env!("CARGO_BIN_EXE_worker"))
+            .arg(arg)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let help = run("--help");
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).starts_with("Usage: worker"));
+    let bad = run("--bogus");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("Usage: worker"));
+    let made: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(made.is_empty(), "nothing written (no ./data): {made:?}");
+}
+
+/// Issue 42: after PostgreSQL restarts, fast or as a crash, each worker listens again by itself
+/// and hears a new job at once. Polling is set to 30 s, so only a notification can start the
+/// second job of each round within the second allowed.
+#[tokio::test]
+async fn after_a_database_restart_workers_hear_new_jobs_within_a_second() {
+    let Some(pg) = PgServer::start() else {
+        return;
+    };
+    let f = Fixture::on_server(&pg).await;
+    let mut w = f.spawn("w", &[("WORKER_POLL_MS", "30000")]);
+    let done = |p: &jobs::progress::Progress| p.status == "succeeded";
+    let first = f.enqueue(Probe::default()).await;
+    f.wait(first, 20, done).await;
+    for mode in [
+        StopMode::Fast,
+        StopMode::Immediate,
+        StopMode::Fast,
+        StopMode::Immediate,
+    ] {
+        pg.restart(mode);
+        let back = Instant::now();
+        // The first job after the restart may be found by a worker starting over.
+        let a = f.enqueue(Probe::default()).await;
+        f.wait(a, 5, done).await;
+        assert!(
+            back.elapsed() < Duration::from_secs(2),
+            "{mode:?}: running jobs again {:?} after the server was back",
+            back.elapsed()
+        );
+        // Only a LISTEN session can have the second one start this soon.
+        tokio::time::sleep(Duration::from_millis(1000).saturating_sub(back.elapsed())).await;
+        let heard = Instant::now();
+        let b = f.enqueue(Probe::default()).await;
+        f.wait(b, 5, done).await;
+        assert!(
+            heard.elapsed() < Duration::from_millis(1000),
+            "{mode:?}: a new job waited {:?}",
+            heard.elapsed()
+        );
+    }
     sigterm(&w);
     wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
 }

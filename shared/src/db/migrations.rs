@@ -44,7 +44,15 @@ pub(super) async fn run(db: &Db, locking: bool) -> Result<(), sqlx::migrate::Mig
             let mut m = Migrator::with_migrations(postgres());
             m.dangerous_set_table_name(TABLE);
             m.set_locking(locking);
-            m.run(pool).await
+            // A connection of its own, never returned to the pool: a migration may run long,
+            // and the processes starting beside this one wait for its lock as long as it takes.
+            let mut c = pool.acquire().await?.detach();
+            sqlx::raw_sql("SET statement_timeout = 0; SET lock_timeout = 0")
+                .execute(&mut c)
+                .await?;
+            let ran = m.run(&mut c).await;
+            let _ = sqlx::Connection::close(c).await;
+            ran
         }
     }
 }

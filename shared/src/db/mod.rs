@@ -171,6 +171,30 @@ macro_rules! execute {
     };
 }
 
+/// What every PostgreSQL session of ours bounds on the server, so that nothing a process
+/// holds there outlives it by more than a worker's lease (15 s by default: heartbeat × misses).
+/// The server cannot tell a client that vanished (a partitioned worker, a killed host) from a
+/// slow one: without these, its open transaction, and the locks in it, stay until TCP gives
+/// up after about two hours, and block every healthy worker that needs them.
+///
+/// - `idle_in_transaction_session_timeout`: a transaction left waiting on its client ends.
+/// - `tcp_keepalives_*` and `tcp_user_timeout` (the server's side of the session's socket):
+///   a peer that stops answering is dropped within about 10 s, also mid-result.
+/// - `lock_timeout`: a lock waited for longer fails the statement (a job retries it) instead of
+///   holding a pooled connection hostage.
+/// - `statement_timeout`: no query runs away with a connection.
+///
+/// Migrations lift the last two on their own connection (`migrations::run`).
+pub const PG_SESSION: &[(&str, &str)] = &[
+    ("idle_in_transaction_session_timeout", "10s"),
+    ("lock_timeout", "10s"),
+    ("statement_timeout", "60s"),
+    ("tcp_keepalives_idle", "5"),
+    ("tcp_keepalives_interval", "2"),
+    ("tcp_keepalives_count", "3"),
+    ("tcp_user_timeout", "10000"),
+];
+
 /// How long a transaction waits at SQLite's write gate: the busy_timeout it replaces.
 const WRITE_GATE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -228,7 +252,7 @@ impl Db {
             };
             Ok(Db::Sqlite(pool, Arc::new(Semaphore::new(writers))))
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let mut opts = PgConnectOptions::from_str(url)?;
+            let mut opts = PgConnectOptions::from_str(url)?.options(PG_SESSION.iter().copied());
             if let Some(schema) = &settings.pg_schema {
                 opts = opts.options([("search_path", schema.as_str())]);
             }
@@ -242,6 +266,23 @@ impl Db {
             Err(sqlx::Error::Configuration(
                 "DATABASE_URL must start with sqlite: or postgres:".into(),
             ))
+        }
+    }
+
+    /// A small pool beside this one, to the same database with the same options, for the
+    /// work that says a process is alive (a worker's heartbeats and its LISTEN sessions): with
+    /// connections of its own, a worker whose jobs hold every pooled connection (slow, or
+    /// waiting on a lock) still heartbeats, so no other worker presumes it dead and runs its
+    /// jobs a second time. Connects lazily. SQLite has nothing to partition: the same pool.
+    pub fn liveness_pool(&self, max_connections: u32) -> Db {
+        match self {
+            Db::Sqlite(..) => self.clone(),
+            Db::Pg(p) => Db::Pg(
+                PgPoolOptions::new()
+                    .max_connections(max_connections)
+                    .acquire_timeout(Duration::from_secs(5))
+                    .connect_lazy_with((*p.connect_options()).clone()),
+            ),
         }
     }
 

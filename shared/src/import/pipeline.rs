@@ -255,10 +255,25 @@ pub trait Progress: Sync {
         percent: i64,
         message: &str,
     ) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
+
+    /// Records the import's report as its outcome, in the transaction that commits its writes
+    /// and deletes its staged file: a job's outcome then follows what committed, even when its
+    /// worker is cut off before it can report (a second run finds the file gone and the
+    /// outcome there).
+    fn finished(
+        &self,
+        tx: &mut Tx,
+        report: &Report,
+        message: &str,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
 }
 
 impl Progress for () {
     async fn step(&self, _: i64, _: &str) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+
+    async fn finished(&self, _: &mut Tx, _: &Report, _: &str) -> Result<(), sqlx::Error> {
         Ok(())
     }
 }
@@ -353,6 +368,9 @@ pub async fn run<I: Importer>(
     }
     if let Some(upload) = staged_upload {
         import_uploads::delete(&mut tx, upload).await?;
+        progress
+            .finished(&mut tx, &report, &message(&report))
+            .await?;
     }
     // A request's rejected or dry-run import wrote nothing worth keeping: rolled back on drop.
     if report.committed || staged_upload.is_some() {

@@ -1,7 +1,7 @@
 //! Staged import files (`import_uploads`): a large CSV waits here, as text, for the job that
 //! imports it; the job deletes it in the transaction that imports it.
 
-use crate::db::{Executor, Id, Ts};
+use crate::db::{DbConn, Executor, Id, Ts};
 use crate::{execute, sql};
 
 /// Stores a file for a later import job; `kind` names the importer (`athletes`, `training`).
@@ -34,13 +34,22 @@ pub async fn delete(x: &mut impl Executor, id: Id) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// Serialises imports of one workspace: touches the org row (a row lock on PostgreSQL; SQLite
-/// write transactions are serialised already), so two imports of the same file cannot both
-/// see "no duplicate" and both insert.
+/// Serialises imports of one workspace, so two imports of the same file cannot both see "no
+/// duplicate" and both insert. On PostgreSQL a transaction-scoped advisory lock on the
+/// workspace (not its row: a row lock would also block every unrelated write of that row),
+/// released at commit or rollback, and bounded like every lock by the session's
+/// `lock_timeout`; SQLite write transactions are serialised already.
 pub async fn lock_org(x: &mut impl Executor, org: Id) -> Result<(), sqlx::Error> {
-    execute!(
-        x,
-        sqlx::query("UPDATE orgs SET updated_at = updated_at WHERE id = $1").bind(org)
-    )?;
+    if let DbConn::Pg(c) = x.conn() {
+        sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+            .bind(IMPORT_LOCK_CLASS)
+            .bind(org.to_string())
+            .execute(&mut *c)
+            .await?;
+    }
     Ok(())
 }
+
+/// The first key of the import lock (`pg_advisory_xact_lock(class, hashtext(org))`): its own
+/// space, apart from sqlx's migration lock and any other advisory lock.
+const IMPORT_LOCK_CLASS: i32 = 0x1_4d50;

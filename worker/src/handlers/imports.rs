@@ -5,10 +5,11 @@ use jobs::JobError;
 use jobs::kinds::{AthleteImport, TrainingImport};
 use serde_json::Value;
 use shared::db::Id;
+use shared::db::Tx;
 use shared::domain::Actor;
 use shared::import::athletes::AthleteImporter;
 use shared::import::training::TrainingImporter;
-use shared::import::{self, ImportError, Importer, Options, Progress, Source};
+use shared::import::{self, ImportError, Importer, Options, Progress, Report, Source};
 
 /// The job's progress row, as the import pipeline reports into it.
 struct JobProgress<'a>(&'a Ctx);
@@ -18,6 +19,27 @@ impl Progress for JobProgress<'_> {
         let mut c = self.0.deps.db.acquire().await?;
         jobs::progress::report(&mut c, self.0.job_id, Some(percent), Some(message)).await
     }
+
+    async fn finished(
+        &self,
+        tx: &mut Tx,
+        report: &Report,
+        message: &str,
+    ) -> Result<(), sqlx::Error> {
+        let result = serde_json::to_value(report).map_err(|e| sqlx::Error::Encode(e.into()))?;
+        jobs::progress::succeed(tx, self.0.job_id, &result, message).await
+    }
+}
+
+/// A second run of an import that committed (its worker was cut off before the ack): the
+/// outcome recorded with the commit, if there is one.
+async fn committed_outcome(ctx: &Ctx) -> Result<Option<Value>, JobError> {
+    let mut c = ctx.deps.db.acquire().await?;
+    let p = jobs::progress::get(&mut c, ctx.job_id).await?;
+    Ok(
+        p.filter(|p| p.status == jobs::progress::JobStatus::Succeeded)
+            .and_then(|p| p.result.map(|r| r.0)),
+    )
 }
 
 /// Runs a staged import through the pipeline (all or nothing). The staged file is deleted in
@@ -39,7 +61,7 @@ async fn staged<I: Importer>(
         user_id: user,
         impersonator: None,
     };
-    let report = import::run(
+    let run = import::run(
         &ctx.deps.db,
         importer,
         source,
@@ -48,11 +70,16 @@ async fn staged<I: Importer>(
         actor,
         &JobProgress(ctx),
     )
-    .await
-    .map_err(|e| match e {
-        ImportError::StagedGone => JobError::Permanent(e.to_string()),
-        ImportError::Db(e) => e.into(),
-    })?;
+    .await;
+    let report = match run {
+        Ok(report) => report,
+        Err(ImportError::StagedGone) => {
+            return committed_outcome(ctx)
+                .await?
+                .ok_or_else(|| JobError::Permanent(ImportError::StagedGone.to_string()));
+        }
+        Err(ImportError::Db(e)) => return Err(e.into()),
+    };
     serde_json::to_value(&report).map_err(|e| JobError::Permanent(e.to_string()))
 }
 

@@ -261,3 +261,53 @@ async fn bench_import_100k_rows() {
     assert_eq!(app.count("athletes").await, rows as i64);
     w.shutdown().await;
 }
+
+/// Issue 42: an import's outcome is recorded in the transaction that commits its rows, so a
+/// worker cut off between that commit and its report cannot leave the job to be run again,
+/// find its file gone and be reported failed while its athletes are there.
+#[tokio::test]
+async fn a_staged_import_that_committed_is_succeeded_even_if_run_again() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let r = app
+        .post("/api/athletes/import?background=true")
+        .session(&coach)
+        .raw("text/csv", ROSTER.as_bytes())
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    let job: Id = r.json["jobId"].as_str().unwrap().parse().unwrap();
+    let queued = {
+        let mut c = app.state.db.acquire().await.unwrap();
+        jobs::progress::get(&mut c, job).await.unwrap().unwrap()
+    };
+    // The handler as a worker runs it, without the queue's ack: as if the worker then vanished.
+    let deps = app.worker_deps(&[]).await;
+    let ctx = worker::handlers::Ctx {
+        deps,
+        job_id: job,
+        org_id: queued.org_id,
+        attempt: 1,
+        max_attempts: 3,
+    };
+    let runners = worker::handlers::Runners::new();
+    let first = runners
+        .dispatch(&ctx, &queued.kind, queued.payload.0.clone())
+        .await
+        .expect("the import runs");
+    assert_eq!(first["created"], 3);
+    let p = {
+        let mut c = app.state.db.acquire().await.unwrap();
+        jobs::progress::get(&mut c, job).await.unwrap().unwrap()
+    };
+    assert_eq!(p.status, "succeeded", "recorded with the commit: {p:?}");
+    assert_eq!(p.result.unwrap().0, first);
+    // Run again (a rescue after a lapsed lease): the same outcome, nothing imported twice.
+    let ctx = worker::handlers::Ctx { attempt: 2, ..ctx };
+    let second = runners
+        .dispatch(&ctx, &queued.kind, queued.payload.0)
+        .await
+        .expect("a committed import is a success when run again");
+    assert_eq!(second, first);
+    assert_eq!(app.count("athletes").await, 3);
+}

@@ -118,6 +118,14 @@ impl TestApp {
     /// Starts a job worker in this process (fast polling and backoff, no scheduler unless
     /// `SCHEDULER=on` is in `extra`). Stop it with `shutdown`.
     pub async fn start_worker(&self, extra: &[(&str, &str)]) -> worker::Running {
+        worker::start(self.worker_deps(extra).await)
+            .await
+            .expect("worker starts")
+    }
+
+    /// What a worker of this app runs jobs with (as [`TestApp::start_worker`] configures it),
+    /// for a test that runs a handler by hand.
+    pub async fn worker_deps(&self, extra: &[(&str, &str)]) -> std::sync::Arc<worker::Deps> {
         let mut vars: HashMap<String, String> = [
             ("WORKER_POLL_MS", "20"),
             ("WORKER_BACKOFF_BASE_MS", "200"),
@@ -134,12 +142,11 @@ impl TestApp {
         let sqlite = !self.tdb.is_postgres();
         let wcfg =
             worker::config::WorkerConfig::from_lookup(|k| vars.get(k).cloned(), sqlite).unwrap();
-        let deps = std::sync::Arc::new(
+        std::sync::Arc::new(
             worker::Deps::new(self.state.db.clone(), self.state.cfg.clone(), wcfg)
                 .await
                 .expect("worker deps"),
-        );
-        worker::start(deps).await.expect("worker starts")
+        )
     }
 
     /// Polls a job's progress row until `done` says so (10 s at most).

@@ -1,0 +1,173 @@
+//! A PostgreSQL server of a test's own (Debian's binaries, a fresh cluster in a temporary
+//! directory, trust on 127.0.0.1), for tests that must restart or cut off the server, which the
+//! suite's shared server (scripts/ensure-postgres) must never be. As root it runs as the
+//! `postgres` user, as PostgreSQL demands. [`PgServer::start`] answers `None`, with the reason
+//! printed, where there are no server binaries.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct PgServer {
+    bin: PathBuf,
+    data: PathBuf,
+    _dir: tempfile::TempDir,
+    pub port: u16,
+    as_root: bool,
+}
+
+/// How `pg_ctl` stops the server (`-m`): `fast` ends sessions cleanly, `immediate` as a crash.
+#[derive(Clone, Copy, Debug)]
+pub enum StopMode {
+    Fast,
+    Immediate,
+}
+
+impl StopMode {
+    fn flag(self) -> &'static str {
+        match self {
+            StopMode::Fast => "fast",
+            StopMode::Immediate => "immediate",
+        }
+    }
+}
+
+fn server_bin() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|d| d.join("postgres").exists() && d.join("pg_ctl").exists())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl PgServer {
+    /// Starts a fresh server on a free port, or `None` (with a note why) where PostgreSQL is
+    /// not installed.
+    pub fn start() -> Option<PgServer> {
+        let Some(bin) = server_bin() else {
+            eprintln!("skipped: no PostgreSQL server binaries in /usr/lib/postgresql/*/bin");
+            return None;
+        };
+        let as_root = is_root();
+        let dir = tempfile::Builder::new()
+            .prefix("pgsrv")
+            .tempdir_in("/tmp")
+            .expect("a temporary directory");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let s = PgServer {
+            bin,
+            data,
+            _dir: dir,
+            port: free_port(),
+            as_root,
+        };
+        if as_root {
+            let ok = Command::new("chown")
+                .args(["-R", "postgres:"])
+                .arg(s._dir.path())
+                .status()
+                .is_ok_and(|st| st.success());
+            assert!(ok, "chown to the postgres user");
+        }
+        s.run(&[
+            "initdb",
+            "-D",
+            s.data.to_str().unwrap(),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+        ]);
+        s.pg_ctl(&["start"]);
+        Some(s)
+    }
+
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Stops the server (as `mode` says) and starts it again on the same port, waiting until it
+    /// accepts connections.
+    pub fn restart(&self, mode: StopMode) {
+        self.pg_ctl(&["restart", "-m", mode.flag()]);
+    }
+
+    pub fn stop(&self, mode: StopMode) {
+        self.pg_ctl(&["stop", "-m", mode.flag()]);
+    }
+
+    fn pg_ctl(&self, args: &[&str]) {
+        let opts = format!(
+            "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off -c max_connections=200",
+            self.port,
+            self._dir.path().display()
+        );
+        let mut all = vec![
+            "pg_ctl",
+            "-D",
+            self.data.to_str().unwrap(),
+            "-w",
+            "-t",
+            "60",
+            "-l",
+        ];
+        let log = self.log_path();
+        all.push(log.to_str().unwrap());
+        all.extend(["-o", &opts]);
+        all.extend(args);
+        self.run(&all);
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self._dir.path().join("server.log")
+    }
+
+    fn run(&self, args: &[&str]) {
+        let program = self.bin.join(args[0]);
+        let mut cmd = if self.as_root {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&program);
+            c
+        } else {
+            Command::new(&program)
+        };
+        let out = cmd
+            .args(&args[1..])
+            .current_dir(Path::new("/tmp"))
+            .output()
+            .expect("PostgreSQL's tools run");
+        assert!(
+            out.status.success(),
+            "{} failed: {}{}\n{}",
+            args[0],
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(self.log_path()).unwrap_or_default()
+        );
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.stop(StopMode::Immediate)
+        }));
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
