@@ -44,3 +44,11 @@ pub mod smtp;
 pub mod spotsource;
 pub mod tourindex;
 pub mod twilio;
+
+/// A TCP port free on 127.0.0.1 now (for a server a test starts as a child process).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}

@@ -31,21 +31,19 @@ impl StopMode {
     }
 }
 
+/// The newest installed server's binaries (as `scripts/ensure-postgres` picks its server).
 fn server_bin() -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
-        .filter(|d| d.join("postgres").exists() && d.join("pg_ctl").exists())
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let major = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let bin = e.path().join("bin");
+            (bin.join("postgres").exists() && bin.join("pg_ctl").exists()).then_some((major, bin))
+        })
         .collect();
     dirs.sort();
-    dirs.pop()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    dirs.pop().map(|(_, bin)| bin)
 }
 
 impl PgServer {
@@ -67,7 +65,7 @@ impl PgServer {
             bin,
             data,
             _dir: dir,
-            port: free_port(),
+            port: crate::free_port(),
             as_root,
         };
         if as_root {
@@ -78,16 +76,20 @@ impl PgServer {
                 .is_ok_and(|st| st.success());
             assert!(ok, "chown to the postgres user");
         }
-        s.run(&[
-            "initdb",
-            "-D",
-            s.data.to_str().unwrap(),
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-        ]);
+        let data = s.data.display().to_string();
+        s.run(
+            &[
+                "initdb",
+                "-D",
+                &data,
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+            ]
+            .map(String::from),
+        );
         s.pg_ctl(&["start"]);
         Some(s)
     }
@@ -106,34 +108,37 @@ impl PgServer {
         self.pg_ctl(&["stop", "-m", mode.flag()]);
     }
 
+    /// Starts a stopped server again, on the same port and data.
+    pub fn start_again(&self) {
+        self.pg_ctl(&["start"]);
+    }
+
     fn pg_ctl(&self, args: &[&str]) {
+        self.run(&self.pg_ctl_args(args));
+    }
+
+    fn pg_ctl_args<'a>(&'a self, args: &[&'a str]) -> Vec<String> {
         let opts = format!(
             "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off -c max_connections=200",
             self.port,
             self._dir.path().display()
         );
-        let mut all = vec![
-            "pg_ctl",
-            "-D",
-            self.data.to_str().unwrap(),
-            "-w",
-            "-t",
-            "60",
-            "-l",
-        ];
-        let log = self.log_path();
-        all.push(log.to_str().unwrap());
-        all.extend(["-o", &opts]);
-        all.extend(args);
-        self.run(&all);
+        let mut all: Vec<String> = ["pg_ctl", "-D"].map(String::from).to_vec();
+        all.push(self.data.display().to_string());
+        all.extend(["-w", "-t", "60", "-l"].map(String::from));
+        all.push(self.log_path().display().to_string());
+        all.push("-o".into());
+        all.push(opts);
+        all.extend(args.iter().map(|a| a.to_string()));
+        all
     }
 
     fn log_path(&self) -> PathBuf {
         self._dir.path().join("server.log")
     }
 
-    fn run(&self, args: &[&str]) {
-        let program = self.bin.join(args[0]);
+    fn command(&self, args: &[String]) -> Command {
+        let program = self.bin.join(&args[0]);
         let mut cmd = if self.as_root {
             let mut c = Command::new("runuser");
             c.args(["-u", "postgres", "--"]).arg(&program);
@@ -141,11 +146,12 @@ impl PgServer {
         } else {
             Command::new(&program)
         };
-        let out = cmd
-            .args(&args[1..])
-            .current_dir(Path::new("/tmp"))
-            .output()
-            .expect("PostgreSQL's tools run");
+        cmd.args(&args[1..]).current_dir(Path::new("/tmp"));
+        cmd
+    }
+
+    fn run(&self, args: &[String]) {
+        let out = self.command(args).output().expect("PostgreSQL's tools run");
         assert!(
             out.status.success(),
             "{} failed: {}{}\n{}",
@@ -159,9 +165,9 @@ impl PgServer {
 
 impl Drop for PgServer {
     fn drop(&mut self) {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.stop(StopMode::Immediate)
-        }));
+        // Stopped already, or not: either way nothing is left running.
+        let args = self.pg_ctl_args(&["stop", "-m", "immediate"]);
+        let _ = self.command(&args).output();
     }
 }
 

@@ -11,6 +11,7 @@ use shared::db::{Db, Id, PoolSettings};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::pg_server::{PgServer, StopMode};
 
 const JOBS: usize = 300;
 const SECRET_KEY: &str = "chaos-test-secret-key-0123456789abcdef";
@@ -20,118 +21,32 @@ const CRON_SECRET: &str = "chaos-cron-secret";
 const ACQUIRE_TIMEOUT_MS: u64 = 1000;
 const OUTAGE: Duration = Duration::from_secs(4);
 
-fn running_as_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+/// The test's own server (the shared one serves every other test), with a database `chaos`
+/// whose sessions commit durably, as a production database does: a crash must not forget a
+/// transaction it acknowledged (measured without it: a job's success written, acknowledged,
+/// then lost, leaving it queued forever). Its URL.
+async fn chaos_server(pg: &PgServer) -> String {
+    let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&pg.url())
+        .await
+        .unwrap();
+    for q in [
+        "CREATE DATABASE chaos",
+        "ALTER DATABASE chaos SET synchronous_commit = on",
+    ] {
+        sqlx::query(q).execute(&mut c).await.unwrap();
+    }
+    let mut url = url::Url::parse(&pg.url()).unwrap();
+    url.set_path("/chaos");
+    url.to_string()
 }
 
-/// The newest installed server's `pg_ctl` (as `scripts/ensure-postgres` picks its server).
-fn pg_ctl() -> PathBuf {
-    let mut bins: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .expect("PostgreSQL is installed (scripts/ensure-postgres installs it)")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
-            let p = e.path().join("bin/pg_ctl");
-            p.exists().then_some((v, p))
-        })
-        .collect();
-    bins.sort();
-    bins.pop().expect("a pg_ctl").1
-}
-
-/// A PostgreSQL server of this test's own, on a free port with a data directory under /tmp,
-/// started by the project's `scripts/ensure-postgres`; stopped and removed on drop.
-struct PgServer {
-    port: u16,
-    dir: PathBuf,
-    url: String,
-}
-
-impl PgServer {
-    /// Starts the server and makes a database `chaos` on it whose sessions commit durably.
-    async fn start_new() -> PgServer {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("surfcoach-chaos-pg-{}", Id::new()));
-        let mut s = PgServer {
-            port,
-            dir,
-            url: String::new(),
-        };
-        let admin = s.start();
-        let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
-            .await
-            .unwrap();
-        // The test server runs with synchronous_commit off (`ensure-postgres`): a crash would
-        // drop transactions it had already acknowledged, which no client can survive (measured:
-        // a job's success written, acknowledged, then forgot, leaving it queued forever). A
-        // production database commits durably; so do this database's sessions.
-        for q in [
-            "CREATE DATABASE chaos",
-            "ALTER DATABASE chaos SET synchronous_commit = on",
-        ] {
-            sqlx::query(q).execute(&mut c).await.unwrap();
-        }
-        let mut url = url::Url::parse(&admin).unwrap();
-        url.set_path("/chaos");
-        s.url = url.to_string();
-        s
+/// Immediate mode (a crash: every connection cut at once, crash recovery at the next start),
+/// or `CHAOS_PG_STOP_MODE=fast` for a clean shutdown.
+fn stop_mode() -> StopMode {
+    match std::env::var("CHAOS_PG_STOP_MODE").as_deref() {
+        Ok("fast") => StopMode::Fast,
+        _ => StopMode::Immediate,
     }
-
-    fn start(&self) -> String {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ensure-postgres");
-        let out = Command::new(script)
-            .env("TEST_PG_PORT", self.port.to_string())
-            .env("TEST_PG_DIR", &self.dir)
-            .stdin(Stdio::null())
-            .output()
-            .expect("scripts/ensure-postgres runs");
-        assert!(
-            out.status.success(),
-            "ensure-postgres failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
-
-    /// Stops the server in immediate mode: a crash, every connection cut at once, crash
-    /// recovery at the next start (`CHAOS_PG_STOP_MODE=fast` for a clean shutdown instead).
-    fn stop(&self) {
-        let mode = std::env::var("CHAOS_PG_STOP_MODE").unwrap_or_else(|_| "immediate".into());
-        let status = self.pg_ctl(&["stop", "-m", &mode, "-w"]);
-        assert!(status.success(), "pg_ctl stop: {status:?}");
-    }
-
-    fn pg_ctl(&self, args: &[&str]) -> std::process::ExitStatus {
-        let mut cmd = if running_as_root() {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(pg_ctl());
-            c
-        } else {
-            Command::new(pg_ctl())
-        };
-        cmd.arg("-D")
-            .arg(&self.dir)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .expect("pg_ctl runs")
-    }
-}
-
-impl Drop for PgServer {
-    fn drop(&mut self) {
-        let _ = self.pg_ctl(&["stop", "-m", "immediate", "-w"]);
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
 }
 
 /// A child process killed on drop (a failing test leaves nothing running).
@@ -226,11 +141,13 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
         println!("skipped: restarts a PostgreSQL server (runs in the PostgreSQL pass)");
         return;
     }
-    let pg = PgServer::start_new().await;
-    let dir = pg.dir.with_extension("run");
+    let pg =
+        PgServer::start().expect("PostgreSQL is installed (scripts/ensure-postgres installs it)");
+    let url = chaos_server(&pg).await;
+    let dir = std::env::temp_dir().join(format!("surfcoach-chaos-{}", Id::new()));
     std::fs::create_dir_all(&dir).unwrap();
     let _cleanup = RemoveOnDrop(dir.clone());
-    let port = free_port();
+    let port = testkit::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let api_bin = PathBuf::from(env!("CARGO_BIN_EXE_api"));
     let worker_bin = api_bin.parent().unwrap().join("worker");
@@ -241,7 +158,7 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
         "api",
         &dir,
         &[
-            ("DATABASE_URL", pg.url.clone()),
+            ("DATABASE_URL", url.clone()),
             ("BIND_ADDR", format!("127.0.0.1:{port}")),
             ("EMBEDDED_WORKER", "false".into()),
             ("CRON_SECRET", CRON_SECRET.into()),
@@ -273,7 +190,7 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
     // The outage outlasts the workers' acquire timeout too, so their fetches and heartbeats
     // fail (an apalis worker ends at its first such error: the runtime must start new ones).
     let worker_env = [
-        ("DATABASE_URL", pg.url.clone()),
+        ("DATABASE_URL", url.clone()),
         (
             "DATABASE_ACQUIRE_TIMEOUT_MS",
             ACQUIRE_TIMEOUT_MS.to_string(),
@@ -319,9 +236,7 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
     };
     assert_eq!(call(me()).await.status, 200);
 
-    let db = Db::connect(&pg.url, &PoolSettings::default())
-        .await
-        .unwrap();
+    let db = Db::connect(&url, &PoolSettings::default()).await.unwrap();
     {
         let mut tx = db.begin().await.unwrap();
         for i in 0..JOBS {
@@ -350,14 +265,14 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
     };
 
     // Down: every answer is a JSON 503 `unavailable`, each within the acquire timeout's reach.
-    pg.stop();
+    pg.stop(stop_mode());
     let down_at = Instant::now();
     let mut during: Vec<Answer> = vec![];
     while down_at.elapsed() < OUTAGE {
         during.push(call(me()).await);
         during.push(call(cron()).await);
     }
-    pg.start();
+    pg.start_again();
     let outage = down_at.elapsed();
     for a in &during {
         assert_eq!(
