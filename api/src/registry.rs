@@ -183,6 +183,8 @@ pub struct RouteDef {
     /// test reads the `Query<T>` and `Page` extractors out of it (`undocumented_queries`).
     handler_args: &'static str,
     responses: Vec<(u16, &'static str, Option<SchemaRef>)>,
+    /// Media types a documented answer may have besides JSON (`also_as`).
+    other_media: Vec<(u16, &'static str)>,
     /// Error answers beyond the ones `error_statuses` derives from the policy, path and body.
     errors: Vec<(u16, &'static str)>,
     /// The route calls a provider: it may answer 503 `provider_not_configured` and 502.
@@ -214,6 +216,7 @@ where
         paginated: false,
         handler_args: std::any::type_name::<T>(),
         responses: vec![],
+        other_media: vec![],
         errors: vec![],
         provider: false,
         handler: on(filter, handler),
@@ -322,6 +325,18 @@ impl RouteDef {
             .push((status, description, Some(schema_ref::<T>())));
         self
     }
+    /// The answer of `status` (documented with `ok`) may also come as this media type, when
+    /// the request asks for it (a report as `text/html`).
+    pub fn also_as(mut self, status: u16, media_type: &'static str) -> Self {
+        assert!(
+            self.responses.iter().any(|r| r.0 == status),
+            "{} {}: also_as({status}) before the answer is documented",
+            self.method,
+            self.path
+        );
+        self.other_media.push((status, media_type));
+        self
+    }
     /// A response without a JSON body (204, a redirect).
     pub fn empty(mut self, status: u16, description: &'static str) -> Self {
         self.responses.push((status, description, None));
@@ -365,14 +380,6 @@ impl RouteDef {
     /// The query parameters the document names.
     pub fn query_params(&self) -> &[QueryParam] {
         &self.query
-    }
-
-    /// The JSON schema the document gives the answer of this status, if any (tests compare it
-    /// with real answers).
-    pub fn response_has_schema(&self, status: u16) -> bool {
-        self.responses
-            .iter()
-            .any(|(s, _, body)| *s == status && body.is_some())
     }
 
     /// What the handler reads from the query string that the row does not document: each
@@ -693,6 +700,10 @@ impl Registry {
                             .schema(Some(b.refer(&mut schemas)))
                             .build(),
                     );
+                }
+                for (_, media) in r.other_media.iter().filter(|m| m.0 == *status) {
+                    resp =
+                        resp.content(*media, ContentBuilder::new().schema(Some(string())).build());
                 }
                 op = op.response(status.to_string(), resp.build());
             }

@@ -716,7 +716,7 @@ pub fn registry() -> Registry {
             .area("footage").summary("Upload an object through a signed URL (streamed)")
             .query_of::<storage::Signature>()
             .raw_body(&["application/octet-stream"])
-            .empty(201, "stored"),
+            .ok::<storage::Stored>(201),
         // ---- video (issue 10): the token-gated range proxy; GET also answers HEAD ----
         route(GET, "/api/video/stream", video::stream)
             .auth(Auth::Token("the signed stream token in the query (HMAC, 1 hour, bound to the clip and the caller), issued by the access-checked /api/video/sign"))
@@ -946,7 +946,7 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("The newest coaching feedback of a session or athlete (format json|html: a printable report, no script, restrictive CSP)")
             .query_of::<coaching::ExportQuery>()
-            .empty(200, "JSON, or a self-contained HTML report"),
+            .ok::<coaching::CoachingExport>(200).also_as(200, "text/html"),
         route(GET, "/api/sessions/coaching/{id}", coaching::get)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("Read one version of coaching feedback with its input, output and model")
