@@ -3,6 +3,8 @@
 //! from it, so neither can drift from the other, and a route cannot exist without a policy.
 //! The table itself is in `routes.rs`.
 
+mod introspect;
+
 use crate::auth::{Auth, Guard, guard};
 use crate::state::AppState;
 use axum::Router;
@@ -30,6 +32,8 @@ pub struct SchemaRef {
     type_name: fn() -> &'static str,
     schema: fn() -> RefOr<Schema>,
     nested: fn(&mut SchemaList),
+    /// A page of this type ([`crate::http::pagination::Paged`]) rather than the type itself.
+    paged: bool,
 }
 
 fn schema_ref<T: utoipa::ToSchema>() -> SchemaRef {
@@ -38,14 +42,37 @@ fn schema_ref<T: utoipa::ToSchema>() -> SchemaRef {
         type_name: std::any::type_name::<T>,
         schema: T::schema,
         nested: T::schemas,
+        paged: false,
     }
 }
 
 impl SchemaRef {
+    /// The schema name this answer is documented under: the type's own, or `<Item>Page` for
+    /// a page of items (one name per item type, so two pages never share one).
+    fn component_name(&self) -> String {
+        if self.paged {
+            format!("{}Page", (self.name)())
+        } else {
+            (self.name)()
+        }
+    }
+
     /// A generic container (`Vec<T>`, `Option<T>`) has no name of its own (utoipa names every
     /// `Vec<_>` "Vec"), so its schema is written inline; a named type becomes a component and
-    /// is referred to. Either way the schemas it refers to are added to `schemas`.
+    /// is referred to. Either way the schemas it refers to are added to `schemas`. A page is
+    /// the component `<Item>Page`: `{items: [Item], limit, offset, nextOffset}`.
     fn refer(&self, schemas: &mut SchemaList) -> RefOr<Schema> {
+        if self.paged {
+            let item = SchemaRef {
+                paged: false,
+                ..*self
+            }
+            .refer(schemas);
+            schemas.push((self.component_name(), page_schema(item).into()));
+            return RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                self.component_name(),
+            ));
+        }
         (self.nested)(schemas);
         if (self.type_name)().contains('<') {
             (self.schema)()
@@ -56,13 +83,77 @@ impl SchemaRef {
     }
 }
 
-/// A query parameter of a route: its name, whether the route needs it, and whether it is a
-/// UUID (an id of ours) or free text.
+/// The schema of [`crate::http::pagination::Paged`] around `item` (written here rather than
+/// derived: utoipa would inline the item and name every page "Paged").
+fn page_schema(item: RefOr<Schema>) -> Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+    let int = || ObjectBuilder::new().schema_type(Type::Integer);
+    Schema::Object(
+        ObjectBuilder::new()
+            .property("items", ArrayBuilder::new().items(item))
+            .required("items")
+            .property("limit", int().minimum(Some(1)))
+            .required("limit")
+            .property("offset", int().minimum(Some(0)))
+            .required("offset")
+            .property(
+                "nextOffset",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                    .description(Some("the offset of the next page; null on the last page")),
+            )
+            .required("nextOffset")
+            .build(),
+    )
+}
+
+/// A query parameter of a route: its name, whether the route needs it, and what it holds.
 #[derive(Clone, Copy, Debug)]
 pub struct QueryParam {
     pub name: &'static str,
     pub required: bool,
-    pub uuid: bool,
+    pub kind: QueryKind,
+}
+
+/// What a query parameter holds, as its struct field reads it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueryKind {
+    Text,
+    /// One of our ids.
+    Uuid,
+    /// RFC 3339.
+    DateTime,
+    /// `YYYY-MM-DD`.
+    Date,
+    Integer,
+    Number,
+    Boolean,
+    /// One of these words.
+    Enum(&'static [&'static str]),
+}
+
+impl QueryParam {
+    /// Whether the parameter names a row of ours (an unknown one answers 404).
+    pub fn is_id(&self) -> bool {
+        self.kind == QueryKind::Uuid
+    }
+
+    fn schema(&self) -> utoipa::openapi::schema::ObjectBuilder {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        use utoipa::openapi::{KnownFormat, SchemaFormat};
+        let string = || ObjectBuilder::new().schema_type(Type::String);
+        let format = |f| string().format(Some(SchemaFormat::KnownFormat(f)));
+        match self.kind {
+            QueryKind::Text => string(),
+            QueryKind::Uuid => format(KnownFormat::Uuid),
+            QueryKind::DateTime => format(KnownFormat::DateTime),
+            QueryKind::Date => format(KnownFormat::Date),
+            QueryKind::Integer => ObjectBuilder::new().schema_type(Type::Integer),
+            QueryKind::Number => ObjectBuilder::new().schema_type(Type::Number),
+            QueryKind::Boolean => ObjectBuilder::new().schema_type(Type::Boolean),
+            QueryKind::Enum(words) => string().enum_values(Some(words.iter().copied())),
+        }
+    }
 }
 
 /// A request body: JSON of a type, or raw bytes of the given media types (CSV, audio, GPX…).
@@ -87,7 +178,16 @@ pub struct RouteDef {
     request: Option<RequestBody>,
     /// Query parameters the document names.
     query: Vec<QueryParam>,
+    /// The query structs the parameters come from (`query_of`), by Rust type name.
+    query_types: Vec<&'static str>,
+    /// The handler takes [`crate::http::pagination::Page`]: `limit` and `offset` are documented.
+    paginated: bool,
+    /// The handler's extractor types, as `std::any::type_name` writes axum's tuple of them: a
+    /// test reads the `Query<T>` and `Page` extractors out of it (`undocumented_queries`).
+    handler_args: &'static str,
     responses: Vec<(u16, &'static str, Option<SchemaRef>)>,
+    /// Media types a documented answer may have besides JSON (`also_as`).
+    other_media: Vec<(u16, &'static str)>,
     /// Error answers beyond the ones `error_statuses` derives from the policy, path and body.
     errors: Vec<(u16, &'static str)>,
     /// The route calls a provider: it may answer 503 `provider_not_configured` and 502.
@@ -115,7 +215,11 @@ where
         bearer_only: false,
         request: None,
         query: vec![],
+        query_types: vec![],
+        paginated: false,
+        handler_args: std::any::type_name::<T>(),
         responses: vec![],
+        other_media: vec![],
         errors: vec![],
         provider: false,
         handler: on(filter, handler),
@@ -159,29 +263,67 @@ impl RouteDef {
         self.request = Some(RequestBody::Raw(media_types));
         self
     }
-    /// An optional text query parameter.
-    pub fn query(self, name: &'static str) -> Self {
-        self.query_param(name, false, false)
-    }
-    /// A text query parameter the route cannot do without (400 when it is missing).
-    pub fn query_required(self, name: &'static str) -> Self {
-        self.query_param(name, true, false)
-    }
-    /// An optional query parameter that is one of our ids (a UUID).
-    pub fn id_query(self, name: &'static str) -> Self {
-        self.query_param(name, false, true)
-    }
-    /// A query parameter that is one of our ids and that the route cannot do without.
-    pub fn id_query_required(self, name: &'static str) -> Self {
-        self.query_param(name, true, true)
-    }
-    fn query_param(mut self, name: &'static str, required: bool, uuid: bool) -> Self {
-        self.query.push(QueryParam {
-            name,
-            required,
-            uuid,
-        });
+    /// The query parameters the handler reads with `Query<T>`: `T`'s fields, named, typed and
+    /// marked required as serde reads them ([`introspect`]), so the document cannot drift from
+    /// the struct. Every `Query<T>` a handler takes must be named here (a test reads the
+    /// handler's extractors: `Registry::undocumented_queries`).
+    pub fn query_of<T: serde::de::DeserializeOwned>(mut self) -> Self {
+        for p in introspect::query_params::<T>() {
+            self.add_query(p);
+        }
+        self.query_types.push(std::any::type_name::<T>());
         self
+    }
+    /// A query parameter `query_of` documents as optional (serde reads it with a default) but
+    /// that the handler refuses to go without (400 when it is missing or empty).
+    pub fn required_query(mut self, name: &'static str) -> Self {
+        match self.query.iter_mut().find(|q| q.name == name) {
+            Some(q) => {
+                assert!(
+                    !q.required,
+                    "{} {}: serde already requires {name}; remove required_query",
+                    self.method, self.path
+                );
+                q.required = true
+            }
+            None => panic!(
+                "{} {}: required_query({name}) names no documented parameter",
+                self.method, self.path
+            ),
+        }
+        self
+    }
+    /// The handler takes [`crate::http::pagination::Page`]: `limit` (1-200, default 50) and
+    /// `offset` (default 0).
+    pub fn paginated(mut self) -> Self {
+        for name in ["limit", "offset"] {
+            self.add_query(QueryParam {
+                name,
+                required: false,
+                kind: QueryKind::Integer,
+            });
+        }
+        self.paginated = true;
+        self
+    }
+    /// A paginated list of `T`: takes `limit` and `offset` ([`RouteDef::paginated`]) and answers
+    /// 200 with a [`crate::http::pagination::Paged`] of `T`.
+    pub fn paged<T: utoipa::ToSchema>(mut self) -> Self {
+        self = self.paginated();
+        let item = SchemaRef {
+            paged: true,
+            ..schema_ref::<T>()
+        };
+        self.responses.push((200, "a page", Some(item)));
+        self
+    }
+    /// A parameter two extractors read (a filter struct that also names `limit`, say, to
+    /// deny unknown fields) is one parameter: documented once, required if either needs it.
+    fn add_query(&mut self, p: QueryParam) {
+        match self.query.iter_mut().find(|q| q.name == p.name) {
+            Some(q) => q.required |= p.required,
+            None => self.query.push(p),
+        }
     }
     /// A response with a JSON body.
     pub fn ok<T: utoipa::ToSchema>(mut self, status: u16) -> Self {
@@ -192,6 +334,18 @@ impl RouteDef {
         };
         self.responses
             .push((status, description, Some(schema_ref::<T>())));
+        self
+    }
+    /// The answer of `status` (documented with `ok`) may also come as this media type, when
+    /// the request asks for it (a report as `text/html`).
+    pub fn also_as(mut self, status: u16, media_type: &'static str) -> Self {
+        assert!(
+            self.responses.iter().any(|r| r.0 == status),
+            "{} {}: also_as({status}) before the answer is documented",
+            self.method,
+            self.path
+        );
+        self.other_media.push((status, media_type));
         self
     }
     /// A response without a JSON body (204, a redirect).
@@ -237,6 +391,33 @@ impl RouteDef {
     /// The query parameters the document names.
     pub fn query_params(&self) -> &[QueryParam] {
         &self.query
+    }
+
+    /// What the handler reads from the query string that the row does not document: each
+    /// `Query<T>` extractor whose `T` is not named by `query_of`, and a `Page` extractor
+    /// without `paginated`. Read from the handler's extractor types, so a handler cannot
+    /// take a query the document misses (the registry test asserts this is empty).
+    pub fn undocumented_queries(&self) -> Vec<String> {
+        let mut out = vec![];
+        for t in query_extractors(self.handler_args) {
+            if !self.query_types.contains(&t) {
+                out.push(format!("Query<{t}> (add .query_of::<{t}>())"));
+            }
+        }
+        if takes_page(self.handler_args) && !self.paginated {
+            out.push("Page (add .paged::<Item>() or .paginated())".to_string());
+        }
+        for t in &self.query_types {
+            if !query_extractors(self.handler_args).contains(t) {
+                out.push(format!(
+                    "query_of::<{t}>() but the handler takes no Query<{t}>"
+                ));
+            }
+        }
+        if self.paginated && !takes_page(self.handler_args) {
+            out.push("paginated but the handler takes no Page".to_string());
+        }
+        out
     }
 
     /// Every error status this route can answer, with what it means: derived from its policy,
@@ -296,7 +477,7 @@ impl RouteDef {
         if has_path {
             add(404, "not found, or not yours (not_found)");
         }
-        let names_ids = self.query.iter().any(|q| q.uuid)
+        let names_ids = self.query.iter().any(|q| q.is_id())
             || matches!(
                 self.request,
                 Some(RequestBody::Json(_) | RequestBody::JsonOrForm(..))
@@ -482,13 +663,7 @@ impl Registry {
                 );
             }
             for q in &r.query {
-                let schema = if q.uuid {
-                    string().format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                        utoipa::openapi::KnownFormat::Uuid,
-                    )))
-                } else {
-                    string()
-                };
+                let schema = q.schema();
                 op = op.parameter(
                     ParameterBuilder::new()
                         .name(q.name)
@@ -556,6 +731,10 @@ impl Registry {
                             .build(),
                     );
                 }
+                for (_, media) in r.other_media.iter().filter(|m| m.0 == *status) {
+                    resp =
+                        resp.content(*media, ContentBuilder::new().schema(Some(string())).build());
+                }
                 op = op.response(status.to_string(), resp.build());
             }
             for (status, desc) in r.error_statuses() {
@@ -610,6 +789,7 @@ impl Registry {
             }
             for sr in refs {
                 let mut list: SchemaList = vec![];
+                // A page's item is named by the table as directly as a plain answer.
                 let top = (sr.type_name)();
                 if !top.contains('<') {
                     let e = seen.entry((sr.name)()).or_default();
@@ -653,10 +833,13 @@ fn components(schemas: SchemaList) -> Components {
     c.build()
 }
 
+/// Who may call an operation. An open one says `security: []` (no requirement at all), which
+/// client generators read as "call without credentials"; `[{}]` would be one empty
+/// alternative, which some of them type as an authenticated call.
 fn security_for(r: &RouteDef) -> Option<Vec<SecurityRequirement>> {
     let none: [&str; 0] = [];
     Some(match r.auth {
-        a if a.is_open() => vec![SecurityRequirement::default()],
+        a if a.is_open() => vec![],
         _ if r.bearer_only => vec![SecurityRequirement::new("bearer", none)],
         Auth::Service | Auth::Cron | Auth::Tv => vec![SecurityRequirement::new("bearer", none)],
         _ => vec![
@@ -684,4 +867,42 @@ pub fn path_params(path: &str) -> Vec<&str> {
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         .map(|s| s.trim_start_matches('*'))
         .collect()
+}
+
+/// The `T` of each `api::http::extract::Query<T>` among a handler's extractor types.
+fn query_extractors(args: &str) -> Vec<&str> {
+    const QUERY: &str = "api::http::extract::Query<";
+    let mut out = vec![];
+    let mut rest = args;
+    while let Some(i) = rest.find(QUERY) {
+        let inner = &rest[i + QUERY.len()..];
+        let mut depth = 0usize;
+        let end = inner
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' if depth == 0 => return true,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                false
+            })
+            .map(|(j, _)| j)
+            .unwrap_or(inner.len());
+        out.push(&inner[..end]);
+        rest = &inner[end..];
+    }
+    out
+}
+
+/// Whether the handler takes `api::http::pagination::Page` (not `Paged`).
+fn takes_page(args: &str) -> bool {
+    const PAGE: &str = "api::http::pagination::Page";
+    args.match_indices(PAGE).any(|(i, _)| {
+        !args[i + PAGE.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
 }

@@ -4,9 +4,10 @@
 
 use crate::areas::{
     accounts, achievements, activity, admin, athlete_search, athletes, batch, billing, circuits,
-    coaches, coaching, competition_jobs, cron, footage, heatsource, identity, ingest, invites,
-    jobs, members, messaging, notifications, opponents, orgs, pages, reports, reviews, reviewvideo,
-    roles, storage, strategy, surf, system, tourindex, training, tv, video, watchlist, wearable,
+    coaches, coaching, competition_jobs, cron, footage, heatsource, identity, imports, ingest,
+    invites, jobs, members, messaging, notifications, opponents, orgs, pages, reports, reviews,
+    reviewvideo, roles, storage, strategy, surf, system, tourindex, training, tv, video, watchlist,
+    wearable,
 };
 use crate::auth::Auth;
 use crate::registry::{Registry, route};
@@ -34,7 +35,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/signup-mode", signup::signup_mode)
             .auth(Auth::Public("the sign-up page must know the mode before anyone has an account; reveals only whether a given invite code is usable"))
             .area("accounts").summary("Report the signup mode; query `invite` checks an invite code")
-            .query("invite")
+            .query_of::<signup::ModeQuery>()
             .ok::<signup::SignupModeResponse>(200),
         route(POST, "/api/waitlist", signup::join_waitlist)
             .error(429, "too many requests from this address (rate_limited, Retry-After)")
@@ -68,7 +69,7 @@ pub fn registry() -> Registry {
         route(GET, "/auth/callback", email_links::callback)
             .auth(Auth::Token("the single-use emailed token in the query (verification or password reset)"))
             .area("accounts").summary("Emailed-link landing: verifies the token, redirects to the web client")
-            .query("type").query("token")
+            .query_of::<email_links::CallbackQuery>()
             .empty(303, "to the web client"),
         route(POST, "/api/auth/verify-email/resend", email_links::resend_verification)
             .error(429, "too many mails asked for (rate_limited, Retry-After)")
@@ -102,6 +103,7 @@ pub fn registry() -> Registry {
             .provider()
             .auth(Auth::User)
             .area("accounts").summary("Complete the video-review provider's OAuth flow")
+            .query_of::<reviewvideo::CallbackQuery>()
             .empty(303, "to the web client's integrations page"),
         // ---- system ----
         route(GET, "/api/health", system::health)
@@ -115,7 +117,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/openapi.json", system::openapi)
             .auth(Auth::Public("the interface description is not secret; client generators fetch it"))
             .area("accounts").summary("This OpenAPI 3.1 document")
-            .empty(200, "OpenAPI document"),
+            .ok::<system::OpenApiDocument>(200),
         // ---- workspaces ----
         route(GET, "/api/orgs", orgs::list)
             .auth(Auth::User)
@@ -136,7 +138,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/orgs/{id}/members", orgs::members)
             .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("List members (paginated)")
-            .empty(200, "a page of members"),
+            .paged::<orgs::MemberView>(),
         route(PATCH, "/api/orgs/{id}/members/{memberId}", members::update)
             .auth(Auth::org(Some(Perm::MembersManage)))
             .area("workspaces").summary("Change a member's role (the last owner stays owner)")
@@ -181,7 +183,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/orgs/{id}/audit", orgs::audit_log)
             .auth(Auth::org(Some(Perm::AuditRead)))
             .area("workspaces").summary("The workspace's audit log (filters: action, from, to)")
-            .empty(200, "a page of audit entries"),
+            .query_of::<orgs::AuditQuery>()
+            .paged::<orgs::AuditView>(),
         route(POST, "/api/orgs/{id}/members/invite", invites::create)
             .auth(Auth::org(Some(Perm::MembersInvite)))
             .area("workspaces").summary("Invite a member by email (seat-capped)")
@@ -193,7 +196,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/orgs/{id}/invites", invites::list)
             .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("Member invites, newest first")
-            .empty(200, "a page of invites"),
+            .paged::<invites::InviteView>(),
         route(GET, "/api/orgs/{id}/invites/{inviteId}", invites::get)
             .auth(Auth::org(Some(Perm::MembersRead)))
             .area("workspaces").summary("One member invite")
@@ -215,7 +218,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/orgs/{id}/calendar", orgs::calendar)
             .auth(Auth::org(Some(Perm::CalendarRead)))
             .area("workspaces").summary("Team calendar for a range (from, to; at most 92 days)")
-            .query("from").query("to")
+            .query_of::<orgs::CalendarQuery>()
             .ok::<orgs::Calendar>(200),
         // ---- coaches view ----
         route(GET, "/api/coaches/{id}", coaches::get)
@@ -229,7 +232,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/coaches/{id}/athletes", coaches::athletes)
             .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("workspaces").summary("The coach's assigned athletes")
-            .empty(200, "a page of athletes"),
+            .paged::<coaches::CoachAthleteView>(),
         route(POST, "/api/coaches/{id}/athletes/reassign", coaches::reassign)
             .auth(Auth::member(Perm::AthletesUpdate).in_module(Module::Athletes))
             .area("workspaces").summary("Move a coach's athletes (all or some) to another coach")
@@ -241,7 +244,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/coaches/{id}/activity", coaches::activity)
             .auth(Auth::member(Perm::AuditRead))
             .area("workspaces").summary("What the coach did in the workspace (audit entries)")
-            .empty(200, "a page of audit entries"),
+            .paged::<orgs::AuditView>(),
         // ---- billing (issue 13, docs/billing.md): platform subscription, marketplace, webhook ----
         route(GET, "/api/billing", billing::status)
             .auth(Auth::any_member()).mobile()
@@ -270,7 +273,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/payments/offerings", billing::offerings)
             .auth(Auth::any_member().in_module(Module::Billing))
             .area("billing").summary("The workspace's offerings (paginated)")
-            .empty(200, "a page of offerings ({items, limit, offset, nextOffset})"),
+            .paged::<billing::OfferingView>(),
         route(POST, "/api/payments/checkout", billing::checkout)
             .provider()
             .auth(Auth::User)
@@ -284,7 +287,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/payments/access", billing::my_access)
             .auth(Auth::User)
             .area("billing").summary("The offerings the caller paid for, or was paid for as the athlete, with their status")
-            .empty(200, "a page of access rows ({items, limit, offset, nextOffset})"),
+            .paged::<billing::AccessView>(),
         route(POST, "/api/payments/webhook", billing::webhook)
             .provider()
             .auth(Auth::Webhook("the payment provider's events, verified by Stripe-Signature (HMAC-SHA256 over t.body with any configured secret, 300 s tolerance)"))
@@ -302,15 +305,18 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/activity", admin::activity)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Client activity events (filters: userId, orgId, kind, since)")
-            .empty(200, "a page of events"),
+            .query_of::<admin::ActivityQuery>()
+            .paged::<admin::EventView>(),
         route(GET, "/api/admin/audit", admin::audit_log)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("The platform audit log (filters: orgId, actorId, action, from, to)")
-            .empty(200, "a page of audit entries"),
+            .query_of::<admin::AuditQuery>()
+            .paged::<orgs::AuditView>(),
         route(GET, "/api/admin/orgs", admin::orgs)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Workspaces with member counts (search q)")
-            .empty(200, "a page of workspaces"),
+            .query_of::<admin::SearchQuery>()
+            .paged::<admin::OrgSummaryView>(),
         route(GET, "/api/admin/orgs/{id}", admin::org)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("A workspace with members and seat cap")
@@ -322,7 +328,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/users", admin::users_list)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Users (search q over email and name)")
-            .empty(200, "a page of users"),
+            .query_of::<admin::SearchQuery>()
+            .paged::<accounts::UserView>(),
         route(GET, "/api/admin/users/{id}", admin::user)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("A user and their workspaces")
@@ -338,7 +345,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/invites", admin::invites)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Platform signup invites")
-            .empty(200, "a page of invites"),
+            .paged::<admin::SignupInviteView>(),
         route(POST, "/api/admin/invites", admin::create_invite)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Create a signup invite code (optionally mailed)")
@@ -350,7 +357,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/waitlist", admin::waitlist)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Waitlist entries, oldest first")
-            .empty(200, "a page of entries"),
+            .paged::<admin::WaitlistView>(),
         route(POST, "/api/admin/waitlist/{id}/invite", admin::invite_from_waitlist)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Invite a waitlisted person (mails a signup invite)")
@@ -366,7 +373,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/subscriptions", admin::subscriptions)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Paid subscriptions and grants side by side (source provider|grant; filters: orgId, status)")
-            .empty(200, "a page of subscriptions"),
+            .query_of::<admin::SubscriptionQuery>()
+            .paged::<admin::SubscriptionView>(),
         route(POST, "/api/admin/subscriptions/grant", admin::grant)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Grant a workspace a plan and seats without payment")
@@ -374,7 +382,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/message-reports", messaging::moderation::list)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Reported messages with their conversation (filters: status, orgId)")
-            .empty(200, "a page of message reports"),
+            .query_of::<messaging::moderation::ReportQuery>()
+            .paged::<messaging::moderation::ReportView>(),
         route(PATCH, "/api/admin/message-reports/{id}", messaging::moderation::decide)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Resolve (optionally removing the message) or dismiss a report; audited")
@@ -382,7 +391,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/notifications", notifications::admin::list)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Notifications with each channel's delivery (filters: userId, orgId, kind, status, channel)")
-            .empty(200, "a page of notifications"),
+            .query_of::<notifications::admin::ListQuery>()
+            .paged::<notifications::admin::NotificationView>(),
         route(POST, "/api/admin/notifications", notifications::admin::announce)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Send a platform announcement (everyone or one workspace) by push and email; a job, audited")
@@ -428,7 +438,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/athletes", athletes::list)
             .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("List athletes (search q, status, level, coachId, published; paginated)")
-            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+            .query_of::<athletes::ListQuery>()
+            .paged::<athletes::AthleteView>(),
         route(POST, "/api/athletes", athletes::create)
             .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("Create an athlete")
@@ -440,7 +451,8 @@ pub fn registry() -> Registry {
         route(POST, "/api/athletes/import", athletes::import::import)
             .auth(Auth::member(Perm::AthletesCreate).in_module(Module::Athletes))
             .area("athletes").summary("CSV roster import (text/csv body; ?dryRun, ?background): all or nothing, deduplicated; large files run as a job")
-            .raw_body(&["text/csv"]).query("dryRun").query("background")
+            .query_of::<imports::ImportQuery>()
+            .raw_body(&["text/csv"])
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(GET, "/api/athletes/{id}", athletes::get)
             .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
@@ -538,7 +550,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/training-sessions", training::list)
             .auth(Auth::member(Perm::TrainingRead).in_module(Module::Training))
             .area("training").summary("List training sessions (from, to, coachId, location, spot, athleteId; paginated)")
-            .empty(200, "a page of training sessions ({items, limit, offset, nextOffset})"),
+            .query_of::<training::ListQuery>()
+            .paged::<training::SessionView>(),
         route(POST, "/api/training-sessions", training::create)
             .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("Create a training session")
@@ -546,7 +559,8 @@ pub fn registry() -> Registry {
         route(POST, "/api/training-sessions/import", training::import)
             .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
             .area("training").summary("CSV import of past sessions with attendance (text/csv; ?dryRun, ?background)")
-            .raw_body(&["text/csv"]).query("dryRun").query("background")
+            .query_of::<imports::ImportQuery>()
+            .raw_body(&["text/csv"])
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
         route(POST, "/api/training-sessions/provision-video", training::provision_video)
             .auth(Auth::member(Perm::TrainingManage).in_module(Module::Training))
@@ -586,7 +600,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/conversations", messaging::conversations::list)
             .auth(Auth::User)
             .area("messaging").summary("My conversations, most recent first (kind: coach_athlete only, else 400; orgId)")
-            .empty(200, "a page of conversations ({items, limit, offset, nextOffset})"),
+            .query_of::<messaging::conversations::ListQuery>()
+            .paged::<messaging::conversations::ConversationView>(),
         route(POST, "/api/conversations", messaging::conversations::create)
             .auth(Auth::User)
             .area("messaging").summary("Open the coach–athlete conversation or return the existing one (other kinds: 400)")
@@ -596,11 +611,12 @@ pub fn registry() -> Registry {
         route(GET, "/api/conversations/recipients", messaging::conversations::recipients)
             .auth(Auth::User)
             .area("messaging").summary("Who I may write to: my workspaces' athletes (coach) or my coaches (athlete); q, orgId")
-            .empty(200, "a page of recipients"),
+            .query_of::<messaging::conversations::RecipientQuery>()
+            .paged::<messaging::conversations::RecipientView>(),
         route(GET, "/api/conversations/{id}/messages", messaging::messages::list)
             .auth(Auth::User)
             .area("messaging").summary("A conversation's messages, newest first (participants only; marks it read)")
-            .empty(200, "a page of messages"),
+            .paged::<messaging::messages::MessageView>(),
         route(POST, "/api/conversations/{id}/messages", messaging::messages::post)
             .auth(Auth::User)
             .area("messaging").summary("Post a message (text and/or an uploaded photo); notifies the other participant")
@@ -612,7 +628,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/messages/attachment", messaging::messages::attachment)
             .auth(Auth::User)
             .area("messaging").summary("Resolve a message's private photo to a signed URL (5 minutes; participants only; messageId)")
-            .id_query_required("messageId")
+            .query_of::<messaging::messages::AttachmentQuery>()
             .ok::<messaging::messages::AttachmentLink>(200),
         route(DELETE, "/api/messages/{id}", messaging::messages::delete)
             .auth(Auth::User)
@@ -634,12 +650,12 @@ pub fn registry() -> Registry {
         route(GET, "/api/notifications/unsubscribe", notifications::unsubscribe::show)
             .auth(Auth::Token("the signed unsubscribe token in the query, from a notification mail's List-Unsubscribe link"))
             .area("messaging").summary("What an unsubscribe link would do (changes nothing: link scanners GET)")
-            .query_required("token")
+            .query_of::<notifications::unsubscribe::TokenQuery>().required_query("token")
             .ok::<notifications::unsubscribe::UnsubscribeState>(200),
         route(POST, "/api/notifications/unsubscribe", notifications::unsubscribe::unsubscribe)
             .auth(Auth::Token("the signed unsubscribe token in the query; RFC 8058 one-click POST from the mail client"))
             .area("messaging").summary("One-click unsubscribe from a category of notification email (RFC 8058)")
-            .query_required("token")
+            .query_of::<notifications::unsubscribe::TokenQuery>().required_query("token")
             .ok::<notifications::unsubscribe::UnsubscribeState>(200),
         route(POST, "/api/push/register", notifications::push::register)
             .auth(Auth::User)
@@ -681,8 +697,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/admin/jobs", jobs::admin_list)
             .auth(Auth::Admin).mobile()
             .area("admin").summary("Every job, newest first (filters: status, kind, queue, orgId, userId, from, to; limit, offset)")
-            .query("status").query("kind").query("queue").id_query("orgId").id_query("userId")
-            .query("from").query("to").query("limit").query("offset")
+            .query_of::<jobs::AdminJobsQuery>().paginated()
             .ok::<jobs::AdminJobPage>(200),
         route(GET, "/api/admin/queues", jobs::admin_queues)
             .auth(Auth::Admin).mobile()
@@ -693,27 +708,31 @@ pub fn registry() -> Registry {
             .error(416, "the range cannot be satisfied (range_not_satisfiable)")
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Download an object through a signed URL (Range supported)")
+            .query_of::<storage::Signature>()
             .empty(200, "the object's bytes (206 for a range)"),
         route(PUT, "/api/storage/{store}/{*key}", storage::upload)
             .streamed_body()
             .auth(Auth::Token("the HMAC signature and expiry in the query, issued by an access-checked route"))
             .area("footage").summary("Upload an object through a signed URL (streamed)")
+            .query_of::<storage::Signature>()
             .raw_body(&["application/octet-stream"])
-            .empty(201, "stored"),
+            .ok::<storage::Stored>(201),
         // ---- video (issue 10): the token-gated range proxy; GET also answers HEAD ----
         route(GET, "/api/video/stream", video::stream)
             .auth(Auth::Token("the signed stream token in the query (HMAC, 1 hour, bound to the clip and the caller), issued by the access-checked /api/video/sign"))
             .area("footage").summary("Stream a video through its signed token (token; Range, If-Range, HEAD; stored or allow-listed external source)")
-            .query_required("token").error(416, "the range cannot be satisfied (range_not_satisfiable)").provider()
+            .error(416, "the range cannot be satisfied (range_not_satisfiable)").provider()
+            .query_of::<video::StreamQuery>().required_query("token")
             .empty(200, "the video's bytes (206 for a range, 416 when unsatisfiable)"),
         route(GET, "/api/clips", footage::list)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("List clips (sessionId, status; paginated) with status, progress, probe and stats")
-            .empty(200, "a page of clips ({items, limit, offset, nextOffset})"),
+            .query_of::<footage::ClipListQuery>()
+            .paged::<footage::ClipView>(),
         route(GET, "/api/clips/status", footage::status)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Stored processing status of one clip or up to 100 (ids, comma-separated); never calls the backend")
-            .query_required("ids")
+            .query_of::<footage::StatusQuery>()
             .ok::<footage::ClipStatuses>(200),
         route(GET, "/api/clips/{clipId}", footage::get)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
@@ -744,7 +763,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/sessions", footage::list_sessions)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("List footage sessions (athleteId; paginated) with clip counts")
-            .empty(200, "a page of footage sessions with clip counts ({items, limit, offset, nextOffset})"),
+            .query_of::<footage::SessionListQuery>()
+            .paged::<footage::SessionListItem>(),
         route(GET, "/api/sessions/{id}", footage::get_session)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Read a footage session with its clips")
@@ -792,23 +812,24 @@ pub fn registry() -> Registry {
         route(POST, "/api/training-sessions/batch-upload", batch::prepare)
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
             .area("footage").summary("Prepare sessions and clips from a spreadsheet manifest (CSV or .xlsx body; fileName, dryRun): all or nothing, the same rows again create nothing")
+            .query_of::<batch::PrepareQuery>()
             .raw_body(&["text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"])
-            .query("fileName").query("dryRun")
             .ok::<batch::PreparedBatch>(201),
         route(GET, "/api/training-sessions/batch-upload", batch::status)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("A batch's manifest with each clip's live status (batchId)")
-            .id_query_required("batchId")
+            .query_of::<batch::BatchQuery>()
             .ok::<batch::BatchStatus>(200),
         route(GET, "/api/video/sign", footage::sign)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")
-            .id_query_required("clipId").query("variant")
+            .query_of::<footage::SignQuery>()
             .ok::<footage::SignedVideo>(200),
         route(GET, "/api/clips/sidecar", footage::sidecar)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("The stored overlay sidecar of a clip (clipId; Range supported)")
-            .id_query_required("clipId").error(416, "the range cannot be satisfied (range_not_satisfiable)")
+            .error(416, "the range cannot be satisfied (range_not_satisfiable)")
+            .query_of::<footage::ClipRef>()
             .empty(200, "the overlay JSON (206 for a range)"),
         route(GET, "/api/clips/{clipId}/maneuvers", footage::maneuvers)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
@@ -825,12 +846,14 @@ pub fn registry() -> Registry {
         route(GET, "/api/maneuver-labels/export", footage::export_labels)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("The workspace's corrected maneuver labels as a training set (format jsonl|csv)")
+            .query_of::<footage::ExportQuery>()
             .empty(200, "JSONL or CSV: clip, window, predicted and corrected type"),
         // ---- reviews (issue 11) ----
         route(GET, "/api/reviews", reviews::list)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("List reviews (sessionId, athleteId, status; paginated)")
-            .empty(200, "a page of reviews ({items, limit, offset, nextOffset})"),
+            .query_of::<reviews::ListQuery>()
+            .paged::<reviews::ReviewView>(),
         route(POST, "/api/reviews", reviews::create)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Start a draft review of a footage session (for its athlete unless another is named)")
@@ -875,8 +898,8 @@ pub fn registry() -> Registry {
             .streamed_body()
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
             .area("reviews").summary("Add a voice note: the audio is the body (M4A/AAC, MP3, WAV, Ogg/Opus, WebM by their first bytes; 25 MiB); keypointId")
+            .query_of::<reviews::voice_notes::AddQuery>()
             .raw_body(&["audio/mp4", "audio/mpeg", "audio/wav", "audio/ogg", "audio/webm", "application/octet-stream"])
-            .query("keypointId")
             .ok::<reviews::VoiceNoteView>(201),
         route(DELETE, "/api/reviews/{id}/voice-notes/{noteId}", reviews::voice_notes::delete)
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
@@ -885,7 +908,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/reviews/{id}/replies", reviews::replies::for_coach)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("The athlete's replies to a review, oldest first (paginated)")
-            .empty(200, "a page of replies ({items, limit, offset, nextOffset})"),
+            .paged::<reviews::replies::ReplyView>(),
         route(GET, "/api/mobile/sessions/{id}/reviews", reviews::phone::session_reviews)
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: a footage session's published reviews for the athlete signed in (a minor's guardians read along)")
@@ -893,11 +916,12 @@ pub fn registry() -> Registry {
         route(GET, "/api/mobile/reviews/{id}/replies", reviews::replies::for_reader)
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: the replies to a published review (its athlete; a minor's guardians read along)")
-            .empty(200, "a page of replies ({items, limit, offset, nextOffset})"),
+            .paged::<reviews::replies::ReplyView>(),
         route(POST, "/api/mobile/reviews/{id}/replies", reviews::replies::add)
             .streamed_body()
             .auth(Auth::User).bearer_only()
             .area("reviews").summary("The phone: the athlete replies, in writing (JSON) or recorded (audio body); clientReplyId makes it idempotent; the coach is notified")
+            .query_of::<reviews::replies::VoiceQuery>()
             .body::<reviews::replies::TextReply>().ok::<reviews::replies::ReplyView>(201),
         route(POST, "/api/mobile/reviews/{id}/receipts", reviews::phone::receipt)
             .auth(Auth::User).bearer_only()
@@ -911,7 +935,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/sessions/coaching", coaching::list)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("List coaching feedback (sessionId, clipId, athleteId, kind, latest; paginated, newest first)")
-            .empty(200, "a page of feedback ({items, limit, offset, nextOffset})"),
+            .query_of::<coaching::ListQuery>()
+            .paged::<coaching::FeedbackView>(),
         route(POST, "/api/sessions/coaching/progress", coaching::progress)
             .provider()
             .auth(Auth::member(Perm::ReviewsManage).in_module(Module::Reviews))
@@ -920,8 +945,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/sessions/coaching/export", coaching::export)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("The newest coaching feedback of a session or athlete (format json|html: a printable report, no script, restrictive CSP)")
-            .id_query("sessionId").id_query("athleteId").query("format")
-            .empty(200, "JSON, or a self-contained HTML report"),
+            .query_of::<coaching::ExportQuery>()
+            .ok::<coaching::CoachingExport>(200).also_as(200, "text/html"),
         route(GET, "/api/sessions/coaching/{id}", coaching::get)
             .auth(Auth::member(Perm::ReviewsRead).in_module(Module::Reviews))
             .area("reviews").summary("Read one version of coaching feedback with its input, output and model")
@@ -929,7 +954,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/video/check", video::check)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Whether an external video URL is allowed and reachable (url; SSRF rules of the stream proxy)")
-            .query_required("url").provider()
+            .provider()
+            .query_of::<video::CheckQuery>().required_query("url")
             .ok::<shared::video::origin::Reachability>(200),
         // ---- wearable (issue 12; docs/wearable.md). The routes taking a wearer's data are for
         // the athlete's own login or a member with wearable.manage in the athlete's workspace
@@ -942,7 +968,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/wearable/sessions", wearable::list)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("List the workspace's watch sessions, newest first (athleteId; paginated)")
-            .empty(200, "a page of sessions ({items, limit, offset, nextOffset})"),
+            .query_of::<wearable::SessionsQuery>()
+            .paged::<shared::domain::wearable::sessions::SessionView>(),
         route(POST, "/api/wearable/sessions/live", wearable::live)
             .auth(Auth::User).mobile()
             .area("wearable").summary("Start a live session (201) or report on one (sessionId: samples appended; end: ends and derives it); a session silent for 2 minutes ends on its own")
@@ -971,24 +998,26 @@ pub fn registry() -> Registry {
         route(GET, "/api/wearable/samples/{id}", wearable::samples)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("A session's samples of one stream (stream gps|hr|imu; from, to in Unix ms), columnar, paginated (limit up to 10000)")
+            .query_of::<wearable::SamplesQuery>()
             .ok::<shared::domain::wearable::sessions::SamplePage>(200),
         route(GET, "/api/wearable/my-schedule", wearable::my_schedule)
             .auth(Auth::User).mobile()
             .area("wearable").summary("The wearer's training sessions today (date, tzOffsetMinutes): on the roster as an athlete, or as the coach")
+            .query_of::<wearable::ScheduleQuery>()
             .ok::<shared::domain::wearable::people::Schedule>(200),
         route(GET, "/api/wearable/who-is-surfing", wearable::who_is_surfing)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("The workspace's live wearers (reported within 2 minutes), for the capture screen (paginated)")
-            .empty(200, "a page of live wearers ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::wearable::people::LiveWearer>(),
         route(GET, "/api/wearable/roster", wearable::roster)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("The caller's assigned athletes with their live session if any: the capture screen's fallback (paginated)")
-            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::wearable::people::RosterAthlete>(),
         route(GET, "/api/wearable/labels", wearable::list_labels)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("A session's ground-truth ride labels (sessionId; paginated)")
-            .id_query_required("sessionId")
-            .empty(200, "a page of labels ({items, limit, offset, nextOffset})"),
+            .query_of::<wearable::SessionRef>().required_query("sessionId")
+            .paged::<shared::domain::wearable::labels::LabelView>(),
         route(POST, "/api/wearable/labels", wearable::add_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
             .area("wearable").summary("Mark a true ride on a session (start, end: RFC 3339, watch clock)")
@@ -996,16 +1025,18 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/wearable/labels", wearable::delete_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
             .area("wearable").summary("Delete a ride label (id)")
-            .id_query_required("id")
+            .query_of::<wearable::LabelRef>().required_query("id")
             .empty(204, "deleted"),
         route(GET, "/api/wearable/accuracy", wearable::accuracy)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("The detector's precision, recall and F1 against the labels (temporal IoU ≥ 0.5), per labelled session (paginated) and overall (sessionId for one)")
+            .query_of::<wearable::SessionRef>().paginated()
             .ok::<shared::domain::wearable::labels::AccuracyReport>(200),
         route(GET, "/api/wearable/sync", wearable::list_syncs)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("Clip-to-watch alignments (clipId or sessionId; paginated)")
-            .empty(200, "a page of alignments ({items, limit, offset, nextOffset})"),
+            .query_of::<wearable::SyncQuery>()
+            .paged::<shared::domain::wearable::sync::SyncView>(),
         route(POST, "/api/wearable/sync", wearable::align)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
             .area("wearable").summary("Align a clip with a session: by /api/time clock measurements or by matching ride windows (method auto|clock|rides); stored with method and confidence")
@@ -1017,36 +1048,39 @@ pub fn registry() -> Registry {
         route(GET, "/api/wearable/highlights", wearable::highlights)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
             .area("wearable").summary("Per-ride highlight definitions of a session (sessionId): each ride's segment of every aligned clip covering it (paginated)")
-            .id_query_required("sessionId")
-            .empty(200, "a page of highlights ({items, limit, offset, nextOffset})"),
+            .query_of::<wearable::SessionRef>().required_query("sessionId")
+            .paged::<shared::domain::wearable::sync::Highlight>(),
         route(POST, "/api/wearable/import", wearable::import)
             .streamed_body()
             .auth(Auth::User).mobile()
             .area("wearable").summary("GPX 1.1 import as the body (streamed; athleteId, clientSessionId, trainingSessionId, device); Garmin heart rate; 400 gpx_invalid with the line")
+            .query_of::<wearable::ImportQuery>()
             .raw_body(&["application/gpx+xml"])
-            .query("athleteId").query("clientSessionId").query("trainingSessionId").query("device")
             .ok::<wearable::SessionAccepted>(201).ok::<wearable::SessionAccepted>(200),
         // ---- competition (issue 15): heatsource reads, cached with a TTL (docs/competition.md) ----
         route(GET, "/api/heatsource/organisations", heatsource::organisations)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The provider organisation with this shortName, with its events and series (a list of zero or one; cached); without shortName, the organisations heatsource-orgs-sync keeps (paginated)")
-            .empty(200, "a page of organisations ({items, limit, offset, nextOffset})"),
+            .query_of::<heatsource::OrganisationsQuery>()
+            .paged::<shared::providers::heatsource::Organisation>(),
         route(GET, "/api/heatsource/series", heatsource::series)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The series of a provider organisation (shortName), with the divisions each ranks (paginated; cached)")
-            .query_required("shortName").provider()
-            .empty(200, "a page of series ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<heatsource::OrganisationQuery>().required_query("shortName")
+            .paged::<shared::providers::heatsource::Series>(),
         route(GET, "/api/heatsource/series/{id}/divisions", heatsource::divisions)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The divisions a provider series ranks (paginated; cached)")
-            .empty(200, "a page of divisions ({items, limit, offset, nextOffset})"),
+            .paged::<shared::providers::heatsource::Division>(),
         route(GET, "/api/heatsource/series/{id}/athletes", heatsource::series_athletes)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The ranked athletes of one division (divisionId) of a provider series, in ranking order (paginated; cached)")
-            .query_required("divisionId").provider()
-            .empty(200, "a page of rankings ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<heatsource::DivisionQuery>().required_query("divisionId")
+            .paged::<shared::providers::heatsource::Ranking>(),
         route(GET, "/api/heatsource/events/{id}", heatsource::event)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1055,8 +1089,9 @@ pub fn registry() -> Registry {
         route(GET, "/api/heatsource/athletes/search", heatsource::search_athletes)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the provider's athletes by name (q, 2-100 characters; needs the provider's client credentials; paginated; cached)")
-            .query_required("q").provider()
-            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<heatsource::SearchQuery>().required_query("q")
+            .paged::<shared::providers::heatsource::Athlete>(),
         route(GET, "/api/heatsource/athletes/{id}", heatsource::athlete)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1092,8 +1127,9 @@ pub fn registry() -> Registry {
         route(GET, "/api/tourindex/athletes/search", tourindex::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the tour index's athletes by name (q, 2-100 characters; paginated; cached)")
-            .query_required("q").provider()
-            .empty(200, "a page of athletes ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<tourindex::SearchQuery>().required_query("q")
+            .paged::<shared::providers::tourindex_pages::TourAthlete>(),
         route(GET, "/api/tourindex/athletes/{id}", tourindex::athlete)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1102,8 +1138,9 @@ pub fn registry() -> Registry {
         route(GET, "/api/tourindex/live-search", tourindex::live_search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Typeahead over the tour index's athletes and events (q; paginated; cached)")
-            .query_required("q").provider()
-            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<tourindex::SearchQuery>().required_query("q")
+            .paged::<shared::providers::tourindex_pages::LiveHit>(),
         route(POST, "/api/tourindex/import-results", competition_jobs::import_results)
             .provider()
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
@@ -1128,7 +1165,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/athlete-search/search", athlete_search::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the roster and every configured provider at once (q); the same person merged, ranked; each provider's status (ok, timeout, failed, not_configured)")
-            .query_required("q").provider()
+            .provider()
+            .query_of::<athlete_search::SearchQuery>().required_query("q")
             .ok::<shared::domain::competition::search::SearchAnswer>(200),
         route(GET, "/api/athlete-search/{source}/{id}", athlete_search::profile)
             .provider()
@@ -1143,11 +1181,12 @@ pub fn registry() -> Registry {
         route(GET, "/api/discover", athlete_search::discover)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The provider directory (tour-index athletes), by name, filterable by tour and q, with headshots and the workspace's linked athletes (paginated)")
-            .empty(200, "a page of directory entries ({items, limit, offset, nextOffset})"),
+            .query_of::<athlete_search::DiscoverQuery>()
+            .paged::<shared::domain::competition::tourindex::DirectoryEntry>(),
         route(GET, "/api/circuits", circuits::list)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The workspace's circuits (provider series it imported), by name (paginated)")
-            .empty(200, "a page of circuits ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::competition::circuits::CircuitSummary>(),
         route(GET, "/api/circuits/{id}", circuits::get)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A circuit with its enrolled athletes, events and rankings")
@@ -1159,7 +1198,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/circuits/{id}/events", circuits::events)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A circuit's events with manual edits applied: which fields are manual and what the provider has (paginated)")
-            .empty(200, "a page of events ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::competition::events::EventView>(),
         route(POST, "/api/circuits/{id}/events", circuits::add_event)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Add a member's own event to a circuit (name; date, status)")
@@ -1180,6 +1219,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/strategy/{athleteId}", strategy::view)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("An athlete's standings per circuit and division (circuitId, divisionId): results counted under the circuit's rules (best N, discards), rank, the gap to the qualification line and the finishes in the remaining events that reach it, goals")
+            .query_of::<strategy::ViewQuery>()
             .ok::<shared::domain::competition::strategy::StrategyView>(200),
         route(POST, "/api/strategy/{athleteId}/goals", strategy::set_goal)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
@@ -1188,7 +1228,7 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/strategy/{athleteId}/goals", strategy::delete_goal)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Remove the athlete's goal in the circuit given by circuitId")
-            .id_query_required("circuitId")
+            .query_of::<strategy::GoalQuery>()
             .empty(204, "deleted"),
         // ---- season reports ----
         route(POST, "/api/reports/season/{athleteId}", reports::generate)
@@ -1198,7 +1238,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/reports/season/{athleteId}", reports::list)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The athlete's season reports, newest first, with their headline figures and links (paginated)")
-            .empty(200, "a page of reports ({items, limit, offset, nextOffset})"),
+            .paged::<reports::ReportView>(),
         route(GET, "/api/reports/season/{athleteId}/{reportId}", reports::get)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("One season report with its JSON document")
@@ -1215,7 +1255,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/opponents", opponents::list)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Notes on opponents, last changed first; filter by athleteId (the athlete a note is for), opponentAthleteId, or provider + externalId (paginated)")
-            .empty(200, "a page of notes ({items, limit, offset, nextOffset})"),
+            .query_of::<opponents::NoteQuery>()
+            .paged::<shared::domain::competition::opponents::NoteView>(),
         route(POST, "/api/opponents", opponents::create)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Write a note on an opponent (a roster athlete, or a provider athlete with its name), optionally for one athlete: text, strengths, weaknesses, tags")
@@ -1224,8 +1265,8 @@ pub fn registry() -> Registry {
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Competitors of a roster athlete's divisions (athleteId; synced heatsource events and the circuits' rankings) with head-to-head records from shared heats, most heats shared first (paginated)")
             .error(409, "the athlete has no heatsource profile (not_provider_linked)")
-            .id_query_required("athleteId")
-            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+            .query_of::<opponents::SuggestionQuery>()
+            .paged::<shared::domain::competition::headtohead::Suggestion>(),
         route(GET, "/api/opponents/{id}", opponents::get)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("One note on an opponent")
@@ -1241,7 +1282,8 @@ pub fn registry() -> Registry {
         route(GET, "/api/watchlist", watchlist::list)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The caller's own watchlist (personal to each member), newest first; filter by kind (athlete, event) (paginated)")
-            .empty(200, "a page of watched items ({items, limit, offset, nextOffset})"),
+            .query_of::<watchlist::WatchQuery>()
+            .paged::<shared::domain::competition::watchlist::WatchView>(),
         route(POST, "/api/watchlist", watchlist::add)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Watch an athlete (roster or provider) or an event (circuit or provider); 201, or 200 with the item when already watched")
@@ -1261,7 +1303,7 @@ pub fn registry() -> Registry {
         route(GET, "/api/achievements", achievements::definitions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The workspace's achievement definitions: code, name, description, rule (metric and threshold) (paginated)")
-            .empty(200, "a page of definitions ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::competition::achievements::AchievementView>(),
         route(POST, "/api/achievements/seed", achievements::seed)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Seed the default achievement definitions the workspace lacks (idempotent: a second seed creates nothing)")
@@ -1275,17 +1317,18 @@ pub fn registry() -> Registry {
         route(GET, "/api/athletes/{id}/achievements", achievements::awards)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("A roster athlete's awarded achievements, newest first (paginated)")
-            .empty(200, "a page of awards ({items, limit, offset, nextOffset})"),
+            .paged::<shared::domain::competition::achievements::AwardView>(),
         // ---- cross-source identity and dedup (docs/competition.md, "Identity and dedup") ----
         route(GET, "/api/identity/match", identity::match_candidates)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Provider profiles that may be the roster athlete athleteId (searches and synced data), each scored 0-1 with the fields that matched and how much each counted, best first (paginated)")
-            .id_query_required("athleteId")
+            .query_of::<identity::MatchQuery>().required_query("athleteId").paginated()
             .ok::<identity::MatchPage>(200),
         route(GET, "/api/identity/links", identity::list_links)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The workspace's provider links (status linked, default) or rejected candidates (status rejected), newest first; filters athleteId, source (paginated)")
-            .empty(200, "a page of links ({items, limit, offset, nextOffset})"),
+            .query_of::<identity::LinksQuery>()
+            .paged::<shared::domain::competition::links::LinkView>(),
         route(POST, "/api/identity/links", identity::decide_link)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Confirm a candidate (link it through the import's rules; 409 already_linked when another athlete holds it) or reject it (never suggested again): 201 new, 200 already so")
@@ -1294,23 +1337,24 @@ pub fn registry() -> Registry {
         route(DELETE, "/api/identity/links", identity::remove_link)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Remove the athlete's link to a profile (with the results it brought) or its rejection: athleteId, source, externalId")
-            .id_query_required("athleteId").query_required("source").query_required("externalId")
+            .query_of::<identity::RemoveQuery>()
             .empty(204, "removed"),
         route(GET, "/api/dedup/suggestions", identity::suggestions)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Pairs of roster athletes that are probably one person, scored and explained, best first, with the merge call each feeds (needs athletes.read too; paginated)")
-            .empty(200, "a page of suggestions ({items, limit, offset, nextOffset})"),
+            .paged::<identity::SuggestionView>(),
         route(DELETE, "/api/dedup/suggestions", identity::dismiss)
             .auth(Auth::member(Perm::CompetitionManage).in_module(Module::Competition))
             .area("competition").summary("Dismiss the suggested pair a, b: it is not suggested again")
-            .id_query_required("a").id_query_required("b")
+            .query_of::<identity::DismissQuery>()
             .empty(204, "dismissed"),
         // ---- forecasts (issue 16): provider data, global; cached per grid cell and window (docs/forecasts.md) ----
         route(GET, "/api/spotsource/spots/search", surf::search)
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("Search the spot provider's surf spots by name (q, 2-100 characters; paginated; cached)")
-            .query_required("q").provider()
-            .empty(200, "a page of spots ({items, limit, offset, nextOffset})"),
+            .provider()
+            .query_of::<surf::SearchQuery>().required_query("q")
+            .paged::<shared::providers::spotsource::Spot>(),
         route(GET, "/api/surf/spot/{slug}", surf::spot)
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
@@ -1320,7 +1364,7 @@ pub fn registry() -> Registry {
             .provider()
             .auth(Auth::member(Perm::CompetitionRead).in_module(Module::Competition))
             .area("competition").summary("The hourly surf forecast at a spot (spot) or point (lat, lon) from the current hour (hours 1-168, default 72): primary provider, else the fallback; cached per 0.1 degree cell and window; stale when both fail")
-            .query("spot").query("lat").query("lon").query("hours")
+            .query_of::<surf::ForecastParams>()
             .ok::<shared::domain::forecasts::Forecast>(200),
     ];
     rows.extend(pages());

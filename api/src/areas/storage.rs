@@ -104,12 +104,19 @@ pub async fn download(
     Ok((status, h, Body::from_stream(obj.body)).into_response())
 }
 
+/// The answer of a stored upload: the object's size in bytes.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = StoredObject)]
+pub struct Stored {
+    pub size: u64,
+}
+
 pub async fn upload(
     State(state): State<AppState>,
     Path(p): Path<ObjectPath>,
     Query(q): Query<Signature>,
     req: Request,
-) -> Result<(StatusCode, axum::Json<serde_json::Value>)> {
+) -> Result<(StatusCode, axum::Json<Stored>)> {
     let q = signed(q)?;
     let store = check(&state, &p, &q, UrlOp::Put)?;
     let sent = req
@@ -140,8 +147,5 @@ pub async fn upload(
         .put(store, &p.key, body, &q.ct)
         .await
         .map_err(storage_error)?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(serde_json::json!({ "size": size })),
-    ))
+    Ok((StatusCode::CREATED, axum::Json(Stored { size })))
 }

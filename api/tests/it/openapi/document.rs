@@ -170,3 +170,34 @@ fn every_operation_documents_its_error_answers_with_the_error_shape() {
     let e = &doc["components"]["schemas"]["ErrorBody"];
     assert_eq!(e["required"][0], "error", "{e}");
 }
+
+/// An operation open to anyone says `security: []`: no requirement, so generators type it for
+/// a client without credentials (`[{}]` is one empty alternative, which some of them read as
+/// "authenticated"). Every other operation names at least one scheme in each alternative.
+#[test]
+fn open_operations_require_no_security_and_the_others_name_a_scheme() {
+    let doc = document();
+    let reg = api::routes::registry();
+    let mut open = 0;
+    for r in reg.routes.iter().filter(|r| !r.is_page()) {
+        let sec = &doc["paths"][r.openapi_path()][r.method.as_str().to_lowercase()]["security"];
+        let alternatives = sec
+            .as_array()
+            .unwrap_or_else(|| panic!("{} {}: {sec}", r.method, r.path));
+        if r.auth.is_open() {
+            open += 1;
+            assert!(alternatives.is_empty(), "{} {}: {sec}", r.method, r.path);
+        } else {
+            assert!(!alternatives.is_empty(), "{} {}: {sec}", r.method, r.path);
+            for a in alternatives {
+                assert!(
+                    a.as_object().is_some_and(|o| !o.is_empty()),
+                    "{} {}: {sec}",
+                    r.method,
+                    r.path
+                );
+            }
+        }
+    }
+    assert!(open > 20, "only {open} open operations");
+}

@@ -5,6 +5,7 @@
 mod bodies;
 mod document;
 mod queries;
+mod responses;
 mod schemathesis;
 
 use serde_json::Value;
