@@ -35,6 +35,7 @@ pub mod expo;
 pub mod heatsource;
 pub mod media;
 pub mod model;
+pub mod netns;
 pub mod openmeteo;
 pub mod payments;
 pub mod pg_server;

@@ -13,6 +13,8 @@ pub struct PgServer {
     _dir: tempfile::TempDir,
     pub port: u16,
     as_root: bool,
+    /// The addresses it listens on (127.0.0.1 first).
+    listen: String,
 }
 
 /// How `pg_ctl` stops the server (`-m`): `fast` ends sessions cleanly, `immediate` as a crash.
@@ -50,6 +52,12 @@ impl PgServer {
     /// Starts a fresh server on a free port, or `None` (with a note why) where PostgreSQL is
     /// not installed.
     pub fn start() -> Option<PgServer> {
+        PgServer::start_on(&[], &[])
+    }
+
+    /// As [`PgServer::start`], also listening on `addresses` and trusting clients from the
+    /// `networks` (CIDR), for clients in other network namespaces.
+    pub fn start_on(addresses: &[&str], networks: &[&str]) -> Option<PgServer> {
         let Some(bin) = server_bin() else {
             eprintln!("skipped: no PostgreSQL server binaries in /usr/lib/postgresql/*/bin");
             return None;
@@ -67,6 +75,10 @@ impl PgServer {
             _dir: dir,
             port: crate::free_port(),
             as_root,
+            listen: std::iter::once("127.0.0.1")
+                .chain(addresses.iter().copied())
+                .collect::<Vec<_>>()
+                .join(","),
         };
         if as_root {
             let ok = Command::new("chown")
@@ -90,6 +102,12 @@ impl PgServer {
             ]
             .map(String::from),
         );
+        let hba = s.data.join("pg_hba.conf");
+        let mut rules = std::fs::read_to_string(&hba).expect("initdb wrote pg_hba.conf");
+        for net in networks {
+            rules.push_str(&format!("host all all {net} trust\n"));
+        }
+        std::fs::write(&hba, rules).unwrap();
         s.pg_ctl(&["start"]);
         Some(s)
     }
@@ -119,8 +137,9 @@ impl PgServer {
 
     fn pg_ctl_args<'a>(&'a self, args: &[&'a str]) -> Vec<String> {
         let opts = format!(
-            "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off -c max_connections=200",
+            "-p {} -c listen_addresses={} -k {} -c fsync=off -c max_connections=200",
             self.port,
+            self.listen,
             self._dir.path().display()
         );
         let mut all: Vec<String> = ["pg_ctl", "-D"].map(String::from).to_vec();

@@ -286,7 +286,9 @@ impl RunJob for Probe {
                     .await?;
             }
         }
-        Ok(json!({ "marker": self.marker, "attempt": ctx.attempt, "effect": effect }))
+        // The process that ran it: the multi-host tests count each worker's share.
+        let pid = std::process::id();
+        Ok(json!({ "marker": self.marker, "attempt": ctx.attempt, "effect": effect, "pid": pid }))
     }
 }
 
