@@ -412,7 +412,7 @@ pub fn registry() -> Registry {
             .auth(Auth::Public("the TV polls with its secret device code (in the body) until a member claims it; rate-limited"))
             .area("tv").summary("The TV polls: pending, slow_down, denied, expired, or its token (camelCase JSON, or RFC 8628's form-encoded poll answered in RFC 6749's names)")
             .error(400, "authorization_pending, slow_down, access_denied, expired_token, invalid_grant (unknown or used code), invalid_request (no code)")
-            .json_or_form_body::<tv::PollRequest, tv::PollForm>().ok::<tv::PollToken>(200),
+            .json_or_form_body::<tv::PollRequest, tv::PollForm>().ok::<tv::PollGranted>(200).ok::<tv::PollRefused>(400),
         route(POST, "/api/tv/signin/claim", tv::claim)
             .error(429, "too many attempts from this address (rate_limited, Retry-After)")
             .auth(Auth::member(Perm::TvManage).in_module(Module::Tv))

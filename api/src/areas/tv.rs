@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::tv as domain;
 use shared::repo::tv::{Device, TvStatus};
-use utoipa::ToSchema;
+use utoipa::{PartialSchema, ToSchema};
 
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
@@ -74,6 +74,91 @@ pub struct PollToken {
 /// The grant type of a device-code poll (RFC 8628 §3.4).
 pub const DEVICE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
+/// The token as RFC 6749 §5.1 names it (the form-encoded dialect's answer).
+#[derive(Serialize, ToSchema)]
+#[schema(as = TvRfcToken)]
+pub struct RfcToken {
+    pub access_token: String,
+    pub token_type: &'static str,
+    pub scope: &'static str,
+    pub device_id: Id,
+    pub workspace_id: Id,
+}
+
+/// A refusal as RFC 6749 §5.2 names it (the form-encoded dialect's answer).
+#[derive(Serialize, ToSchema)]
+#[schema(as = TvRfcError)]
+pub struct RfcError {
+    /// `authorization_pending`, `slow_down`, `access_denied`, `expired_token`,
+    /// `invalid_grant`, `invalid_request` or `unsupported_grant_type`.
+    pub error: String,
+    pub error_description: String,
+}
+
+/// The poll's token, in the dialect it was asked in.
+pub struct PollGranted;
+
+/// The poll's refusal, in the dialect it was asked in: this API's error shape, or RFC 6749's.
+pub struct PollRefused;
+
+/// `oneOf` the two dialects' bodies (schema names).
+fn either(api: &str, rfc: &str, what: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use utoipa::openapi::schema::OneOfBuilder;
+    use utoipa::openapi::{Ref, RefOr};
+    OneOfBuilder::new()
+        .item(RefOr::Ref(Ref::from_schema_name(api)))
+        .item(RefOr::Ref(Ref::from_schema_name(rfc)))
+        .description(Some(what))
+        .into()
+}
+
+impl utoipa::PartialSchema for PollGranted {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+        either(
+            "PollToken",
+            "TvRfcToken",
+            "camelCase for a JSON poll, RFC 6749's names for a form-encoded one",
+        )
+    }
+}
+impl ToSchema for PollGranted {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "TvPollGranted".into()
+    }
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((PollToken::name().into(), PollToken::schema()));
+        schemas.push((RfcToken::name().into(), RfcToken::schema()));
+    }
+}
+
+impl utoipa::PartialSchema for PollRefused {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+        either(
+            crate::registry::ERROR_SCHEMA,
+            "TvRfcError",
+            "the service's error shape for a JSON poll, RFC 6749 §5.2's for a form-encoded one",
+        )
+    }
+}
+impl ToSchema for PollRefused {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "TvPollRefused".into()
+    }
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((RfcError::name().into(), RfcError::schema()));
+    }
+}
+
 /// The RFC's own poll, form-encoded with its field names, as stock device-flow clients send it.
 #[derive(Deserialize, ToSchema)]
 #[schema(as = TvPollForm)]
@@ -128,7 +213,10 @@ fn token_view(d: domain::Delivered) -> PollToken {
 /// The RFC dialect: the same poll, its answer in the RFC's shape and names.
 async fn rfc_poll(state: &AppState, client: &str, req: Request) -> Response {
     let error = |status: StatusCode, code: &str, description: &str| {
-        let body = serde_json::json!({ "error": code, "error_description": description });
+        let body = RfcError {
+            error: code.to_string(),
+            error_description: description.to_string(),
+        };
         (status, axum::Json(body)).into_response()
     };
     let bytes = match axum::body::to_bytes(req.into_body(), 16 * 1024).await {
@@ -155,14 +243,14 @@ async fn rfc_poll(state: &AppState, client: &str, req: Request) -> Response {
     match domain::poll(&state.db, client, p.device_code.as_deref().unwrap_or("")).await {
         Ok(d) => {
             let t = token_view(d);
-            let body = serde_json::json!({
-                "access_token": t.access_token,
-                "token_type": t.token_type,
-                "scope": t.scope,
-                "device_id": t.device_id,
-                "workspace_id": t.workspace_id,
-            });
-            axum::Json(body).into_response()
+            axum::Json(RfcToken {
+                access_token: t.access_token,
+                token_type: t.token_type,
+                scope: t.scope,
+                device_id: t.device_id,
+                workspace_id: t.workspace_id,
+            })
+            .into_response()
         }
         // The request limit per address reads as the RFC's own "poll more slowly".
         Err(e) if e.code == "rate_limited" => {
