@@ -830,7 +830,8 @@ pub fn registry() -> Registry {
             .area("footage").summary("The stored overlay sidecar of a clip (clipId; Range supported)")
             .error(416, "the range cannot be satisfied (range_not_satisfiable)")
             .query_of::<footage::ClipRef>()
-            .empty(200, "the overlay JSON (206 for a range)"),
+            .ok::<footage::SidecarDocument>(200)
+            .empty(206, "a byte range of the overlay document"),
         route(GET, "/api/clips/{clipId}/maneuvers", footage::maneuvers)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("A clip's predicted maneuvers and the coaches' labels beside them")

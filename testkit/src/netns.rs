@@ -126,8 +126,29 @@ impl Hosts {
         ip(&["link", "set", &self.veth(i), "down"]).expect("link down");
     }
 
-    pub fn heal(&self, i: usize) {
+    /// Puts host `i` back on the network and waits (10 s at most) until it reaches `to`
+    /// (`address:port`) again: the neighbour entries the cut left failed are flushed, as a
+    /// machine's would be once its link comes back.
+    pub fn heal(&self, i: usize, to: &str) {
         ip(&["link", "set", &self.veth(i), "up"]).expect("link up");
+        let _ = ip(&["netns", "exec", &self.ns(i), "ip", "neigh", "flush", "all"]);
+        let (host, port) = to.rsplit_once(':').expect("address:port");
+        let probe = format!("exec 3<>/dev/tcp/{host}/{port}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let reached = Command::new("ip")
+                .args(["netns", "exec", &self.ns(i), "bash", "-c", &probe])
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if reached {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "host {i} does not reach {to} after the link came back"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 }
 

@@ -396,6 +396,24 @@ pub async fn sign(
     }))
 }
 
+/// The answer of `GET /api/clips/sidecar`: the overlay document the analysis backend made for
+/// the clip, stored as it came (a JSON object whose fields are the backend's,
+/// docs/providers/analysis-backend.md), or a byte range of it (206) when one is asked for.
+pub struct SidecarDocument;
+
+impl utoipa::PartialSchema for SidecarDocument {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "the analysis backend's overlay document for the clip, as stored",
+            ))
+            .into()
+    }
+}
+impl utoipa::ToSchema for SidecarDocument {}
+
 /// The stored overlay sidecar of a clip the caller may see (Range supported).
 pub async fn sidecar(
     State(state): State<AppState>,

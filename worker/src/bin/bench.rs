@@ -19,7 +19,7 @@
 //!   `job_progress.started_at − created_at` (both written by Rust on this machine), and for the
 //!   peers the task's start time minus the enqueue time passed in its payload.
 //!
-//! - **CPU-bound** (ours only, `cpu-1`/`cpu-2`): `BENCH_CPU_JOBS` probes that each burn
+//! - **CPU-bound** (ours only, `cpu-1`/`cpu-2`/`cpu-4`/`cpu-8`): `BENCH_CPU_JOBS` probes that each burn
 //!   `BENCH_CPU_MS` of CPU time on a blocking thread, pre-enqueued like the throughput phase:
 //!   how throughput scales with worker processes (its ceiling is cores × 1000 / ms).
 //!
@@ -36,7 +36,7 @@
 //! (120, per phase), `BENCH_ONLY` (comma-separated scenario ids or prefixes: `sqlite-1`,
 //! `sqlite-2`, `postgres-1`, `postgres-2`, `graphile-1`, `graphile-2`, `graphile-best-1`,
 //! `graphile-best-2`, `pgboss-1`, `pgboss-2`, `pgboss-best-1`, `pgboss-best-2`, `cpu-1`,
-//! `cpu-2`), `BENCH_CPU_JOBS` (2000) and `BENCH_CPU_MS` (5) for the CPU-bound scenario,
+//! `cpu-2`, `cpu-4`, `cpu-8`), `BENCH_CPU_JOBS` (2000) and `BENCH_CPU_MS` (5) for the CPU-bound scenario,
 //! `BENCH_PGBOSS_WORKERS` (4) and `BENCH_PGBOSS_BATCH` (250) for pg-boss's best settings,
 //! `BENCH_PGBOSS_DEFAULT_SECS` (15), `BENCH_ROOT` (the repository, for the scripts in `bench/`
 //! and the work directory `.tmp/bench`),
@@ -244,7 +244,7 @@ impl Scenario {
                 }
             }
         }
-        v.extend([Scenario::Cpu(1), Scenario::Cpu(2)]);
+        v.extend([1, 2, 4, 8].map(Scenario::Cpu));
         v
     }
     fn id(self) -> String {

@@ -1,8 +1,12 @@
-//! Workers on separate machines (issue 42): PostgreSQL of the test's own and three `worker`
-//! processes, each on a host of its own (a network namespace with its own address, reaching the
-//! database over a bridge only: `testkit::netns`). Runs in the PostgreSQL pass, as root.
+//! Workers on separate machines (issue 42): PostgreSQL of the test's own, two `api` and three
+//! `worker` processes, each on a host of its own (a network namespace with its own address,
+//! reaching the database over a bridge only: `testkit::netns`). Runs in the PostgreSQL pass, as
+//! root.
 //!
 //! - The spread: every job runs once, and every worker runs a share of them.
+//! - CSV imports sent through both apis into one workspace (serialised by its import lock),
+//!   and the worker holding that lock cut off the network, then killed: every import succeeds
+//!   once (each athlete once, each job's report its own), none failed after its rows committed.
 //! - One firing per tick of the built-in scheduler, with three schedulers.
 //! - A worker cut off the network mid-job, then killed: each of its jobs is finished by another
 //!   within the lease + 5 s, its effect applied once and its status true; the server drops the
@@ -17,12 +21,16 @@ use jobs::progress::Progress;
 use jobs::{Job, Owner};
 use shared::db::{Db, Id, PoolSettings};
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use testkit::netns::Hosts;
 use testkit::pg_server::{PgServer, StopMode};
 
 const WORKERS: usize = 3;
+/// Hosts `WORKERS` and `WORKERS + 1` run the apis.
+const APIS: usize = 2;
+const API_PORT: u16 = 8080;
 const HEARTBEAT_MS: u64 = 500;
 const LEASE_MISSES: u32 = 4;
 const LEASE: Duration = Duration::from_millis(HEARTBEAT_MS * LEASE_MISSES as u64);
@@ -33,9 +41,17 @@ struct Cluster {
     /// The workers' database URL (over the bridge).
     url: String,
     db: Db,
-    dir: tempfile::TempDir,
+    dir: PathBuf,
     workers: Vec<Option<Child>>,
+    apis: Vec<Child>,
     extra: Vec<(String, String)>,
+}
+
+fn bin(name: &str) -> PathBuf {
+    let api = PathBuf::from(env!("CARGO_BIN_EXE_api"));
+    let p = api.parent().unwrap().join(name);
+    assert!(p.exists(), "{} is built", p.display());
+    p
 }
 
 impl Cluster {
@@ -44,7 +60,7 @@ impl Cluster {
             println!("skipped: the multi-host test runs in the PostgreSQL pass");
             return None;
         }
-        let hosts = Hosts::new(WORKERS)?;
+        let hosts = Hosts::new(WORKERS + APIS)?;
         let pg = PgServer::start_on(&[&hosts.gateway()], &[&hosts.cidr()])?;
         let url = format!(
             "postgres://postgres@{}:{}/postgres",
@@ -60,41 +76,92 @@ impl Cluster {
             pg,
             url,
             db,
-            dir: tempfile::tempdir().unwrap(),
+            dir: std::env::temp_dir().join(format!("surfcoach-multihost-{}", Id::new())),
             workers: (0..WORKERS).map(|_| None).collect(),
+            apis: vec![],
             extra: extra
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         };
+        std::fs::create_dir_all(&c.dir).unwrap();
         for i in 0..WORKERS {
             c.spawn(i);
+        }
+        for a in 0..APIS {
+            let host = WORKERS + a;
+            let api = c
+                .process(host, &format!("api{a}"), &bin("api"))
+                .env("BIND_ADDR", format!("0.0.0.0:{API_PORT}"))
+                .env("EMBEDDED_WORKER", "false")
+                .env("PUBLIC_BASE_URL", c.api_base(a))
+                .spawn()
+                .expect("api starts in its namespace");
+            c.apis.push(api);
+        }
+        for a in 0..APIS {
+            c.wait_healthy(a).await;
         }
         Some(c)
     }
 
-    fn spawn(&mut self, i: usize) {
+    /// The database as the hosts reach it (`address:port`).
+    fn db_addr(&self) -> String {
+        format!("{}:{}", self.hosts.gateway(), self.pg.port)
+    }
+
+    fn api_base(&self, a: usize) -> String {
+        format!("http://{}:{API_PORT}", self.hosts.addr(WORKERS + a))
+    }
+
+    async fn wait_healthy(&self, a: usize) {
+        let http = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let up = http
+                .get(format!("{}/api/health", self.api_base(a)))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200);
+            if up {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "api{a} did not start\n{}",
+                self.logs()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A process on host `i`, its output in `<name>.log`, with the settings every one shares.
+    fn process(&self, i: usize, name: &str, program: &Path) -> std::process::Command {
         let log = std::fs::File::options()
             .create(true)
             .append(true)
-            .open(self.dir.path().join(format!("w{i}.log")))
+            .open(self.dir.join(format!("{name}.log")))
             .unwrap();
-        let mut cmd = self
-            .hosts
-            .command(i, std::path::Path::new(env!("CARGO_BIN_EXE_worker")));
+        let mut cmd = self.hosts.command(i, program);
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("DATABASE_URL", &self.url)
-            .env("DATA_DIR", self.dir.path().join(format!("w{i}")))
+            .env("DATA_DIR", self.dir.join(name))
             .env("SECRET_KEY", "multihost-test-secret-key-0123456789abcdef")
-            .env("WORKER_POLL_MS", "1000")
-            .env("WORKER_HEARTBEAT_MS", HEARTBEAT_MS.to_string())
-            .env("WORKER_LEASE_MISSES", LEASE_MISSES.to_string())
-            .env("SCHEDULER", "off")
             .env("RUST_LOG", "info,sqlx=warn")
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .stdin(Stdio::null());
+        cmd
+    }
+
+    fn spawn(&mut self, i: usize) {
+        let mut cmd = self.process(i, &format!("w{i}"), &bin("worker"));
+        cmd.env("WORKER_POLL_MS", "1000")
+            .env("WORKER_HEARTBEAT_MS", HEARTBEAT_MS.to_string())
+            .env("WORKER_LEASE_MISSES", LEASE_MISSES.to_string())
+            .env("WORKER_BACKOFF_BASE_MS", "1000")
+            .env("SCHEDULER", "off");
         for (k, v) in &self.extra {
             cmd.env(k, v);
         }
@@ -109,18 +176,32 @@ impl Cluster {
     }
 
     fn logs(&self) -> String {
-        (0..WORKERS)
-            .map(|i| {
-                let t = std::fs::read_to_string(self.dir.path().join(format!("w{i}.log")))
-                    .unwrap_or_default();
+        let names = (0..WORKERS).map(|i| format!("w{i}"));
+        names
+            .chain((0..APIS).map(|a| format!("api{a}")))
+            .map(|n| {
+                let t =
+                    std::fs::read_to_string(self.dir.join(format!("{n}.log"))).unwrap_or_default();
                 let tail: Vec<&str> = t.lines().rev().take(15).collect();
                 format!(
-                    "w{i}:\n{}",
+                    "{n}:\n{}",
                     tail.into_iter().rev().collect::<Vec<_>>().join("\n")
                 )
             })
             .collect::<Vec<_>>()
             .join("\n---\n")
+    }
+
+    /// The worker host whose session holds a granted advisory lock (an import's), if any.
+    async fn import_lock_holder(&self) -> Option<usize> {
+        let mut c = self.db.acquire().await.unwrap();
+        let addr: Option<String> = shared::sql!(&mut c, x => sqlx::query_scalar(
+            "SELECT host(a.client_addr) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE l.locktype = 'advisory' AND l.granted AND a.client_addr IS NOT NULL LIMIT 1")
+            .fetch_optional(&mut *x).await)
+        .unwrap();
+        let addr = addr?;
+        (0..WORKERS).find(|i| self.hosts.addr(*i) == addr)
     }
 
     async fn enqueue(&self, probes: impl IntoIterator<Item = Probe>) -> Vec<Id> {
@@ -194,6 +275,11 @@ impl Drop for Cluster {
         for i in 0..WORKERS {
             self.kill(i);
         }
+        for a in &mut self.apis {
+            let _ = a.kill();
+            let _ = a.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -255,6 +341,96 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
     assert_eq!(share.len(), WORKERS, "every worker ran jobs: {share:?}");
     assert!(share.values().all(|n| *n >= 15), "{share:?}");
 
+    // CSV imports through both apis into one workspace; the worker holding its import lock is
+    // cut off, then killed (twice).
+    let http = reqwest::Client::new();
+    let signup = http
+        .post(format!("{}/api/auth/signup", c.api_base(0)))
+        .json(&serde_json::json!({
+            "email": "coach@example.com", "password": "a long enough password", "name": "Coach"
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signup.status(), 201, "{}", signup.text().await.unwrap());
+    let token: serde_json::Value = http
+        .post(format!("{}/api/mobile/auth/token", c.api_base(1)))
+        .json(&serde_json::json!({
+            "email": "coach@example.com", "password": "a long enough password"
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = token["accessToken"]
+        .as_str()
+        .expect("a phone token")
+        .to_string();
+    const FILES: usize = 6;
+    const ROWS: usize = 400;
+    for round in 0..2 {
+        let mut jobs = vec![];
+        for f in 0..FILES {
+            let mut csv = String::from("first_name,last_name,email\n");
+            for i in 0..ROWS {
+                csv.push_str(&format!("S{i},R{round}F{f},s{round}-{f}-{i}@example.com\n"));
+            }
+            let r = http
+                .post(format!(
+                    "{}/api/athletes/import?background=true",
+                    c.api_base(f % APIS)
+                ))
+                .bearer_auth(&token)
+                .header("content-type", "text/csv")
+                .body(csv)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 202, "round {round} file {f}");
+            let v: serde_json::Value = r.json().await.unwrap();
+            jobs.push(v["jobId"].as_str().unwrap().parse::<Id>().unwrap());
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let victim = loop {
+            if let Some(v) = c.import_lock_holder().await {
+                break v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: no import took its lock\n{}",
+                c.logs()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        c.hosts.cut(victim);
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        c.kill(victim);
+        let ps = c.finished(&jobs, 90).await;
+        for p in &ps {
+            assert_eq!(p.status, "succeeded", "round {round}: {p:?}\n{}", c.logs());
+            let created = &p.result.as_ref().unwrap().0["created"];
+            assert_eq!(
+                created, ROWS,
+                "round {round}: each file's own report: {p:?}"
+            );
+        }
+        let mut conn = c.db.acquire().await.unwrap();
+        let athletes: i64 = shared::sql!(&mut conn, x => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM athletes WHERE email LIKE $1")
+            .bind(format!("s{round}-%")).fetch_one(&mut *x).await)
+        .unwrap();
+        assert_eq!(
+            athletes,
+            (FILES * ROWS) as i64,
+            "round {round}: each athlete once"
+        );
+        drop(conn);
+        c.hosts.heal(victim, &c.db_addr());
+        c.spawn(victim);
+    }
+
     // A worker cut off mid-job and then killed (three rounds, each on another worker).
     for round in 0..3 {
         let victim = round % WORKERS;
@@ -288,7 +464,7 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
             );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
-        c.hosts.heal(victim);
+        c.hosts.heal(victim, &c.db_addr());
         c.spawn(victim);
     }
 
@@ -300,7 +476,7 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
         tokio::time::sleep(Duration::from_millis(600)).await;
         c.hosts.cut(victim);
         tokio::time::sleep(LEASE + Duration::from_secs(2)).await;
-        c.hosts.heal(victim);
+        c.hosts.heal(victim, &c.db_addr());
         all_once(&c, &prefix, &ids, 60).await;
     }
     // Every worker, the healed ones included, runs jobs again: a healed link takes TCP's
