@@ -532,7 +532,7 @@ fn error_schema() -> Schema {
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .description(Some(
-                    "stable snake_case code (ARCHITECTURE.md, \"Error codes\")",
+                    "stable snake_case code (the route's documented answers name theirs)",
                 )),
         )
         .required("code")

@@ -1,7 +1,8 @@
 //! The one error type of the service.
 //!
 //! An error carries a [`ErrorKind`] (what went wrong, in the caller's terms), a stable snake_case
-//! `code` (the list lives in ARCHITECTURE.md, "Error codes"), a message and optional details.
+//! `code` (defined where it is raised; a route's documented answers name its codes), a message
+//! and optional details.
 //! `shared` knows no HTTP: the api maps kinds to statuses and writes
 //! `{"error": {"code", "message", "details"?}}` (`api/src/http/error.rs`); the worker maps them to
 //! job outcomes. Internal errors keep their cause for the log and never show it.
