@@ -46,6 +46,14 @@ pub mod spotsource;
 pub mod tourindex;
 pub mod twilio;
 
+/// Whether this process runs as root (network namespaces need it; PostgreSQL refuses it).
+pub fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
 /// A TCP port free on 127.0.0.1 now (for a server a test starts as a child process).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

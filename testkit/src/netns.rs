@@ -32,11 +32,7 @@ fn ip(args: &[&str]) -> Result<(), String> {
 impl Hosts {
     /// `count` hosts, `10.a.b.11`… on the bridge `10.a.b.1` (this namespace's side).
     pub fn new(count: usize) -> Option<Hosts> {
-        let root = Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-        if !root {
+        if !crate::is_root() {
             eprintln!("skipped: network namespaces need root");
             return None;
         }

@@ -62,7 +62,7 @@ impl PgServer {
             eprintln!("skipped: no PostgreSQL server binaries in /usr/lib/postgresql/*/bin");
             return None;
         };
-        let as_root = is_root();
+        let as_root = crate::is_root();
         let dir = tempfile::Builder::new()
             .prefix("pgsrv")
             .tempdir_in("/tmp")
@@ -188,11 +188,4 @@ impl Drop for PgServer {
         let args = self.pg_ctl_args(&["stop", "-m", "immediate"]);
         let _ = self.command(&args).output();
     }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }

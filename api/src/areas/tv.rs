@@ -115,8 +115,8 @@ fn either(api: &str, rfc: &str, what: &str) -> utoipa::openapi::RefOr<utoipa::op
 impl utoipa::PartialSchema for PollGranted {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
         either(
-            "PollToken",
-            "TvRfcToken",
+            &PollToken::name(),
+            &RfcToken::name(),
             "camelCase for a JSON poll, RFC 6749's names for a form-encoded one",
         )
     }
@@ -140,7 +140,7 @@ impl utoipa::PartialSchema for PollRefused {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
         either(
             crate::registry::ERROR_SCHEMA,
-            "TvRfcError",
+            &RfcError::name(),
             "the service's error shape for a JSON poll, RFC 6749 §5.2's for a form-encoded one",
         )
     }

@@ -114,7 +114,7 @@ struct Row {
 /// single far-away cell would decide); an unreadable or oversized workbook is an error on line 1.
 pub fn read(data: &[u8], report: &mut Report) -> Option<Sheet> {
     match rows(data) {
-        Ok(rows) => Some(sheet(rows, report)?),
+        Ok(rows) => sheet(rows, report),
         Err(e) => {
             report.error(1, "file", "invalid", format!("unreadable Excel file: {e}"));
             None

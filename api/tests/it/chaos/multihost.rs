@@ -344,30 +344,7 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
     // CSV imports through both apis into one workspace; the worker holding its import lock is
     // cut off, then killed (twice).
     let http = reqwest::Client::new();
-    let signup = http
-        .post(format!("{}/api/auth/signup", c.api_base(0)))
-        .json(&serde_json::json!({
-            "email": "coach@example.com", "password": "a long enough password", "name": "Coach"
-        }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(signup.status(), 201, "{}", signup.text().await.unwrap());
-    let token: serde_json::Value = http
-        .post(format!("{}/api/mobile/auth/token", c.api_base(1)))
-        .json(&serde_json::json!({
-            "email": "coach@example.com", "password": "a long enough password"
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = token["accessToken"]
-        .as_str()
-        .expect("a phone token")
-        .to_string();
+    let token = super::coach_phone_token(&http, &c.api_base(0), &c.api_base(1)).await;
     const FILES: usize = 6;
     const ROWS: usize = 400;
     for round in 0..2 {
@@ -505,7 +482,6 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
         let ids = c.enqueue(probes(&prefix, 200, 30)).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         c.pg.restart(StopMode::Immediate);
-        let back = Instant::now();
         // Two rounds of every worker's eight slots: a worker that is back gets some of them.
         let after = c
             .enqueue(probes(&format!("back-{round}-"), 2 * 3 * 8, 300))
@@ -535,7 +511,6 @@ async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
             );
         }
         all_once(&c, &prefix, &ids, 60).await;
-        assert!(back.elapsed() < Duration::from_secs(60));
     }
 
     // One firing per tick of the scheduler, across three schedulers, the whole time.

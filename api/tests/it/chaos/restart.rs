@@ -206,26 +206,7 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
     ];
 
     // A signed-in phone: its reads go through the token lookup in the database.
-    let r = http
-        .post(format!("{base}/api/auth/signup"))
-        .json(&serde_json::json!({ "email": "coach@example.com", "password": "correct horse battery staple", "name": "Coach Kai" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let r: serde_json::Value = http
-        .post(format!("{base}/api/mobile/auth/token"))
-        .json(&serde_json::json!({ "email": "coach@example.com", "password": "correct horse battery staple", "clientName": "phone" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = r["accessToken"]
-        .as_str()
-        .expect("a phone token")
-        .to_string();
+    let token = super::coach_phone_token(&http, &base, &base).await;
     let me = || {
         http.get(format!("{base}/api/mobile/auth/me"))
             .bearer_auth(&token)

@@ -128,19 +128,10 @@ async fn photo_attachments_are_uploaded_per_conversation_and_resolved_for_partic
         .send()
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
-    let r = app
-        .post(&up)
-        .session(&w.coach)
-        .json(json!({ "contentType": "image/png" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
-    let upload = r.json["uploadUrl"].as_str().unwrap();
-    let local = upload.strip_prefix("http://app.test").unwrap();
+    let (key, local) = photo_upload(&app, &w.coach, &conv).await;
     let photo = testkit::media::png(200);
     let r = app
-        .req(Method::PUT, local)
+        .req(Method::PUT, &local)
         .raw("image/png", &photo)
         .send()
         .await;
@@ -217,16 +208,7 @@ async fn a_photo_upload_url_refuses_pages_and_scripts_and_what_it_serves_is_iner
     let app = TestApp::new().await;
     let w = coach_and_athlete(&app).await;
     let conv = open_conversation(&app, &w).await;
-    let r = app
-        .post(&format!("/api/conversations/{conv}/attachments"))
-        .session(&w.coach)
-        .json(json!({ "contentType": "image/png" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let key = r.json["attachmentKey"].as_str().unwrap().to_string();
-    let upload = r.json["uploadUrl"].as_str().unwrap();
-    let local = upload.strip_prefix("http://app.test").unwrap().to_string();
+    let (key, local) = photo_upload(&app, &w.coach, &conv).await;
     let script = b"<script>alert(document.cookie)</script>";
     for (ct, code) in [
         ("text/html", "content_type_mismatch"),

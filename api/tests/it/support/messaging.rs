@@ -35,8 +35,9 @@ pub async fn post_message(app: &TestApp, s: &Session, conv: &str, body: &str) ->
     r.json
 }
 
-/// Uploads a PNG photo to the conversation and posts it as a message; returns the message.
-pub async fn post_photo(app: &TestApp, s: &Session, conv: &str, png: &[u8]) -> Value {
+/// Asks for an upload URL for a PNG photo in the conversation: the attachment key and the
+/// URL's path on the api (the local store's signed PUT).
+pub async fn photo_upload(app: &TestApp, s: &Session, conv: &str) -> (String, String) {
     let r = app
         .post(&format!("/api/conversations/{conv}/attachments"))
         .session(s)
@@ -46,8 +47,15 @@ pub async fn post_photo(app: &TestApp, s: &Session, conv: &str, png: &[u8]) -> V
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     let key = r.json["attachmentKey"].as_str().unwrap().to_string();
     let upload = r.json["uploadUrl"].as_str().unwrap();
+    let path = upload.strip_prefix("http://app.test").unwrap().to_string();
+    (key, path)
+}
+
+/// Uploads a PNG photo to the conversation and posts it as a message; returns the message.
+pub async fn post_photo(app: &TestApp, s: &Session, conv: &str, png: &[u8]) -> Value {
+    let (key, path) = photo_upload(app, s, conv).await;
     let r = app
-        .req(Method::PUT, upload.strip_prefix("http://app.test").unwrap())
+        .req(Method::PUT, &path)
         .raw("image/png", png)
         .send()
         .await;
