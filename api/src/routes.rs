@@ -1370,7 +1370,7 @@ pub fn registry() -> Registry {
     ];
     rows.extend(pages());
     // ---- cron: one route per scheduled task, GET (what cron services send) and POST ----
-    for &task in ::jobs::cron::CronTask::ALL {
+    for &task in shared::job::scheduled::CronTask::ALL {
         let path = format!("/api/cron/{task}");
         for method in [GET, POST] {
             rows.push(

@@ -125,9 +125,9 @@ impl AppState {
             .webhook_group_commit
             .unwrap_or(db.dialect() == shared::db::Dialect::Sqlite);
         let payment_events = if group_commit {
-            EventStore::group_commit(db.clone(), &jobs::billing::ENQUEUER)
+            EventStore::group_commit(db.clone())
         } else {
-            EventStore::one_per_delivery(db.clone(), &jobs::billing::ENQUEUER)
+            EventStore::one_per_delivery(db.clone())
         };
         let auth_cache =
             crate::auth::AuthCache::start(cfg.auth_cache_ttl, &db, options.auth_cache_isolated);

@@ -1,137 +1,29 @@
-//! Durable jobs: what a job is, how it is enqueued, and its progress row.
+//! The job queue's runtime: progress rows, the queue table's claims, retries' backoff, the
+//! scheduler's ticks, metrics and the admin's reads.
 //!
-//! A job is a row in `job_progress` (kind, payload, status, attempts, percent, message, result,
-//! error: the one source of truth the api reads back) plus a task in our queue table
-//! (`job_queue`, [`queue`]) that only carries the job id. Both are written in the caller's
-//! transaction, so a job exists exactly when the write that needed it committed. The worker
-//! (crate `worker`) runs tasks through apalis, over its own backend for that table, and records
-//! every outcome in the progress row; retries are scheduled by the worker as new queue tasks
-//! with a future `run_at`, so a backoff survives restarts.
+//! What a job is and the one way to enqueue it are `shared::job` (so the domain enqueues inside
+//! its own transactions). A job is a row in `job_progress` (kind, payload, status, attempts,
+//! percent, message, result, error: the one source of truth the api reads back) plus a task in
+//! our queue table (`job_queue`, [`queue`]) that only carries the job id. The worker (crate
+//! `worker`) runs tasks through apalis, over its own backend for that table, and records every
+//! outcome in the progress row; retries are scheduled by the worker as new queue tasks with a
+//! future `run_at`, so a backoff survives restarts.
 
-pub mod billing;
 pub mod cron;
 pub mod diagnostics;
-pub mod footage;
-pub mod kinds;
 pub mod metrics;
 pub mod monitor;
-pub mod notify;
 pub mod progress;
 pub mod queue;
-pub mod reviews;
-pub mod wearable;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use shared::db::{Executor, Id, Ts};
+use shared::db::Id;
 use std::time::Duration;
-
-shared::text_enum! {
-    /// The queues a worker serves, each with its own concurrency (see `WORKER_CONCURRENCY`).
-    /// The spelling is `job_queue.queue` and `job_progress.queue`.
-    pub enum Queue {
-        /// Short database work: clean-ups, imports of small files, fan-out.
-        Default = "default",
-        /// Calls to external providers (analysis backend, heat and tour providers, forecasts).
-        Providers = "providers",
-        /// Video and file work (downloads, probes, storage copies).
-        Media = "media",
-        /// Mail, push and SMS delivery.
-        Notify = "notify",
-    }
-}
-
-/// A job type: a serde payload with a stable name, a queue, a retry policy and an idempotency
-/// key derived from the payload.
-pub trait Job: Serialize + Send + Sync {
-    /// Stable name, stored in every row; never rename one that has been deployed.
-    const KIND: &'static str;
-    const QUEUE: Queue;
-    /// Attempts including the first; a transient failure after the last one fails the job.
-    const MAX_ATTEMPTS: u32 = 5;
-    /// Whether `POST /api/jobs/{id}/cancel` may cancel it.
-    const CANCELLABLE: bool = false;
-
-    /// Jobs with the same kind and key are one job while it is queued or running: enqueueing
-    /// again returns the live one. `None`: every enqueue is a new job.
-    fn idempotency_key(&self) -> Option<String>;
-
-    fn spec(&self) -> JobSpec {
-        JobSpec {
-            kind: Self::KIND.to_string(),
-            queue: Self::QUEUE,
-            max_attempts: Self::MAX_ATTEMPTS,
-            idempotency_key: self.idempotency_key(),
-            payload: serde_json::to_value(self).expect("job payloads serialize"),
-        }
-    }
-}
-
-/// A job ready to enqueue (what [`Job::spec`] produces; scheduled jobs build it directly).
-#[derive(Clone, Debug)]
-pub struct JobSpec {
-    pub kind: String,
-    pub queue: Queue,
-    pub max_attempts: u32,
-    pub idempotency_key: Option<String>,
-    pub payload: Value,
-}
-
-/// Who a job belongs to: its workspace (whose members may read it) and the user who caused it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Owner {
-    pub org_id: Option<Id>,
-    pub user_id: Option<Id>,
-}
 
 /// What an apalis task carries: only the job's id; everything else is in the progress row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobRef {
     pub id: Id,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Enqueued {
-    pub id: Id,
-    /// True when a live job with the same idempotency key already existed and was returned.
-    pub existing: bool,
-}
-
-/// Enqueues `spec` in the caller's transaction: inserts the progress row and the queue task.
-/// With an idempotency key whose job is still queued or running, returns that job instead.
-pub async fn enqueue(
-    tx: &mut impl Executor,
-    spec: &JobSpec,
-    owner: Owner,
-) -> Result<Enqueued, sqlx::Error> {
-    enqueue_at(tx, spec, owner, Ts::now()).await
-}
-
-/// Like [`enqueue`], not to start before `run_after`.
-pub async fn enqueue_at(
-    tx: &mut impl Executor,
-    spec: &JobSpec,
-    owner: Owner,
-    run_after: Ts,
-) -> Result<Enqueued, sqlx::Error> {
-    match progress::insert(tx, spec, owner, run_after).await? {
-        Some(id) => {
-            queue::push(tx, spec.queue, id, run_after, 0).await?;
-            // Counted when written: a transaction rolled back after this still counted it.
-            crate::metrics::enqueued(&spec.kind, spec.queue);
-            Ok(Enqueued {
-                id,
-                existing: false,
-            })
-        }
-        None => {
-            let key = spec.idempotency_key.as_deref().unwrap_or_default();
-            let id = progress::live_with_key(tx, &spec.kind, key)
-                .await?
-                .ok_or_else(|| sqlx::Error::Protocol("deduplicated job vanished".into()))?;
-            Ok(Enqueued { id, existing: true })
-        }
-    }
 }
 
 /// Exponential backoff after attempt `n` (1-based): base, 2×base, 4×base, … capped at 1 hour.

@@ -2,14 +2,15 @@
 //! `metrics` facade. Without a recorder (`METRICS_ADDR` unset) every call is a no-op. The
 //! README's "Metrics" section documents each one; `worker::metrics` serves them.
 //!
-//! Labels are bounded: `kind` is a job type's or scheduled task's name (`kinds::ALL`, `cron`),
+//! Labels are bounded: `kind` is a job type's or scheduled task's name (the worker's registry),
 //! `queue` one of [`Queue`]'s four values.
 
-use super::Queue;
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
+use shared::job::Queue;
 use std::time::Duration;
 
-pub const ENQUEUED: &str = "jobs_enqueued_total";
+/// Counted where jobs are written (`shared::job::enqueue`).
+pub const ENQUEUED: &str = shared::job::ENQUEUED_METRIC;
 pub const STARTED: &str = "jobs_started_total";
 pub const SUCCEEDED: &str = "jobs_succeeded_total";
 pub const FAILED: &str = "jobs_failed_total";
@@ -65,10 +66,6 @@ fn labels(kind: &str, queue: Queue) -> [(&'static str, String); 2] {
         ("kind", kind.to_string()),
         ("queue", queue.as_str().to_string()),
     ]
-}
-
-pub fn enqueued(kind: &str, queue: Queue) {
-    counter!(ENQUEUED, &labels(kind, queue)).increment(1);
 }
 
 /// An attempt starts, `waited` after the job was due.

@@ -7,10 +7,10 @@
 //! table), over its `(status, run_after)` index: no index is added to the hot table for them,
 //! because every index there is one more write per claim and per outcome.
 
-use super::Queue;
 use super::progress::{COLUMNS, JobStatus, Progress};
 use shared::db::{Executor, Id, Ts};
 use shared::error::Validator;
+use shared::job::Queue;
 use shared::sql;
 use shared::times::{self, TimeKind};
 use sqlx::FromRow;
@@ -44,17 +44,15 @@ pub struct RawJobFilter<'a> {
     pub to: Option<Ts>,
 }
 
-/// Whether `kind` names a job type or a scheduled task's jobs.
-pub fn is_known_kind(kind: &str) -> bool {
-    super::kinds::ALL.iter().any(|k| k.kind == kind)
-        || super::cron::CronTask::from_kind(kind).is_some()
-}
-
 impl JobFilter {
     /// Checks every filter at once: `status` and `queue` are their enums' values
     /// (`invalid_choice`), `kind` a known job kind (`invalid_choice`), `from`/`to` calendar
-    /// times (`out_of_range`) with `from` before `to` (`out_of_range` on `to`).
-    pub fn parse(raw: &RawJobFilter<'_>) -> shared::Result<JobFilter> {
+    /// times (`out_of_range`) with `from` before `to` (`out_of_range` on `to`). Which kinds
+    /// exist is the worker's registry (`worker::registry::is_known_kind`).
+    pub fn parse(
+        raw: &RawJobFilter<'_>,
+        is_known_kind: impl Fn(&str) -> bool,
+    ) -> shared::Result<JobFilter> {
         times::check_filters(&[("from", raw.from), ("to", raw.to)], TimeKind::Calendar)?;
         let mut v = Validator::new();
         let status = raw

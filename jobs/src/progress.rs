@@ -1,9 +1,9 @@
 //! Progress rows: one per job, written by the worker, read by the api.
 
-use super::{JobSpec, Owner, Queue};
 use serde::Serialize;
 use serde_json::Value;
-use shared::db::{DbConn, Executor, Id, Ts, is_unique_violation};
+use shared::db::{DbConn, Executor, Id, Ts};
+use shared::job::Queue;
 use shared::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;
@@ -57,44 +57,6 @@ pub struct Progress {
 }
 
 pub(crate) const COLUMNS: &str = "id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts, percent, message, payload, result, last_error, cancel_requested, run_after, created_at, started_at, finished_at, updated_at";
-
-/// Inserts a queued row; `None` when a live job with the same kind and key exists.
-pub(crate) async fn insert(
-    x: &mut impl Executor,
-    spec: &JobSpec,
-    owner: Owner,
-    run_after: Ts,
-) -> Result<Option<Id>, sqlx::Error> {
-    let id = Id::new();
-    let now = Ts::now();
-    // ON CONFLICT with the partial unique index on `live_key` (the key while the job is queued
-    // or running; migration 25): the losing one of two concurrent enqueues waits for the
-    // winner's commit and then inserts nothing.
-    let r = execute!(x, sqlx::query(
-        "INSERT INTO job_progress (id, kind, queue, org_id, created_by, idempotency_key, status, attempts, max_attempts,
-            payload, cancel_requested, run_after, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, FALSE, $9, $10, $10)
-         ON CONFLICT (kind, live_key) WHERE live_key IS NOT NULL DO NOTHING")
-        .bind(id).bind(&spec.kind).bind(spec.queue).bind(owner.org_id).bind(owner.user_id)
-        .bind(&spec.idempotency_key).bind(spec.max_attempts as i64).bind(Json(&spec.payload))
-        .bind(run_after).bind(now));
-    match r {
-        Ok(1) => Ok(Some(id)),
-        Ok(_) => Ok(None),
-        Err(e) if is_unique_violation(&e) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-pub(crate) async fn live_with_key(
-    x: &mut impl Executor,
-    kind: &str,
-    key: &str,
-) -> Result<Option<Id>, sqlx::Error> {
-    sql!(x, c => sqlx::query_scalar::<_, Id>(
-        "SELECT id FROM job_progress WHERE kind = $1 AND live_key = $2")
-        .bind(kind).bind(key).fetch_optional(&mut *c).await)
-}
 
 pub async fn get(x: &mut impl Executor, id: Id) -> Result<Option<Progress>, sqlx::Error> {
     let q = format!("SELECT {COLUMNS} FROM job_progress WHERE id = $1");

@@ -1,7 +1,7 @@
 //! The job queue's SQL: our own `job_queue` table (migration 23), read by the worker's apalis
 //! backend (`worker::queue_backend`).
 //!
-//! A task row says "run job `job_id` on `queue` from `run_at`". It is inserted by [`push`]
+//! A task row says "run job `job_id` on `queue` from `run_at`". It is inserted by `shared::job::push`
 //! inside the caller's transaction (so a job exists exactly when the write that needed it
 //! committed), claimed in batches by one statement that also takes the jobs' progress rows for
 //! the attempt ([`claim`]), and deleted once the job's outcome is in its progress row
@@ -13,11 +13,11 @@
 //! Times are bound from Rust on both databases (the service's clock), so the same statements
 //! serve both; only the claim's row locking and the id lists differ per dialect.
 
-use super::Queue;
 use crate::progress::{self, ATTEMPT_COLUMNS, Attempt, JobStatus};
 use serde_json::Value;
 use shared::db::{DbConn, Executor, Id, Ts};
 use shared::execute;
+use shared::job::Queue;
 use sqlx::FromRow;
 use sqlx::types::Json;
 use std::collections::{HashMap, HashSet};
@@ -26,28 +26,6 @@ use std::collections::{HashMap, HashSet};
 /// trigger, and by [`release`]).
 pub fn channel(queue: Queue) -> String {
     format!("job_queue_{}", queue.as_str())
-}
-
-/// Inserts one queue task for job `id`, runnable at `run_at`; the job has had `attempts`
-/// attempts so far (the task's claims count on from there).
-pub async fn push(
-    x: &mut impl Executor,
-    queue: Queue,
-    id: Id,
-    run_at: Ts,
-    attempts: i64,
-) -> Result<(), sqlx::Error> {
-    execute!(
-        x,
-        sqlx::query(
-            "INSERT INTO job_queue (queue, job_id, run_at, base_attempts) VALUES ($1, $2, $3, $4)"
-        )
-        .bind(queue)
-        .bind(id)
-        .bind(run_at)
-        .bind(attempts)
-    )?;
-    Ok(())
 }
 
 /// A claimed task: its row, its job, and the job's progress row as the claim took it for this

@@ -9,6 +9,7 @@ pub mod domain;
 pub mod error;
 pub mod html;
 pub mod import;
+pub mod job;
 pub mod logging;
 pub mod mail;
 pub mod minors;

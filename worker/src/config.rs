@@ -1,8 +1,8 @@
 //! Worker settings, from environment variables (documented in the README).
 
-use jobs::Queue;
-use jobs::cron::CronTask;
 use shared::config::ConfigError;
+use shared::job::Queue;
+use shared::job::scheduled::CronTask;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -145,7 +145,7 @@ async fn record(
                 let mut tx = deps.db.begin().await?;
                 progress::mark_started(&mut tx, job.id, job.attempts, started).await?;
                 progress::retry_later(&mut tx, job.id, &e, at).await?;
-                jobs::queue::push(&mut tx, job.queue, job.id, at, job.attempts).await?;
+                shared::job::push(&mut tx, job.queue, job.id, at, job.attempts).await?;
                 tx.commit().await?;
                 jobs::metrics::retried(&job.kind, job.queue);
                 tracing::warn!(error = %e, retry_at = %at.to_rfc3339(), "job failed; will retry");

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod execute;
 pub mod handlers;
+pub mod manage;
 pub mod metrics;
 pub mod queue_backend;
 pub mod runtime;

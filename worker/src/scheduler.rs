@@ -9,9 +9,9 @@ use crate::Deps;
 use chrono::{DateTime, Utc};
 use croner::Cron;
 use croner::parser::{CronParser, Seconds};
-use jobs::Owner;
-use jobs::cron::CronTask;
 use shared::db::{Id, Ts};
+use shared::job::scheduled::CronTask;
+use shared::job::{Owner, enqueue_spec};
 use std::sync::Arc;
 use tokio_cron_scheduler::{Job, JobScheduler};
 
@@ -59,7 +59,7 @@ pub async fn fire(
     if !jobs::cron::claim_tick(&mut tx, task, tick, Id::new()).await? {
         return Ok(None);
     }
-    let enqueued = jobs::enqueue(&mut tx, &task.spec(), Owner::default()).await?;
+    let enqueued = enqueue_spec(&mut tx, &task.spec(), Owner::default(), Ts::now()).await?;
     jobs::cron::set_tick_job(&mut tx, task, tick, enqueued.id).await?;
     tx.commit().await?;
     Ok(Some(enqueued.id))

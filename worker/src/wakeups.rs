@@ -27,7 +27,7 @@
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use futures_timer::Delay;
-use jobs::Queue;
+use shared::job::Queue;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};

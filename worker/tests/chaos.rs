@@ -11,9 +11,9 @@
 //! PostgreSQL only: several worker processes sharing one queue is the scale-out deployment
 //! (the embedded default runs one worker inside the api). On the SQLite pass it is skipped.
 
-use jobs::kinds::Probe;
-use jobs::{Job, Owner};
+use jobs::diagnostics::Probe;
 use shared::db::{Db, PoolSettings};
+use shared::job::{Job, Owner};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::db::TestDb;
@@ -183,7 +183,7 @@ async fn fifty_sigkills_during_a_10000_job_run_lose_no_job_and_apply_each_effect
             }
             .spec();
             spec.max_attempts = MAX_ATTEMPTS;
-            jobs::enqueue(&mut tx, &spec, Owner::default())
+            shared::job::enqueue_spec(&mut tx, &spec, Owner::default(), shared::db::Ts::now())
                 .await
                 .unwrap();
         }

@@ -1,9 +1,9 @@
 //! The worker as real processes: a SIGKILLed worker's job runs again elsewhere, SIGTERM lets
 //! running jobs finish, and three schedulers fire each tick once.
 
-use jobs::kinds::Probe;
-use jobs::{Job, Owner};
+use jobs::diagnostics::Probe;
 use shared::db::{Db, Id, PoolSettings};
+use shared::job::Owner;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::db::TestDb;
@@ -58,7 +58,7 @@ impl Fixture {
 
     async fn enqueue(&self, p: Probe) -> Id {
         let mut tx = self.db.begin().await.unwrap();
-        let e = jobs::enqueue(&mut tx, &p.spec(), Owner::default())
+        let e = shared::job::enqueue(&mut tx, &p, Owner::default())
             .await
             .unwrap();
         tx.commit().await.unwrap();
@@ -201,7 +201,7 @@ async fn jobs_arriving_during_shutdown_wait_for_the_next_worker() {
 #[tokio::test]
 async fn three_worker_processes_fire_each_tick_once() {
     let f = Fixture::new().await;
-    let mut env: Vec<(String, String)> = jobs::cron::CronTask::ALL
+    let mut env: Vec<(String, String)> = shared::job::scheduled::CronTask::ALL
         .iter()
         .map(|t| (t.schedule_var(), "off".to_string()))
         .collect();

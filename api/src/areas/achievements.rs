@@ -11,8 +11,6 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use jobs::kinds::AchievementsCheck;
-use jobs::notify::NotifyJobs;
 use serde::Deserialize;
 use shared::db::Id;
 use shared::domain::competition::achievements::{self, AchievementView, AwardView, Seeded};
@@ -53,31 +51,10 @@ pub async fn check(
 ) -> Result<Response> {
     let ws = ws.acting(&caller);
     if let Some(athlete) = b.athlete_id {
-        let r = achievements::check_one(&state.db, &NotifyJobs, &ws, athlete).await?;
+        let r = achievements::check_one(&state.db, &ws, athlete).await?;
         return Ok(Json(r).into_response());
     }
-    achievements::require_seeded(&state.db, ws.org_id).await?;
-    let job = AchievementsCheck {
-        org_id: ws.org_id,
-        user_id: Some(ws.actor.user_id),
-    };
-    let owner = jobs::Owner {
-        org_id: Some(ws.org_id),
-        user_id: Some(ws.actor.user_id),
-    };
-    let mut tx = state.db.begin().await?;
-    let queued = jobs::enqueue(&mut tx, &jobs::Job::spec(&job), owner).await?;
-    shared::repo::audit::record(
-        &mut tx,
-        ws.audit(
-            "achievements.check_requested",
-            "job",
-            queued.id,
-            serde_json::json!({}),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    let queued = achievements::check_all(&state.db, &ws).await?;
     Ok(accepted(queued).into_response())
 }
 

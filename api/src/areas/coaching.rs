@@ -101,10 +101,8 @@ pub async fn generate(
         clip_ids: b.clip_ids.as_deref(),
         mode: b.mode.as_deref(),
     };
-    let q = &jobs::reviews::ENQUEUER;
-    let (id, existing) =
-        coaching::request(&state.db, q, state.cfg.model.as_ref(), &ws, &raw).await?;
-    Ok(accepted(jobs::Enqueued { id, existing }))
+    let (id, existing) = coaching::request(&state.db, state.cfg.model.as_ref(), &ws, &raw).await?;
+    Ok(accepted(shared::job::Enqueued { id, existing }))
 }
 
 #[derive(Deserialize)]
@@ -194,11 +192,11 @@ pub async fn progress(
         to: b.to.as_deref(),
         last: b.last,
     };
-    let q = &jobs::reviews::ENQUEUER;
-    let (f, job) = progress::request(&state.db, q, state.cfg.model.as_ref(), &ws, &raw).await?;
+    let (f, job) = progress::request(&state.db, state.cfg.model.as_ref(), &ws, &raw).await?;
     Ok(axum::Json(ProgressAnswer {
         feedback: f.into(),
-        narrative_job: job.map(|(id, existing)| accepted(jobs::Enqueued { id, existing }).1.0),
+        narrative_job: job
+            .map(|(id, existing)| accepted(shared::job::Enqueued { id, existing }).1.0),
     }))
 }
 

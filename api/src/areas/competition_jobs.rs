@@ -11,13 +11,13 @@ use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::cron::CronTask;
-use jobs::kinds::{AthleteResync, CompetitionImport, ImportOp};
 use serde::Deserialize;
 use shared::authz::Perm;
 use shared::db::Id;
 use shared::domain::InWorkspace;
+use shared::domain::competition::jobs::{self, ImportOp};
 use shared::domain::competition::{circuits, provider_ref, roster, roster::Source, tourindex};
+use shared::job::scheduled::CronTask;
 use utoipa::ToSchema;
 
 type Accepted = (StatusCode, axum::Json<JobAccepted>);
@@ -36,32 +36,13 @@ fn need_tourindex(state: &AppState) -> Result<()> {
     Ok(())
 }
 
-/// Enqueues `spec` for the member with an audit entry naming the job, in one transaction.
-async fn enqueue(
-    state: &AppState,
-    ws: &InWorkspace,
-    spec: jobs::JobSpec,
-    what: serde_json::Value,
-) -> Result<Accepted> {
-    let owner = jobs::Owner {
-        org_id: Some(ws.org_id),
-        user_id: Some(ws.actor.user_id),
-    };
-    let mut tx = state.db.begin().await?;
-    let job = jobs::enqueue(&mut tx, &spec, owner).await?;
-    shared::domain::competition::record_request(&mut tx, ws, job.id, what).await?;
-    tx.commit().await?;
-    Ok(accepted(job))
+async fn import(state: &AppState, ws: &InWorkspace, op: ImportOp) -> Result<Accepted> {
+    Ok(accepted(jobs::import(&state.db, ws, op).await?))
 }
 
-async fn import(state: &AppState, ws: &InWorkspace, op: ImportOp) -> Result<Accepted> {
-    let what = serde_json::to_value(&op).map_err(Error::internal)?;
-    let job = CompetitionImport {
-        org_id: ws.org_id,
-        user_id: Some(ws.actor.user_id),
-        op,
-    };
-    enqueue(state, ws, jobs::Job::spec(&job), what).await
+/// A scheduled sync run now for the member.
+async fn sync_now(state: &AppState, ws: &InWorkspace, task: CronTask) -> Result<Accepted> {
+    Ok(accepted(jobs::sync_now(&state.db, ws, task).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -181,14 +162,7 @@ pub async fn organisations_sync(
 ) -> Result<Accepted> {
     let ws = ws.acting(&caller);
     need_heatsource(&state)?;
-    let task = CronTask::HeatsourceOrgsSync;
-    enqueue(
-        &state,
-        &ws,
-        task.spec(),
-        serde_json::json!({ "task": task }),
-    )
-    .await
+    sync_now(&state, &ws, CronTask::HeatsourceOrgsSync).await
 }
 
 /// Runs `heatsource-sync` now.
@@ -199,14 +173,7 @@ pub async fn heatsource_sync(
 ) -> Result<Accepted> {
     let ws = ws.acting(&caller);
     need_heatsource(&state)?;
-    let task = CronTask::HeatsourceSync;
-    enqueue(
-        &state,
-        &ws,
-        task.spec(),
-        serde_json::json!({ "task": task }),
-    )
-    .await
+    sync_now(&state, &ws, CronTask::HeatsourceSync).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -273,16 +240,6 @@ pub async fn import_results(
         )
         .into());
     }
-    let job = AthleteResync {
-        org_id: ws.org_id,
-        athlete_id: r.athlete_id,
-        only: Some(Source::Tourindex),
-    };
-    enqueue(
-        &state,
-        &ws,
-        jobs::Job::spec(&job),
-        serde_json::json!({ "kind": "importResults", "athleteId": r.athlete_id }),
-    )
-    .await
+    let job = jobs::import_results(&state.db, &ws, r.athlete_id, Source::Tourindex).await?;
+    Ok(accepted(job))
 }

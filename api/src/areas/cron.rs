@@ -6,7 +6,8 @@ use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, State};
 use axum::http::StatusCode;
-use jobs::cron::CronTask;
+use shared::job::Owner;
+use shared::job::scheduled::{self, CronTask};
 
 pub async fn run(
     State(state): State<AppState>,
@@ -14,8 +15,6 @@ pub async fn run(
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let name = path.as_str().trim_start_matches("/api/cron/");
     let task = CronTask::parse(name).map_err(|_| Error::not_found("scheduled task"))?;
-    let mut tx = state.db.begin().await?;
-    let job = jobs::enqueue(&mut tx, &task.spec(), jobs::Owner::default()).await?;
-    tx.commit().await?;
+    let job = scheduled::trigger(&state.db, task, Owner::default()).await?;
     Ok(accepted(job))
 }

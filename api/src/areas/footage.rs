@@ -13,7 +13,6 @@ use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use jobs::footage::ENQUEUER;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
@@ -161,13 +160,6 @@ pub async fn status(
     }))
 }
 
-fn job(q: domain::Queued) -> (StatusCode, axum::Json<JobAccepted>) {
-    accepted(jobs::Enqueued {
-        id: q.job_id,
-        existing: q.existing,
-    })
-}
-
 /// Submits the clip to the analysis backend (a job); a clip in flight returns its live job.
 pub async fn analyze(
     State(state): State<AppState>,
@@ -176,8 +168,8 @@ pub async fn analyze(
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    let (_, q) = clips::analyze(&state.db, &ENQUEUER, &ws, r.clip_id).await?;
-    Ok(job(q))
+    let (_, q) = clips::analyze(&state.db, &ws, r.clip_id).await?;
+    Ok(accepted(q))
 }
 
 pub async fn cancel(
@@ -188,9 +180,7 @@ pub async fn cancel(
 ) -> Result<axum::Json<ClipView>> {
     let ws = ws.acting(&caller);
     Ok(axum::Json(
-        clips::cancel(&state.db, &ENQUEUER, &ws, r.clip_id)
-            .await?
-            .into(),
+        clips::cancel(&state.db, &ws, r.clip_id).await?.into(),
     ))
 }
 
@@ -201,9 +191,7 @@ pub async fn probe(
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    Ok(job(
-        clips::probe(&state.db, &ENQUEUER, &ws, r.clip_id).await?
-    ))
+    Ok(accepted(clips::probe(&state.db, &ws, r.clip_id).await?))
 }
 
 pub async fn store(
@@ -213,9 +201,7 @@ pub async fn store(
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    Ok(job(
-        clips::store(&state.db, &ENQUEUER, &ws, r.clip_id).await?
-    ))
+    Ok(accepted(clips::store(&state.db, &ws, r.clip_id).await?))
 }
 
 pub async fn delete(
@@ -225,7 +211,7 @@ pub async fn delete(
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
     let ws = ws.acting(&caller);
-    clips::delete(&state.db, &ENQUEUER, &ws, id).await?;
+    clips::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -334,13 +320,9 @@ pub async fn store_session(
     Body(r): Body<SessionRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    Ok(job(sessions::store(
-        &state.db,
-        &ENQUEUER,
-        &ws,
-        r.session_id,
-    )
-    .await?))
+    Ok(accepted(
+        sessions::store(&state.db, &ws, r.session_id).await?,
+    ))
 }
 
 pub async fn delete_session(
@@ -350,7 +332,7 @@ pub async fn delete_session(
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
     let ws = ws.acting(&caller);
-    sessions::delete(&state.db, &ENQUEUER, &ws, id).await?;
+    sessions::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -630,7 +612,7 @@ pub async fn analysis_webhook(
         };
         shared::Error::new(kind, e.code(), e.to_string())
     })?;
-    let applied = domain::analysis::completed(&state.db, &ENQUEUER, &hook.job).await?;
+    let applied = domain::analysis::completed(&state.db, &hook.job).await?;
     tracing::info!(webhook_id = %hook.id, analysis_id = %hook.job.id, ?applied, "analysis webhook");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -12,8 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::Deserialize;
-use shared::db::Id;
-use shared::import::{self, Importer, Options, Report, Source};
+use shared::import::{self, Background, Options, Report, Source};
 
 /// Files up to this size are imported in the request; larger ones run as a job.
 pub const SYNC_MAX_BYTES: usize = 256 * 1024;
@@ -74,32 +73,21 @@ impl<S: Send + Sync> FromRequest<S> for CsvFile {
 
 /// Imports `file` into the caller's workspace: in the request (200 with the report, or 400
 /// `import_invalid` with the report in `details` when rows had errors), or for a large file
-/// (or `?background=true`) staged and handed to the job `job(upload, sha256)` builds (202
-/// with the job to poll; the same file while its job is live is the same job).
-pub async fn import<I: Importer>(
+/// (or `?background=true`) staged and imported by a job (`import::start`: 202 with the job to
+/// poll; the same file while its job is live is the same job).
+pub async fn import<I: Background>(
     state: &AppState,
     caller: &Caller,
     ws: &Ws,
     importer: &I,
     q: ImportQuery,
     CsvFile(data): CsvFile,
-    job: impl FnOnce(Id, String) -> jobs::JobSpec,
 ) -> Result<Response> {
-    let sha256 = import::sha256_hex(&data);
     if q.background || data.len() > SYNC_MAX_BYTES {
-        let mut tx = state.db.begin().await?;
-        let upload = import::stage::<I>(&mut tx, ws.org_id, caller.user.id, &sha256, data).await?;
-        let owner = jobs::Owner {
-            org_id: Some(ws.org_id),
-            user_id: Some(caller.user.id),
-        };
-        let enq = jobs::enqueue(&mut tx, &job(upload, sha256), owner).await?;
-        if enq.existing {
-            import::unstage(&mut tx, upload).await?;
-        }
-        tx.commit().await?;
+        let enq = import::start::<I>(&state.db, ws.org_id, caller.user.id, q.dry_run, data).await?;
         return Ok(accepted(enq).into_response());
     }
+    let sha256 = import::sha256_hex(&data);
     let options = Options {
         dry_run: q.dry_run,
         sha256,

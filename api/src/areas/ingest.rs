@@ -18,7 +18,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use jobs::footage::ENQUEUER;
 use serde::Serialize;
 use shared::db::{Id, Ts};
 use shared::domain::footage::uploads::{self as domain, Limits, NewUpload, UploadStatus};
@@ -287,7 +286,6 @@ async fn append_inner(
         let limits = Limits::from_config(&state.cfg);
         match domain::commit_part(
             &state.db,
-            &ENQUEUER,
             &ws,
             limits,
             &u,
@@ -324,7 +322,7 @@ pub async fn terminate(
     let r = async {
         tus::check_version(&headers)?;
         let ws = ws.acting(&caller);
-        domain::terminate(&state.db, &ENQUEUER, &ws, id).await?;
+        domain::terminate(&state.db, &ws, id).await?;
         Ok::<_, ApiError>(StatusCode::NO_CONTENT.into_response())
     }
     .await;

@@ -3,18 +3,19 @@
 //! the jobs of their workspaces and their own; platform jobs (scheduled tasks) are for admins.
 
 use crate::auth::Caller;
+use crate::http::Result;
 use crate::http::extract::{Path, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use jobs::monitor::{self, JobFilter, RawJobFilter};
-use jobs::progress::{self, JobStatus, Progress};
+use jobs::progress::{JobStatus, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::db::{Executor, Id, Ts};
-use shared::repo::{audit, orgs};
+use shared::db::{Id, Ts};
+use worker::handlers::registry;
+use worker::manage;
 
 use utoipa::ToSchema;
 
@@ -30,7 +31,7 @@ pub struct JobAccepted {
 }
 
 /// The 202 answer of a route that enqueued `job`.
-pub fn accepted(job: jobs::Enqueued) -> (StatusCode, axum::Json<JobAccepted>) {
+pub fn accepted(job: shared::job::Enqueued) -> (StatusCode, axum::Json<JobAccepted>) {
     (
         StatusCode::ACCEPTED,
         axum::Json(JobAccepted {
@@ -66,7 +67,7 @@ pub struct JobView {
 impl From<Progress> for JobView {
     fn from(p: Progress) -> Self {
         JobView {
-            cancellable: jobs::kinds::is_cancellable(&p.kind),
+            cancellable: registry().is_cancellable(&p.kind),
             id: p.id,
             kind: p.kind,
             status: p.status,
@@ -85,21 +86,11 @@ impl From<Progress> for JobView {
     }
 }
 
-/// The job if the caller may see it; 404 otherwise (absent and not-yours look the same).
-async fn visible(x: &mut impl Executor, caller: &Caller, id: Id) -> Result<Progress> {
-    let job = progress::get(x, id)
-        .await?
-        .ok_or_else(|| Error::not_found("job"))?;
-    let allowed = caller.user.is_platform_admin
-        || job.created_by == Some(caller.user.id)
-        || match job.org_id {
-            Some(org) => orgs::membership(x, caller.user.id, org).await?.is_some(),
-            None => false,
-        };
-    if allowed {
-        Ok(job)
-    } else {
-        Err(Error::not_found("job").into())
+/// The caller as the job operations see them.
+fn viewer(caller: &Caller) -> manage::Viewer {
+    manage::Viewer {
+        actor: caller.actor(),
+        platform_admin: caller.user.is_platform_admin,
     }
 }
 
@@ -108,8 +99,8 @@ pub async fn get(
     caller: Caller,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<JobView>> {
-    let mut c = state.db.acquire().await?;
-    Ok(axum::Json(visible(&mut c, &caller, id).await?.into()))
+    let job = manage::get(&state.db, &viewer(&caller), id).await?;
+    Ok(axum::Json(job.into()))
 }
 
 /// Cancels a queued job at once; a running one is asked to stop and does at its next check.
@@ -118,35 +109,7 @@ pub async fn cancel(
     caller: Caller,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<JobView>> {
-    let mut tx = state.db.begin().await?;
-    let job = visible(&mut tx, &caller, id).await?;
-    if !jobs::kinds::is_cancellable(&job.kind) {
-        return Err(
-            Error::conflict("not_cancellable", "jobs of this kind cannot be cancelled").into(),
-        );
-    }
-    if progress::request_cancel(&mut tx, id).await?.is_none() {
-        return Err(Error::conflict(
-            "job_finished",
-            format!("the job has already {}", job.status),
-        )
-        .into());
-    }
-    audit::record(
-        &mut tx,
-        caller.audit(
-            job.org_id,
-            "job.cancel_requested",
-            "job",
-            Some(id.to_string()),
-            serde_json::json!({ "kind": job.kind }),
-        ),
-    )
-    .await?;
-    let job = progress::get(&mut tx, id)
-        .await?
-        .ok_or_else(|| Error::not_found("job"))?;
-    tx.commit().await?;
+    let job = manage::cancel(&state.db, &viewer(&caller), id).await?;
     Ok(axum::Json(job.into()))
 }
 
@@ -156,37 +119,9 @@ pub async fn retry(
     caller: Caller,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let mut tx = state.db.begin().await?;
-    let job = progress::get(&mut tx, id)
-        .await?
-        .ok_or_else(|| Error::not_found("job"))?;
-    if !progress::requeue(&mut tx, id).await? {
-        return Err(Error::conflict(
-            "job_not_failed",
-            format!(
-                "only failed or cancelled jobs can be retried; this one is {}",
-                job.status
-            ),
-        )
-        .into());
-    }
-    jobs::queue::push(&mut tx, job.queue, id, Ts::now(), 0).await?;
-    audit::record(
-        &mut tx,
-        caller.audit(
-            job.org_id,
-            "job.retried",
-            "job",
-            Some(id.to_string()),
-            serde_json::json!({ "kind": job.kind, "previousStatus": job.status }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(accepted(jobs::Enqueued {
-        id,
-        existing: false,
-    }))
+    Ok(accepted(
+        manage::retry(&state.db, &caller.actor(), id).await?,
+    ))
 }
 
 // ---- platform admin: the jobs list and the queues (reads through `jobs::monitor`) ----
@@ -198,7 +133,7 @@ pub async fn retry(
 pub struct AdminJobView {
     pub id: Id,
     pub kind: String,
-    pub queue: jobs::Queue,
+    pub queue: shared::job::Queue,
     pub status: JobStatus,
     /// The owning workspace, if any (scheduled tasks have none).
     pub org_id: Option<Id>,
@@ -280,15 +215,18 @@ pub async fn admin_list(
     Query(q): Query<AdminJobsQuery>,
     page: Page,
 ) -> Result<axum::Json<AdminJobPage>> {
-    let filter = JobFilter::parse(&RawJobFilter {
-        status: q.status.as_deref(),
-        kind: q.kind.as_deref(),
-        queue: q.queue.as_deref(),
-        org_id: q.org_id,
-        user_id: q.user_id,
-        from: q.from,
-        to: q.to,
-    })?;
+    let filter = JobFilter::parse(
+        &RawJobFilter {
+            status: q.status.as_deref(),
+            kind: q.kind.as_deref(),
+            queue: q.queue.as_deref(),
+            org_id: q.org_id,
+            user_id: q.user_id,
+            from: q.from,
+            to: q.to,
+        },
+        |k| registry().is_known_kind(k),
+    )?;
     let mut c = state.db.acquire().await?;
     let rows = monitor::list(&mut c, &filter, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
@@ -301,7 +239,7 @@ pub async fn admin_list(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QueueView {
-    pub queue: jobs::Queue,
+    pub queue: shared::job::Queue,
     /// Queued and due: waiting for a worker (the queue's depth).
     pub waiting: i64,
     /// Queued for later: a retry's backoff or a delayed job.

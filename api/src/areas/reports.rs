@@ -13,9 +13,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use jobs::kinds::SeasonReport;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use shared::db::Id;
 use shared::domain::season_report::{self, Period};
 use shared::repo::reports::ReportRow;
@@ -48,30 +47,7 @@ pub async fn generate(
     let ws = ws.acting(&caller);
     let today = chrono::Utc::now().date_naive();
     let period = Period::new(b.season, b.from.as_deref(), b.to.as_deref(), today)?;
-    let mut tx = state.db.begin().await?;
-    let a = shared::domain::athletes::load(&mut tx, ws.org_id, athlete).await?;
-    let job = SeasonReport {
-        org_id: ws.org_id,
-        user_id: Some(ws.actor.user_id),
-        athlete_id: a.id,
-        period,
-    };
-    let owner = jobs::Owner {
-        org_id: Some(ws.org_id),
-        user_id: Some(ws.actor.user_id),
-    };
-    let enqueued = jobs::enqueue(&mut tx, &jobs::Job::spec(&job), owner).await?;
-    shared::repo::audit::record(
-        &mut tx,
-        ws.audit(
-            "report.season_requested",
-            "athlete",
-            a.id,
-            json!({ "jobId": enqueued.id, "season": job.period.label }),
-        ),
-    )
-    .await?;
-    tx.commit().await?;
+    let enqueued = season_report::request(&state.db, &ws, athlete, period).await?;
     Ok(accepted(enqueued))
 }
 

@@ -33,8 +33,6 @@ use shared::domain::wearable::{MAX_FILE_BYTES, access, derive, gpx};
 use shared::storage::Store;
 use utoipa::ToSchema;
 
-const Q: &jobs::wearable::Enqueuer = &jobs::wearable::ENQUEUER;
-
 /// A session answer: the session and the job working on it.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -65,7 +63,7 @@ pub async fn upload(
     let w = access::wearer(&mut c, caller.actor(), b.athlete_id).await?;
     drop(c);
     let file = b.upload_id.is_some();
-    let u = sessions::upload(&state.db, Q, &state.storage, &w, b).await?;
+    let u = sessions::upload(&state.db, &state.storage, &w, b).await?;
     let status = match (u.created, file) {
         (false, _) => StatusCode::OK,
         (true, true) => StatusCode::ACCEPTED,
@@ -82,7 +80,7 @@ pub async fn live(
     let mut c = state.db.acquire().await?;
     let w = access::wearer(&mut c, caller.actor(), b.athlete_id).await?;
     drop(c);
-    let u = sessions::live(&state.db, Q, &w, b).await?;
+    let u = sessions::live(&state.db, &w, b).await?;
     let status = if u.created {
         StatusCode::CREATED
     } else {
@@ -100,7 +98,7 @@ pub async fn upload_url(
     let w = access::wearer(&mut c, caller.actor(), b.athlete_id).await?;
     drop(c);
     let base = state.cfg.public_base_url.as_str();
-    let u = sessions::upload_url(&state.db, Q, &state.storage, &state.keys, base, &w, b).await?;
+    let u = sessions::upload_url(&state.db, &state.storage, &state.keys, base, &w, b).await?;
     Ok((StatusCode::CREATED, axum::Json(u)))
 }
 
@@ -156,7 +154,7 @@ pub async fn import(
         &GPX,
     )
     .await?;
-    let u = derive::import_gpx(&state.db, Q, &state.storage, &w, session, meta).await?;
+    let u = derive::import_gpx(&state.db, &state.storage, &w, session, meta).await?;
     let status = if u.created {
         StatusCode::CREATED
     } else {
@@ -229,7 +227,7 @@ pub async fn delete(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    sessions::delete(&state.db, Q, &ws.acting(&caller), id).await?;
+    sessions::delete(&state.db, &ws.acting(&caller), id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -239,8 +237,8 @@ pub async fn rederive(
     ws: Ws,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let job = sessions::rederive(&state.db, Q, &ws.acting(&caller), id).await?;
-    Ok(accepted(jobs::Enqueued {
+    let job = sessions::rederive(&state.db, &ws.acting(&caller), id).await?;
+    Ok(accepted(shared::job::Enqueued {
         id: job,
         existing: false,
     }))

@@ -4,9 +4,9 @@
 //! Process tests, because the `metrics` recorder is one per process: each test's counters are
 //! its own process's.
 
-use jobs::kinds::Probe;
-use jobs::{Job, Owner};
+use jobs::diagnostics::Probe;
 use shared::db::{Db, Id, PoolSettings};
+use shared::job::Owner;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::db::TestDb;
@@ -100,7 +100,7 @@ impl Drop for Api {
 
 async fn enqueue(db: &Db, p: Probe) -> Id {
     let mut tx = db.begin().await.unwrap();
-    let e = jobs::enqueue(&mut tx, &p.spec(), Owner::default())
+    let e = shared::job::enqueue(&mut tx, &p, Owner::default())
         .await
         .unwrap();
     tx.commit().await.unwrap();
@@ -209,9 +209,9 @@ async fn one_endpoint_counts_the_processs_requests_and_jobs_by_label() {
     wait_done(&db, &ids, &api).await;
     // And one for later: the gauges must see it as delayed.
     let mut tx = db.begin().await.unwrap();
-    jobs::enqueue_at(
+    shared::job::enqueue_at(
         &mut tx,
-        &Probe::default().spec(),
+        &Probe::default(),
         Owner::default(),
         shared::db::Ts::now().plus(chrono::Duration::hours(1)),
     )

@@ -12,7 +12,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::db::{Db, Id, Ts};
+use crate::domain::InWorkspace;
 use crate::error::{Error, Result, Validator};
+use crate::job::{Enqueued, Job, Owner, Queue, enqueue};
 use crate::providers::analysis::ClipStats;
 use crate::repo::competition as results;
 use crate::repo::reports as repo;
@@ -404,6 +406,58 @@ pub fn ordinal(n: &i64) -> String {
 fn keys(org: Id, id: Id) -> (String, String) {
     let base = format!("reports/season/{org}/{id}");
     (format!("{base}.json"), format!("{base}.html"))
+}
+
+/// A season report (`POST /api/reports/season/{athleteId}`): built, stored and recorded
+/// under the job's id, so a retry rewrites the same report ([`generate`]). The same report
+/// asked again while one is being made joins it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateReport {
+    pub org_id: Id,
+    pub user_id: Option<Id>,
+    pub athlete_id: Id,
+    pub period: Period,
+}
+
+impl Job for GenerateReport {
+    const KIND: &'static str = "reports.season";
+    const QUEUE: Queue = Queue::Default;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!(
+            "{}:{}:{}:{}",
+            self.org_id, self.athlete_id, self.period.from, self.period.to
+        ))
+    }
+}
+
+/// Asks for the athlete's report over `period` (404 when the athlete is not the workspace's):
+/// the job, with an audit entry naming it.
+pub async fn request(db: &Db, ws: &InWorkspace, athlete: Id, period: Period) -> Result<Enqueued> {
+    let mut tx = db.begin().await?;
+    let a = super::athletes::load(&mut tx, ws.org_id, athlete).await?;
+    let label = period.label.clone();
+    let job = GenerateReport {
+        org_id: ws.org_id,
+        user_id: Some(ws.actor.user_id),
+        athlete_id: a.id,
+        period,
+    };
+    let owner = Owner::new(ws.org_id, Some(ws.actor.user_id));
+    let queued = enqueue(&mut tx, &job, owner).await?;
+    crate::repo::audit::record(
+        &mut tx,
+        ws.audit(
+            "report.season_requested",
+            "athlete",
+            a.id,
+            serde_json::json!({ "jobId": queued.id, "season": label }),
+        ),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(queued)
 }
 
 /// Builds the report, stores its JSON and HTML and records it under `id` (the job's id: a

@@ -16,7 +16,12 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// Imports athletes into a workspace's roster.
+#[derive(Default)]
 pub struct AthleteImporter;
+
+impl super::Background for AthleteImporter {
+    const JOB_KIND: &'static str = "athletes.import";
+}
 
 /// What makes two athletes the same.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

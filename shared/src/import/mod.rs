@@ -21,8 +21,8 @@ pub mod training;
 pub mod xlsx;
 
 pub use pipeline::{
-    Cells, Column, Earlier, ImportError, Importer, Options, Progress, Source, Verdict, run,
-    sha256_hex, stage, unstage,
+    Background, Cells, Column, Earlier, ImportError, ImportFile, Importer, Options, Progress,
+    Source, Verdict, run, sha256_hex, stage, start, unstage,
 };
 
 use serde::Serialize;

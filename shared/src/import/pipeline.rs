@@ -21,6 +21,7 @@ use super::{Report, Sheet, cell};
 use crate::db::{Db, Executor, Id, Ts, Tx};
 use crate::domain::Actor;
 use crate::error::{FieldError, Validator};
+use crate::job::{Enqueued, Job, Owner, Queue, enqueue};
 use crate::repo::{audit, import_uploads};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -125,10 +126,9 @@ impl<K: Eq + Hash> Earlier<K> {
 /// `Row` with the `Validator` rules of its fields, pick a `Key` (the clip's file name within
 /// the session) and `load` the keys that exist, and `insert` the new rows with the executor
 /// it is given, which is the import's transaction, so rows and anything they start (a job's
-/// queue rows: `jobs::enqueue` takes the same transaction) commit together or not at all.
-/// An importer that enqueues jobs lives where `jobs` is reachable (the `jobs` crate depends on
-/// `shared`) or gets an enqueue function in its value. Then route the api handler and the
-/// job through [`run`].
+/// queue rows: `crate::job::enqueue` takes the same transaction) commit together or not at
+/// all. Then route the api handler and the job through [`run`]; an import that may run in the
+/// background implements [`Background`].
 pub trait Importer: Send + Sync {
     /// Names the import: the staged upload's `kind`.
     const KIND: &'static str;
@@ -301,6 +301,66 @@ pub async fn stage<I: Importer>(
 /// Drops a staged file whose job turned out to exist already (the same file, still queued).
 pub async fn unstage(x: &mut impl Executor, upload: Id) -> Result<(), sqlx::Error> {
     import_uploads::delete(x, upload).await
+}
+
+/// An import that large files run as a job ([`ImportFile`], enqueued by [`start`]).
+pub trait Background: Importer + Default + 'static {
+    /// The job's kind, e.g. `athletes.import`.
+    const JOB_KIND: &'static str;
+}
+
+/// A staged file's import, run by a job (`I` says which import; the payload is the same for
+/// every import). Idempotent: the import deduplicates, so a re-run after a crash imports
+/// nothing twice.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", bound = "")]
+pub struct ImportFile<I> {
+    pub upload_id: Id,
+    pub org_id: Id,
+    pub user_id: Id,
+    pub dry_run: bool,
+    /// SHA-256 of the file: the same file sent twice while the first runs is one job.
+    pub sha256: String,
+    #[serde(skip)]
+    import: std::marker::PhantomData<fn() -> I>,
+}
+
+impl<I: Background> Job for ImportFile<I> {
+    const KIND: &'static str = I::JOB_KIND;
+    const QUEUE: Queue = Queue::Default;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!("{}:{}:{}", self.org_id, self.sha256, self.dry_run))
+    }
+}
+
+/// Stages `data` for `org`'s import by `by` and enqueues its job, in one transaction. The same
+/// file while its job is live is that job (this copy is dropped).
+pub async fn start<I: Background>(
+    db: &Db,
+    org: Id,
+    by: Id,
+    dry_run: bool,
+    data: Vec<u8>,
+) -> crate::Result<Enqueued> {
+    let sha256 = sha256_hex(&data);
+    let mut tx = db.begin().await?;
+    let upload = stage::<I>(&mut tx, org, by, &sha256, data).await?;
+    let job = ImportFile::<I> {
+        upload_id: upload,
+        org_id: org,
+        user_id: by,
+        dry_run,
+        sha256,
+        import: std::marker::PhantomData,
+    };
+    let queued = enqueue(&mut tx, &job, Owner::new(org, Some(by))).await?;
+    if queued.existing {
+        unstage(&mut tx, upload).await?;
+    }
+    tx.commit().await?;
+    Ok(queued)
 }
 
 /// Runs an import of `org`'s data by `actor`: parse, validate, dedupe, insert (all or

@@ -20,7 +20,12 @@ use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
 /// Imports past training sessions and their attendance into a workspace.
+#[derive(Default)]
 pub struct TrainingImporter;
+
+impl super::Background for TrainingImporter {
+    const JOB_KIND: &'static str = "training.import";
+}
 
 /// One valid row: a session and, when it names an athlete, their attendance.
 pub struct Row {

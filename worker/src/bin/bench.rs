@@ -47,8 +47,9 @@
 //! `pg_stat_statements`, the statements that took the most time per scenario are printed too.
 
 use anyhow::{Context, Result, anyhow, bail};
-use jobs::{Job, Owner, kinds::Probe};
+use jobs::diagnostics::Probe;
 use shared::db::{Db, Id, PoolSettings, Ts};
+use shared::job::{Job, Owner};
 use sqlx::{Connection, PgConnection, PgPool};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -473,7 +474,8 @@ async fn facts(p: &Params) -> String {
          (fetch batch {}), default pool (10) and logging",
         p.concurrency,
         std::env::var("WORKER_FETCH_BATCH").unwrap_or_else(|_| {
-            worker::config::default_fetch_batch(jobs::Queue::Default, p.concurrency).to_string()
+            worker::config::default_fetch_batch(shared::job::Queue::Default, p.concurrency)
+                .to_string()
         }),
     );
     let _ = writeln!(
@@ -1074,7 +1076,8 @@ async fn ours(
         let k = left.min(p.batch);
         let mut tx = db.begin().await?;
         for _ in 0..k {
-            jobs::enqueue(&mut tx, &spec, Owner::default()).await?;
+            shared::job::enqueue_spec(&mut tx, &spec, Owner::default(), shared::db::Ts::now())
+                .await?;
         }
         tx.commit().await?;
         left -= k;
@@ -1232,7 +1235,8 @@ async fn ours_phases(
     for _ in 0..p.latency_jobs {
         tick.tick().await;
         let mut tx = db.begin().await?;
-        let e = jobs::enqueue(&mut tx, &spec, Owner::default()).await?;
+        let e = shared::job::enqueue_spec(&mut tx, &spec, Owner::default(), shared::db::Ts::now())
+            .await?;
         tx.commit().await?;
         ids.insert(e.id);
     }

@@ -6,7 +6,7 @@ use super::{Ctx, RunJob};
 use jobs::JobError;
 use serde_json::{Value, json};
 use shared::domain::billing::events::{self, Applied};
-use shared::domain::billing::work::ApplyPaymentEvent;
+use shared::domain::billing::jobs::ApplyPaymentEvent;
 
 impl RunJob for ApplyPaymentEvent {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {

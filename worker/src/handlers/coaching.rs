@@ -5,11 +5,12 @@
 //! retried by the job system. Feedback is stored only once every answer of the job is in.
 
 use super::{Ctx, RunJob};
-use jobs::{Job, JobError};
+use jobs::JobError;
 use serde_json::{Value, json};
 use shared::domain::reviews::coaching::{self, Answered, CoachingText};
+use shared::domain::reviews::jobs::{GenerateCoaching, NarrateProgress};
 use shared::domain::reviews::progress::{self, Narrated, NarrativeStatus};
-use shared::domain::reviews::work::{GenerateCoaching, NarrateProgress};
+use shared::job::Job;
 use shared::repo::coaching::Feedback;
 
 fn stored(rows: &[Feedback]) -> Value {

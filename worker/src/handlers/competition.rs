@@ -7,9 +7,11 @@
 
 use super::Ctx;
 use jobs::JobError;
-use jobs::kinds::{AthleteResync, CompetitionImport, ImportOp};
 use serde::Serialize;
 use serde_json::Value;
+use shared::domain::competition::jobs::{
+    AchievementsCheck, AthleteResync, CompetitionImport, ImportOp,
+};
 use shared::domain::competition::{self as domain, SyncReport, circuits, roster, tourindex};
 
 /// The job's outcome for a report: when items were tried and every one failed, the job
@@ -126,27 +128,19 @@ pub async fn import(ctx: &Ctx, job: CompetitionImport) -> Result<Value, JobError
 }
 
 /// The workspace-wide achievements check: every athlete evaluated, progress per athlete.
-pub async fn achievements_check(
-    ctx: &Ctx,
-    job: jobs::kinds::AchievementsCheck,
-) -> Result<Value, JobError> {
+pub async fn achievements_check(ctx: &Ctx, job: AchievementsCheck) -> Result<Value, JobError> {
     use shared::domain::competition::achievements::{self, Checker};
     let by = Checker {
         org_id: job.org_id,
         user_id: job.user_id,
         impersonator: None,
     };
-    let report = achievements::check_workspace(
-        &ctx.deps.db,
-        &jobs::notify::NotifyJobs,
-        &by,
-        |done, total| async move {
-            let percent = (done * 100 / total.max(1)) as i64;
-            let mut c = ctx.deps.db.acquire().await?;
-            jobs::progress::report(&mut c, ctx.job_id, Some(percent), None).await?;
-            Ok(())
-        },
-    )
+    let report = achievements::check_workspace(&ctx.deps.db, &by, |done, total| async move {
+        let percent = (done * 100 / total.max(1)) as i64;
+        let mut c = ctx.deps.db.acquire().await?;
+        jobs::progress::report(&mut c, ctx.job_id, Some(percent), None).await?;
+        Ok(())
+    })
     .await?;
     serde_json::to_value(report).map_err(|e| JobError::Permanent(e.to_string()))
 }

@@ -4,11 +4,10 @@
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::footage::ENQUEUER;
 use serde_json::{Value, json};
 use shared::domain::footage::analysis::{self as record, Applied, Report};
-use shared::domain::footage::work::{
-    CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession, SubmitClip,
+use shared::domain::footage::jobs::{
+    AnalyzeClip, CancelAnalysis, DeleteObjects, PollClip, ProbeClip, StoreClip, StoreSession,
 };
 use shared::domain::footage::{ClipStatus, keys, request_token};
 use shared::providers::analysis::{Analysis, ResultFile, SubmitRequest};
@@ -33,7 +32,7 @@ pub fn poll_delay_ms(round: u32) -> u64 {
     (POLL_FIRST_MS << round.min(16)).min(POLL_MAX_MS)
 }
 
-impl RunJob for SubmitClip {
+impl RunJob for AnalyzeClip {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
         let db = &ctx.deps.db;
         let Some(clip) = record::load(db, self.org_id, self.clip_id).await? else {
@@ -103,7 +102,6 @@ impl RunJob for SubmitClip {
         record::submitted(db, self.org_id, self.clip_id, self.generation, &job.id).await?;
         let applied = record::apply(
             db,
-            &ENQUEUER,
             self.org_id,
             self.clip_id,
             self.generation,
@@ -117,7 +115,7 @@ impl RunJob for SubmitClip {
                 generation: self.generation,
                 round: 0,
             };
-            record::poll_again(db, &ENQUEUER, poll, poll_delay_ms(0)).await?;
+            record::poll_again(db, poll, poll_delay_ms(0)).await?;
         }
         Ok(json!({ "analysisId": job.id, "state": job.state }))
     }
@@ -131,7 +129,7 @@ const STALLED_AFTER: chrono::Duration = chrono::Duration::minutes(10);
 pub async fn clips_poll(ctx: &Ctx) -> Result<Value, JobError> {
     analysis(ctx)?;
     let before = shared::db::Ts::now().minus(STALLED_AFTER);
-    let n = record::sweep(&ctx.deps.db, &ENQUEUER, before).await?;
+    let n = record::sweep(&ctx.deps.db, before).await?;
     Ok(json!({ "polled": n }))
 }
 
@@ -151,7 +149,6 @@ impl RunJob for PollClip {
         let job = analysis(ctx)?.get(&aid).await?;
         let applied = record::apply(
             db,
-            &ENQUEUER,
             self.org_id,
             self.clip_id,
             self.generation,
@@ -161,7 +158,7 @@ impl RunJob for PollClip {
         if applied == Applied::Continue {
             let round = self.round + 1;
             let next = PollClip { round, ..self };
-            record::poll_again(db, &ENQUEUER, next, poll_delay_ms(round)).await?;
+            record::poll_again(db, next, poll_delay_ms(round)).await?;
         }
         Ok(json!({ "state": job.state, "progress": job.progress }))
     }

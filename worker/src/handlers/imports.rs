@@ -2,14 +2,13 @@
 
 use super::Ctx;
 use jobs::JobError;
-use jobs::kinds::{AthleteImport, TrainingImport};
 use serde_json::Value;
 use shared::db::Id;
 use shared::db::Tx;
 use shared::domain::Actor;
-use shared::import::athletes::AthleteImporter;
-use shared::import::training::TrainingImporter;
-use shared::import::{self, ImportError, Importer, Options, Progress, Report, Source};
+use shared::import::{
+    self, Background, ImportError, ImportFile, Importer, Options, Progress, Report, Source,
+};
 
 /// The job's progress row, as the import pipeline reports into it.
 struct JobProgress<'a>(&'a Ctx);
@@ -83,30 +82,15 @@ async fn staged<I: Importer>(
     serde_json::to_value(&report).map_err(|e| JobError::Permanent(e.to_string()))
 }
 
-pub async fn athletes_import(ctx: &Ctx, job: AthleteImport) -> Result<Value, JobError> {
+/// A staged file's import (whichever import `I` is).
+pub async fn import_file<I: Background>(ctx: &Ctx, job: ImportFile<I>) -> Result<Value, JobError> {
     let options = Options {
         dry_run: job.dry_run,
         sha256: job.sha256,
     };
     staged(
         ctx,
-        &AthleteImporter,
-        job.upload_id,
-        job.org_id,
-        job.user_id,
-        options,
-    )
-    .await
-}
-
-pub async fn training_import(ctx: &Ctx, job: TrainingImport) -> Result<Value, JobError> {
-    let options = Options {
-        dry_run: job.dry_run,
-        sha256: job.sha256,
-    };
-    staged(
-        ctx,
-        &TrainingImporter,
+        &I::default(),
         job.upload_id,
         job.org_id,
         job.user_id,

@@ -3,9 +3,10 @@
 //! runtime starts. A handler gets a [`Ctx`] and returns a JSON result or a [`JobError`]
 //! (permanent: not retried; transient: retried with backoff).
 //!
-//! A new job type: define it in `jobs::kinds` (and list it in `jobs::kinds::ALL`), implement
-//! [`RunJob`] for it here or in its area's handler module, and register it in
-//! [`Runners::new`].
+//! A new job type: define its payload and `shared::job::Job` impl in its area's `jobs` module
+//! (`shared::domain::<area>::jobs`), implement [`RunJob`] for it in the area's handler module
+//! here, and add its one line to [`Runners::new`]: the table is also the registry of kinds
+//! the api reads ([`registry`]: which kinds exist, which may be cancelled).
 
 mod billing;
 mod coaching;
@@ -22,15 +23,28 @@ mod wearable;
 
 use crate::Deps;
 use futures::future::BoxFuture;
-use jobs::cron::CronTask;
-use jobs::kinds::{
-    Announcement, AthleteImport, AthleteResync, CompetitionImport, NotificationDrain,
-    NotificationFanout, Probe, TrainingImport,
-};
-use jobs::{Job, JobError, progress};
+use jobs::diagnostics::Probe;
+use jobs::{JobError, progress};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use shared::db::Id;
+use shared::domain::billing::jobs::ApplyPaymentEvent;
+use shared::domain::competition::jobs::{AchievementsCheck, AthleteResync, CompetitionImport};
+use shared::domain::footage::jobs::{
+    AnalyzeClip, CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip,
+    StoreSession,
+};
+use shared::domain::notifications::jobs::{Announcement, NotificationDrain, NotificationFanout};
+use shared::domain::reviews::jobs::{
+    BuildReview, GenerateCoaching, NarrateProgress, TranscribeNote,
+};
+use shared::domain::season_report::GenerateReport;
+use shared::domain::wearable::jobs::{DeriveSession, ExpireSession, IngestFile};
+use shared::import::athletes::AthleteImporter;
+use shared::import::training::TrainingImporter;
+use shared::import::{Background, ImportFile};
+use shared::job::scheduled::CronTask;
+use shared::job::{Job, Queue};
 use shared::providers::ProviderError;
 use std::collections::HashMap;
 use std::future::Future;
@@ -88,43 +102,55 @@ pub trait RunJob: Job + DeserializeOwned + 'static {
 /// One entry of the dispatch table: runs a job of its kind from the stored payload.
 pub type Runner = for<'a> fn(&'a Ctx, Value) -> BoxFuture<'a, Result<Value, JobError>>;
 
-/// The dispatch table: every job kind and scheduled task to its runner.
+/// A job type's constants, for code that has only a stored kind (the api's job views).
+#[derive(Debug, Clone, Copy)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub queue: Queue,
+    pub cancellable: bool,
+}
+
+/// The dispatch table: every job kind and scheduled task to its runner, and each job type's
+/// constants.
 pub struct Runners {
     by_kind: HashMap<Box<str>, Runner>,
+    jobs: Vec<KindInfo>,
 }
 
 impl Runners {
-    /// Every runner. Registering a kind twice panics (a test builds the table).
+    /// Every runner: one line per job type. Registering a kind twice panics (a test builds the
+    /// table).
     pub fn new() -> Runners {
         let mut t = Runners {
             by_kind: HashMap::new(),
+            jobs: Vec::new(),
         };
         t.job::<Probe>();
-        t.job::<AthleteImport>();
-        t.job::<TrainingImport>();
+        t.job::<ImportFile<AthleteImporter>>();
+        t.job::<ImportFile<TrainingImporter>>();
         t.job::<AthleteResync>();
         t.job::<CompetitionImport>();
-        t.job::<jobs::kinds::SeasonReport>();
-        t.job::<jobs::kinds::AchievementsCheck>();
+        t.job::<GenerateReport>();
+        t.job::<AchievementsCheck>();
         t.job::<NotificationFanout>();
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
-        t.job::<jobs::kinds::ProbeClip>();
-        t.job::<jobs::kinds::SubmitClip>();
-        t.job::<jobs::kinds::PollClip>();
-        t.job::<jobs::kinds::CancelAnalysis>();
-        t.job::<jobs::kinds::StoreClip>();
-        t.job::<jobs::kinds::StoreSession>();
-        t.job::<jobs::kinds::DeleteObjects>();
-        t.job::<jobs::kinds::JoinUpload>();
-        t.job::<jobs::kinds::BuildReview>();
-        t.job::<jobs::kinds::TranscribeNote>();
-        t.job::<jobs::kinds::GenerateCoaching>();
-        t.job::<jobs::kinds::NarrateProgress>();
-        t.job::<jobs::kinds::ApplyPaymentEvent>();
-        t.job::<jobs::kinds::DeriveSession>();
-        t.job::<jobs::kinds::IngestFile>();
-        t.job::<jobs::kinds::ExpireSession>();
+        t.job::<ProbeClip>();
+        t.job::<AnalyzeClip>();
+        t.job::<PollClip>();
+        t.job::<CancelAnalysis>();
+        t.job::<StoreClip>();
+        t.job::<StoreSession>();
+        t.job::<DeleteObjects>();
+        t.job::<JoinUpload>();
+        t.job::<BuildReview>();
+        t.job::<TranscribeNote>();
+        t.job::<GenerateCoaching>();
+        t.job::<NarrateProgress>();
+        t.job::<ApplyPaymentEvent>();
+        t.job::<DeriveSession>();
+        t.job::<IngestFile>();
+        t.job::<ExpireSession>();
         for &task in CronTask::ALL {
             t.insert(task.kind(), scheduled(task));
         }
@@ -133,6 +159,26 @@ impl Runners {
 
     fn job<J: RunJob>(&mut self) {
         self.insert(J::KIND.to_string(), run_job::<J>);
+        self.jobs.push(KindInfo {
+            kind: J::KIND,
+            queue: J::QUEUE,
+            cancellable: J::CANCELLABLE,
+        });
+    }
+
+    /// Every job type (scheduled tasks are `CronTask::ALL`).
+    pub fn jobs(&self) -> &[KindInfo] {
+        &self.jobs
+    }
+
+    /// Whether jobs of `kind` may be cancelled by a user.
+    pub fn is_cancellable(&self, kind: &str) -> bool {
+        self.jobs.iter().any(|k| k.kind == kind && k.cancellable)
+    }
+
+    /// Whether `kind` names a job type or a scheduled task's jobs.
+    pub fn is_known_kind(&self, kind: &str) -> bool {
+        self.by_kind.contains_key(kind)
     }
 
     fn insert(&mut self, kind: String, runner: Runner) {
@@ -165,6 +211,12 @@ impl Default for Runners {
     fn default() -> Self {
         Runners::new()
     }
+}
+
+/// The table, built once per process: the registry of kinds the api reads.
+pub fn registry() -> &'static Runners {
+    static TABLE: std::sync::OnceLock<Runners> = std::sync::OnceLock::new();
+    TABLE.get_or_init(Runners::new)
 }
 
 fn run_job<'a, J: RunJob>(ctx: &'a Ctx, payload: Value) -> BoxFuture<'a, Result<Value, JobError>> {
@@ -209,15 +261,9 @@ fn scheduled(task: CronTask) -> Runner {
 
 // The imports' bodies live in `imports.rs` (being moved onto the import pipeline); their
 // registration is here.
-impl RunJob for AthleteImport {
+impl<I: Background> RunJob for ImportFile<I> {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
-        imports::athletes_import(ctx, self).await
-    }
-}
-
-impl RunJob for TrainingImport {
-    async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
-        imports::training_import(ctx, self).await
+        imports::import_file(ctx, self).await
     }
 }
 
@@ -233,7 +279,7 @@ impl RunJob for CompetitionImport {
     }
 }
 
-impl RunJob for jobs::kinds::AchievementsCheck {
+impl RunJob for AchievementsCheck {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
         competition::achievements_check(ctx, self).await
     }
@@ -330,19 +376,49 @@ mod tests {
         assert!(took >= Duration::from_millis(20), "stopped early: {took:?}");
     }
 
+    /// Every job type defined in the sources (a `const KIND`/`JOB_KIND` literal in `shared` or
+    /// `jobs`) is registered, and every scheduled task has its runner: a job type defined but
+    /// not registered would fail every run with "no handler".
     #[test]
-    fn every_job_kind_and_scheduled_task_has_exactly_one_runner() {
-        // `new` panics on a kind registered twice; here: nothing missing, nothing extra.
+    fn every_job_type_in_the_sources_and_every_scheduled_task_is_registered() {
+        fn kinds_in(dir: &std::path::Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    kinds_in(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let src = std::fs::read_to_string(&p).unwrap();
+                    for line in src.lines() {
+                        let line = line.trim();
+                        for prefix in [
+                            "const KIND: &'static str = \"",
+                            "const JOB_KIND: &'static str = \"",
+                        ] {
+                            if let Some(rest) = line.strip_prefix(prefix) {
+                                out.push(rest.trim_end_matches("\";").to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut defined = vec![];
+        kinds_in(&root.join("shared/src"), &mut defined);
+        kinds_in(&root.join("jobs/src"), &mut defined);
+        // Import kinds (`Importer::KIND`) name staged files, not jobs.
+        defined.retain(|k| !matches!(k.as_str(), "athletes" | "training" | "footage_manifest"));
+        defined.sort();
         let table = Runners::new();
-        let mut want: Vec<String> = jobs::kinds::ALL
-            .iter()
-            .map(|k| k.kind.to_string())
-            .chain(CronTask::ALL.iter().map(|t| t.kind()))
-            .collect();
-        want.sort();
-        let mut have: Vec<String> = table.kinds().map(str::to_string).collect();
-        have.sort();
-        assert_eq!(have, want);
+        let mut registered: Vec<String> = table.jobs().iter().map(|k| k.kind.to_string()).collect();
+        registered.sort();
+        assert_eq!(registered, defined);
+        for &t in CronTask::ALL {
+            assert!(table.is_known_kind(&t.kind()), "{t} has no runner");
+        }
+        assert!(table.is_cancellable(Probe::KIND));
+        assert!(!table.is_cancellable(AthleteImporter::JOB_KIND));
+        assert!(!table.is_known_kind("athletes.imports"));
     }
 
     #[test]

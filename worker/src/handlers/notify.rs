@@ -14,11 +14,11 @@
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::kinds::{Announcement, NotificationDrain, NotificationFanout};
 use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::domain::notifications as domain;
+use shared::domain::notifications::jobs::{Announcement, NotificationDrain, NotificationFanout};
 use shared::mail::Email;
 use shared::providers::expo::{Expo, PushMessage};
 use shared::repo::notifications::{
@@ -113,13 +113,7 @@ impl RunJob for Announcement {
     }
 }
 
-async fn announce(ctx: &Ctx, p: Announcement) -> Result<Value, JobError> {
-    let a = domain::Announcement {
-        id: p.announcement_id,
-        org_id: p.org_id,
-        title: p.title,
-        body: p.body,
-    };
+async fn announce(ctx: &Ctx, a: Announcement) -> Result<Value, JobError> {
     let ids = domain::admin::create_announced(&ctx.deps.db, &a).await?;
     ctx.progress(Some(50), Some("notifications created"))
         .await?;

@@ -2,11 +2,11 @@
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::kinds::SeasonReport;
 use serde_json::{Value, json};
 use shared::domain::season_report;
+use shared::domain::season_report::GenerateReport;
 
-impl RunJob for SeasonReport {
+impl RunJob for GenerateReport {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
         ctx.progress(Some(10), Some("gathering the season")).await?;
         let r = season_report::generate(

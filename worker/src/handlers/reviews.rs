@@ -5,10 +5,9 @@
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::reviews::ENQUEUER;
 use serde_json::{Value, json};
+use shared::domain::reviews::jobs::{BuildReview, TranscribeNote};
 use shared::domain::reviews::voice_notes::{self, Outcome};
-use shared::domain::reviews::work::{BuildReview, TranscribeNote};
 use shared::providers::ProviderError;
 use shared::providers::model::{Model, Transcript};
 use shared::repo::review_audio::VoiceNote;
@@ -19,8 +18,7 @@ impl RunJob for BuildReview {
         let db = &ctx.deps.db;
         let model = ctx.deps.cfg.model.is_some();
         let waiting =
-            voice_notes::start_transcriptions(db, &ENQUEUER, self.org_id, self.review_id, model)
-                .await?;
+            voice_notes::start_transcriptions(db, self.org_id, self.review_id, model).await?;
         if waiting > 0 {
             return Ok(json!({ "transcribing": waiting }));
         }

@@ -5,12 +5,11 @@
 use super::{Ctx, RunJob};
 use futures::{StreamExt, TryStreamExt};
 use jobs::JobError;
-use jobs::footage::ENQUEUER;
 use serde_json::{Value, json};
 use shared::db::Ts;
+use shared::domain::footage::jobs::JoinUpload;
 use shared::domain::footage::keys;
 use shared::domain::footage::uploads::{self, UploadStatus};
-use shared::domain::footage::work::JoinUpload;
 use shared::storage::Store;
 
 impl RunJob for JoinUpload {
@@ -39,14 +38,14 @@ impl RunJob for JoinUpload {
         for p in &parts {
             if p.part_offset != at {
                 let why = format!("part missing at byte {at}");
-                uploads::join_failed(db, &ENQUEUER, &u, &why).await?;
+                uploads::join_failed(db, &u, &why).await?;
                 return Err(JobError::Permanent(why));
             }
             at += p.size;
         }
         if at != u.length {
             let why = format!("parts hold {at} of {} bytes", u.length);
-            uploads::join_failed(db, &ENQUEUER, &u, &why).await?;
+            uploads::join_failed(db, &u, &why).await?;
             return Err(JobError::Permanent(why));
         }
         ctx.progress(Some(0), Some("joining parts")).await?;
@@ -80,10 +79,10 @@ impl RunJob for JoinUpload {
             st.delete(Store::RawUploads, &key)
                 .await
                 .map_err(|e| JobError::Transient(e.to_string()))?;
-            uploads::join_failed(db, &ENQUEUER, &u, &why).await?;
+            uploads::join_failed(db, &u, &why).await?;
             return Err(JobError::Permanent(why));
         }
-        let clip = uploads::joined(db, &ENQUEUER, &u).await?;
+        let clip = uploads::joined(db, &u).await?;
         st.delete_prefix(Store::RawUploads, &parts_prefix)
             .await
             .map_err(|e| JobError::Transient(e.to_string()))?;
@@ -94,6 +93,6 @@ impl RunJob for JoinUpload {
 /// The `uploads-expire` task: uploads without bytes for `UPLOAD_EXPIRY_HOURS` expire, and a
 /// job removes their parts.
 pub async fn expire(ctx: &Ctx) -> Result<Value, JobError> {
-    let n = uploads::expire(&ctx.deps.db, &ENQUEUER, Ts::now()).await?;
+    let n = uploads::expire(&ctx.deps.db, Ts::now()).await?;
     Ok(json!({ "expired": n }))
 }

@@ -3,7 +3,6 @@
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
-use jobs::wearable::ENQUEUER;
 use serde_json::{Value, json};
 use shared::domain::wearable::{DeriveSession, ExpireSession, IngestFile, derive};
 
@@ -33,7 +32,7 @@ impl RunJob for IngestFile {
 
 impl RunJob for ExpireSession {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
-        let what = derive::expire(&ctx.deps.db, &ENQUEUER, self.org_id, self.session_id).await?;
+        let what = derive::expire(&ctx.deps.db, self.org_id, self.session_id).await?;
         Ok(json!({ "outcome": what }))
     }
 }

@@ -576,21 +576,6 @@ pub async fn resync(
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    let owner = jobs::Owner {
-        org_id: Some(ws.org_id),
-        user_id: Some(ws.actor.user_id),
-    };
-    let enq = domain::resync(&ws, &state.db, id, |tx, a| {
-        let job = jobs::kinds::AthleteResync {
-            org_id: a.org_id,
-            athlete_id: a.id,
-            only: None,
-        };
-        Box::pin(async move {
-            let enq = jobs::enqueue(tx, &jobs::Job::spec(&job), owner).await?;
-            Ok((enq.id, enq))
-        })
-    })
-    .await?;
+    let enq = domain::resync(&ws, &state.db, id).await?;
     Ok(accepted(enq))
 }

@@ -9,7 +9,6 @@ use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::messaging::messages::{self as domain, Attachments, NewReport, RawMessage};
@@ -100,15 +99,7 @@ pub async fn post(
         body: &req.body,
         attachment_key: req.attachment_key.as_deref(),
     };
-    let m = domain::post(
-        &caller.actor(),
-        &state.db,
-        files(&state),
-        &NotifyJobs,
-        id,
-        raw,
-    )
-    .await?;
+    let m = domain::post(&caller.actor(), &state.db, files(&state), id, raw).await?;
     Ok((StatusCode::CREATED, axum::Json(view(m, caller.user.id))))
 }
 

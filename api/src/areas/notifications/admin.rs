@@ -10,7 +10,6 @@ use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
@@ -120,6 +119,6 @@ pub async fn announce(
     Body(req): Body<AnnouncementRequest>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let a = NewAnnouncement::parse(&req.title, &req.body, req.org_id)?;
-    let job = domain::announce(&caller.actor(), &state.db, &NotifyJobs, a).await?;
-    Ok(accepted(job.into()))
+    let job = domain::announce(&caller.actor(), &state.db, a).await?;
+    Ok(accepted(job))
 }

@@ -8,7 +8,6 @@ use crate::http::extract::Body;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::Id;
@@ -63,7 +62,7 @@ pub async fn send(
         dedupe_key: req.dedupe_key.as_deref(),
     };
     let out = Outgoing::parse(&state.db, &raw).await?;
-    let sent = domain::send(&state.db, &NotifyJobs, out).await?;
+    let sent = domain::send(&state.db, out).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(SendAccepted {
@@ -79,6 +78,6 @@ pub async fn send(
 pub async fn deliver(
     State(state): State<AppState>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let job = domain::deliver(&state.db, &NotifyJobs).await?;
-    Ok(accepted(job.into()))
+    let job = domain::deliver(&state.db).await?;
+    Ok(accepted(job))
 }

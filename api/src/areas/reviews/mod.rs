@@ -15,7 +15,6 @@ use crate::http::pagination::{Page, Paged};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::db::{Id, Ts};
@@ -320,7 +319,7 @@ pub async fn delete(
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
     let ws = ws.acting(&caller);
-    lifecycle::delete(&state.db, &jobs::reviews::ENQUEUER, &ws, id).await?;
+    lifecycle::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -465,8 +464,8 @@ pub async fn build(
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    let (job, existing) = lifecycle::build(&state.db, &jobs::reviews::ENQUEUER, &ws, id).await?;
-    Ok(accepted(jobs::Enqueued { id: job, existing }))
+    let (job, existing) = lifecycle::build(&state.db, &ws, id).await?;
+    Ok(accepted(shared::job::Enqueued { id: job, existing }))
 }
 
 pub async fn publish(
@@ -477,8 +476,6 @@ pub async fn publish(
 ) -> Result<axum::Json<ReviewView>> {
     let ws = ws.acting(&caller);
     Ok(axum::Json(
-        lifecycle::publish(&state.db, &NotifyJobs, &ws, id)
-            .await?
-            .into(),
+        lifecycle::publish(&state.db, &ws, id).await?.into(),
     ))
 }

@@ -12,7 +12,6 @@ use crate::http::upload::{self, Media};
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::StatusCode;
-use jobs::notify::NotifyJobs;
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
 use shared::domain::reviews::ReplyKind;
@@ -144,15 +143,7 @@ pub async fn add(
         // A written reply: the JSON extractor's limits and error codes, as on every route.
         let Body(b) = Body::<TextReply>::from_request(req, &state).await?;
         let client = b.client_reply_id.as_deref();
-        let done = domain::add(
-            &state.db,
-            &NotifyJobs,
-            &actor,
-            id,
-            client,
-            Content::Text(&b.body),
-        )
-        .await?;
+        let done = domain::add(&state.db, &actor, id, client, Content::Text(&b.body)).await?;
         return answer(&state, done).await;
     }
     let client = q.client_reply_id.as_deref();
@@ -179,7 +170,7 @@ pub async fn add(
         content_type: stored.content_type.to_string(),
         size_bytes: stored.size,
     };
-    match domain::add(&state.db, &NotifyJobs, &actor, id, client, content).await {
+    match domain::add(&state.db, &actor, id, client, content).await {
         Ok((r, true)) => answer(&state, (r, true)).await,
         other => {
             // Not kept (a refusal, or the same client id won a race): the audio must not linger.

@@ -85,6 +85,6 @@ pub async fn delete(
     Path(p): Path<NotePath>,
 ) -> Result<StatusCode> {
     let ws = ws.acting(&caller);
-    domain::delete(&state.db, &jobs::reviews::ENQUEUER, &ws, p.id, p.note_id).await?;
+    domain::delete(&state.db, &ws, p.id, p.note_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

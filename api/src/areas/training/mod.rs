@@ -365,25 +365,7 @@ pub async fn import(
     Query(q): Query<ImportQuery>,
     file: CsvFile,
 ) -> Result<Response> {
-    let (org_id, user_id, dry_run) = (ws.org_id, caller.user.id, q.dry_run);
-    imports::import(
-        &state,
-        &caller,
-        &ws,
-        &TrainingImporter,
-        q,
-        file,
-        |upload_id, sha256| {
-            jobs::Job::spec(&jobs::kinds::TrainingImport {
-                upload_id,
-                org_id,
-                user_id,
-                dry_run,
-                sha256,
-            })
-        },
-    )
-    .await
+    imports::import(&state, &caller, &ws, &TrainingImporter, q, file).await
 }
 
 // ---- footage ----

@@ -4,11 +4,8 @@
 
 use crate::support::*;
 use axum::http::StatusCode;
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use shared::db::{Id, Tx};
 use shared::domain::billing::events::{self, EventStore, Received, Verified};
-use shared::domain::billing::work::{ApplyPaymentEvent, PaymentsQueue};
 use testkit::payments::signature;
 
 fn now() -> i64 {
@@ -57,29 +54,27 @@ fn sorted(ids: &[&str]) -> Vec<String> {
     v
 }
 
-/// The real queue, except that enqueueing event `bad`'s job runs a statement the database
-/// refuses (on PostgreSQL that also aborts the transaction it runs in).
-struct FailOn(&'static str);
-
-impl PaymentsQueue for FailOn {
-    fn apply<'a>(
-        &'a self,
-        tx: &'a mut Tx,
-        job: ApplyPaymentEvent,
-    ) -> BoxFuture<'a, shared::Result<Id>> {
-        if job.event_id != self.0 {
-            return jobs::billing::ENQUEUER.apply(tx, job);
-        }
-        Box::pin(async move {
-            match shared::execute!(tx, sqlx::query("INSERT INTO no_such_table (id) VALUES (1)")) {
-                Ok(_) => unreachable!("there is no such table"),
-                Err(e) => Err(e.into()),
-            }
-        })
+/// Makes the database refuse the job of event `evt_bad` (a trigger on `job_progress`; on
+/// PostgreSQL the refusal also aborts the transaction it runs in): the real queue, failing
+/// after the event's row was written in the same transaction.
+async fn refuse_the_bad_events_job(app: &TestApp) {
+    let mut c = app.state.db.acquire().await.unwrap();
+    let statements: &[&str] = if app.state.db.dialect() == shared::db::Dialect::Postgres {
+        &[
+            "CREATE FUNCTION refuse_bad_job() RETURNS trigger AS $$
+             BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER refuse_bad_job BEFORE INSERT ON job_progress FOR EACH ROW
+             WHEN (NEW.idempotency_key = 'evt_bad') EXECUTE FUNCTION refuse_bad_job()",
+        ]
+    } else {
+        &["CREATE TRIGGER refuse_bad_job BEFORE INSERT ON job_progress
+           WHEN NEW.idempotency_key = 'evt_bad'
+           BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"]
+    };
+    for q in statements {
+        shared::execute!(&mut c, sqlx::query(sqlx::AssertSqlSafe(*q))).unwrap();
     }
 }
-
-static FAIL_ON_BAD: FailOn = FailOn("evt_bad");
 
 const FIRST: Received = Received {
     duplicate: false,
@@ -157,8 +152,7 @@ async fn concurrent_twins_among_distinct_deliveries_are_stored_once_each() {
 #[tokio::test]
 async fn twins_inside_one_batch_are_stored_once_and_answered_each() {
     let (app, _fake) = app_with_payments(&[]).await;
-    let q = &jobs::billing::ENQUEUER;
-    let earlier = events::store(&app.state.db, q, &verified(&app, "evt_earlier"))
+    let earlier = events::store(&app.state.db, &verified(&app, "evt_earlier"))
         .await
         .unwrap();
     assert_eq!(earlier, FIRST);
@@ -166,7 +160,7 @@ async fn twins_inside_one_batch_are_stored_once_and_answered_each() {
         .iter()
         .map(|id| verified(&app, id))
         .collect();
-    let answers: Vec<Received> = events::store_batch(&app.state.db, q, &batch)
+    let answers: Vec<Received> = events::store_batch(&app.state.db, &batch)
         .await
         .into_iter()
         .map(|a| a.expect("stored"))
@@ -188,7 +182,8 @@ async fn a_failing_item_fails_alone_and_its_batch_neighbours_are_stored() {
         .iter()
         .map(|id| verified(&app, id))
         .collect();
-    let answers = events::store_batch(&app.state.db, &FAIL_ON_BAD, &batch).await;
+    refuse_the_bad_events_job(&app).await;
+    let answers = events::store_batch(&app.state.db, &batch).await;
     let e = answers[1].as_ref().expect_err("the bad item fails");
     assert_eq!(e.code, "internal", "{e}");
     let others: Vec<Received> = [0, 2, 3, 4]
@@ -204,14 +199,18 @@ async fn a_failing_item_fails_alone_and_its_batch_neighbours_are_stored() {
     );
     assert_eq!(job_keys(&app).await, good);
 
-    // Nothing of the bad item was half-written: delivered again, it is stored as new.
-    let again = events::store(
-        &app.state.db,
-        &jobs::billing::ENQUEUER,
-        &verified(&app, "evt_bad"),
-    )
-    .await
-    .unwrap();
+    // Nothing of the bad item was half-written: delivered again (the database accepting it
+    // now), it is stored as new.
+    let mut c = app.state.db.acquire().await.unwrap();
+    let statement = match app.state.db.dialect() {
+        shared::db::Dialect::Postgres => "DROP TRIGGER refuse_bad_job ON job_progress",
+        shared::db::Dialect::Sqlite => "DROP TRIGGER refuse_bad_job",
+    };
+    shared::execute!(&mut c, sqlx::query(statement)).unwrap();
+    drop(c);
+    let again = events::store(&app.state.db, &verified(&app, "evt_bad"))
+        .await
+        .unwrap();
     assert_eq!(again, FIRST);
     assert_eq!(app.count("payment_events").await, 4);
 }
@@ -219,7 +218,8 @@ async fn a_failing_item_fails_alone_and_its_batch_neighbours_are_stored() {
 #[tokio::test]
 async fn through_the_group_commit_each_caller_gets_its_own_answer_when_one_fails() {
     let (app, _fake) = app_with_payments(&[]).await;
-    let store = EventStore::group_commit(app.state.db.clone(), &FAIL_ON_BAD);
+    refuse_the_bad_events_job(&app).await;
+    let store = EventStore::group_commit(app.state.db.clone());
     let ids = ["evt_x", "evt_bad", "evt_y", "evt_x", "evt_z"];
     let answers =
         futures::future::join_all(ids.iter().map(|id| store.store(verified(&app, id)))).await;

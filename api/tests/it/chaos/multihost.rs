@@ -16,10 +16,10 @@
 //!
 //! The fault cases depend on timing, so each runs several times.
 
-use jobs::kinds::Probe;
+use jobs::diagnostics::Probe;
 use jobs::progress::Progress;
-use jobs::{Job, Owner};
 use shared::db::{Db, Id, PoolSettings};
+use shared::job::Owner;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -209,7 +209,7 @@ impl Cluster {
         let mut ids = vec![];
         for p in probes {
             ids.push(
-                jobs::enqueue(&mut tx, &p.spec(), Owner::default())
+                shared::job::enqueue(&mut tx, &p, Owner::default())
                     .await
                     .unwrap()
                     .id,
@@ -316,7 +316,7 @@ async fn all_once(c: &Cluster, prefix: &str, ids: &[Id], secs: u64) -> Vec<Progr
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_on_separate_hosts_survive_cuts_kills_and_a_database_restart() {
-    let mut schedule: Vec<(String, String)> = jobs::cron::CronTask::ALL
+    let mut schedule: Vec<(String, String)> = shared::job::scheduled::CronTask::ALL
         .iter()
         .map(|t| (t.schedule_var(), "off".to_string()))
         .collect();

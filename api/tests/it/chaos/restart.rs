@@ -221,16 +221,21 @@ async fn postgres_restarted_mid_run_answers_503_then_recovers_and_loses_no_job()
     {
         let mut tx = db.begin().await.unwrap();
         for i in 0..JOBS {
-            let probe = jobs::kinds::Probe {
+            let probe = jobs::diagnostics::Probe {
                 sleep_ms: 100,
                 effect: Some(format!("restart-{i}")),
                 ..Default::default()
             };
-            let mut spec = jobs::Job::spec(&probe);
+            let mut spec = shared::job::Job::spec(&probe);
             spec.max_attempts = 10;
-            jobs::enqueue(&mut tx, &spec, jobs::Owner::default())
-                .await
-                .unwrap();
+            shared::job::enqueue_spec(
+                &mut tx,
+                &spec,
+                shared::job::Owner::default(),
+                shared::db::Ts::now(),
+            )
+            .await
+            .unwrap();
         }
         tx.commit().await.unwrap();
     }

@@ -3,15 +3,16 @@
 
 use crate::support::*;
 use axum::http::StatusCode;
-use jobs::kinds::Probe;
+use jobs::diagnostics::Probe;
 use jobs::progress;
-use jobs::{Job, JobSpec, Owner, Queue};
 use serde_json::{Value, json};
 use shared::db::{Id, Ts};
+use shared::job::{JobSpec, Owner, Queue};
 
 /// A job of the first kind that runs on `queue`, enqueued for `owner` and committed.
 async fn enqueue_on(app: &TestApp, queue: Queue, owner: Owner) -> Id {
-    let info = jobs::kinds::ALL
+    let info = worker::handlers::registry()
+        .jobs()
         .iter()
         .find(|k| k.queue == queue)
         .expect("a job kind on every queue");
@@ -23,7 +24,9 @@ async fn enqueue_on(app: &TestApp, queue: Queue, owner: Owner) -> Id {
         payload: json!({}),
     };
     let mut tx = app.state.db.begin().await.unwrap();
-    let e = jobs::enqueue(&mut tx, &spec, owner).await.unwrap();
+    let e = shared::job::enqueue_spec(&mut tx, &spec, owner, Ts::now())
+        .await
+        .unwrap();
     tx.commit().await.unwrap();
     e.id
 }
@@ -121,7 +124,8 @@ async fn admin_jobs_filters_by_status_kind_queue_owner_and_time() {
     set_created(&app, b_probe, ts("2026-03-02T10:00:00Z")).await;
     set_created(&app, b_in_a, ts("2026-03-03T10:00:00Z")).await;
     set_created(&app, media, ts("2026-03-04T10:00:00Z")).await;
-    let media_kind = jobs::kinds::ALL
+    let media_kind = worker::handlers::registry()
+        .jobs()
         .iter()
         .find(|k| k.queue == Queue::Media)
         .unwrap()
@@ -339,9 +343,9 @@ async fn admin_queues_counts_waiting_delayed_running_and_recent_failures_per_que
         .id;
     enqueue_probe(&app, Probe::default(), Owner::default()).await;
     let mut tx = app.state.db.begin().await.unwrap();
-    jobs::enqueue_at(
+    shared::job::enqueue_at(
         &mut tx,
-        &Probe::default().spec(),
+        &Probe::default(),
         Owner::default(),
         now.plus(chrono::Duration::hours(1)),
     )

@@ -2,14 +2,14 @@
 //! wake-up.
 
 use crate::support::*;
-use jobs::kinds::Probe;
-use jobs::{Job, Owner};
+use jobs::diagnostics::Probe;
+use shared::job::{Job, Owner};
 
 #[tokio::test]
 async fn enqueue_is_part_of_the_callers_transaction() {
     let app = TestApp::new().await;
     let mut tx = app.state.db.begin().await.unwrap();
-    jobs::enqueue(&mut tx, &Probe::default().spec(), Owner::default())
+    shared::job::enqueue(&mut tx, &Probe::default(), Owner::default())
         .await
         .unwrap();
     drop(tx); // rolled back
@@ -32,14 +32,15 @@ async fn concurrent_enqueues_with_one_key_make_one_job() {
         let spec = probe.spec();
         tokio::spawn(async move {
             let mut tx = db.begin().await.unwrap();
-            let e = jobs::enqueue(&mut tx, &spec, Owner::default())
-                .await
-                .unwrap();
+            let e =
+                shared::job::enqueue_spec(&mut tx, &spec, Owner::default(), shared::db::Ts::now())
+                    .await
+                    .unwrap();
             tx.commit().await.unwrap();
             e
         })
     });
-    let results: Vec<jobs::Enqueued> = futures::future::join_all(tasks)
+    let results: Vec<shared::job::Enqueued> = futures::future::join_all(tasks)
         .await
         .into_iter()
         .map(|r| r.unwrap())

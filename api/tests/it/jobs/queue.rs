@@ -2,10 +2,10 @@
 //! finished tasks leave the table, and a dead worker's tasks go back after its lease.
 
 use crate::support::*;
-use jobs::kinds::Probe;
+use jobs::diagnostics::Probe;
 use jobs::queue;
-use jobs::{Owner, Queue};
 use shared::db::Ts;
+use shared::job::{Owner, Queue};
 
 /// Enqueues `n` probes and returns their ids.
 async fn probes(app: &TestApp, n: usize) -> Vec<shared::db::Id> {
@@ -27,7 +27,7 @@ async fn claims_take_each_task_once_and_only_due_ones() {
     // A delayed task is not due yet.
     let mut tx = app.state.db.begin().await.unwrap();
     let later = shared::db::Id::new();
-    queue::push(
+    shared::job::push(
         &mut tx,
         Queue::Default,
         later,
@@ -197,7 +197,7 @@ async fn a_claim_reads_its_jobs_progress_rows_and_counts_the_attempt_on_its_task
         Some(jobs::progress::JobStatus::Cancelled)
     );
     // A second task of the first job.
-    queue::push(&mut c, Queue::Default, ids[0], Ts::now(), 0)
+    shared::job::push(&mut c, Queue::Default, ids[0], Ts::now(), 0)
         .await
         .unwrap();
     let t = queue::claim(&mut c, Queue::Default, "w1", 10, Ts::now())

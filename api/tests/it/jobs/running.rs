@@ -2,9 +2,9 @@
 
 use crate::support::*;
 use axum::http::StatusCode;
-use jobs::Owner;
-use jobs::kinds::Probe;
+use jobs::diagnostics::Probe;
 use shared::db::{Id, Ts};
+use shared::job::Owner;
 
 #[tokio::test]
 async fn worker_runs_a_job_and_the_api_reports_its_progress() {
@@ -260,10 +260,11 @@ async fn queued_and_running_jobs_can_be_cancelled() {
 
     // Scheduled tasks cannot be cancelled by users.
     let mut tx = app.state.db.begin().await.unwrap();
-    let cron = jobs::enqueue(
+    let cron = shared::job::enqueue_spec(
         &mut tx,
-        &jobs::cron::CronTask::JobsPrune.spec(),
+        &shared::job::scheduled::CronTask::JobsPrune.spec(),
         owner_of(&s),
+        shared::db::Ts::now(),
     )
     .await
     .unwrap();

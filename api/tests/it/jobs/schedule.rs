@@ -71,7 +71,7 @@ async fn cron_routes_enqueue_their_task_once_and_unconfigured_providers_fail_cle
 #[tokio::test]
 async fn in_process_schedulers_fire_each_tick_once() {
     let app = TestApp::new().await;
-    let mut env: Vec<(String, String)> = jobs::cron::CronTask::ALL
+    let mut env: Vec<(String, String)> = shared::job::scheduled::CronTask::ALL
         .iter()
         .map(|t| (t.schedule_var(), "off".to_string()))
         .collect();

@@ -1,13 +1,13 @@
 //! The job queue: enqueueing probe jobs and counting the queue's rows.
 
 use super::app::{Session, TestApp};
-use jobs::kinds::Probe;
-use jobs::{Job, Owner};
+use jobs::diagnostics::Probe;
+use shared::job::Owner;
 
 /// Enqueues a probe job in its own committed transaction.
-pub async fn enqueue_probe(app: &TestApp, probe: Probe, owner: Owner) -> jobs::Enqueued {
+pub async fn enqueue_probe(app: &TestApp, probe: Probe, owner: Owner) -> shared::job::Enqueued {
     let mut tx = app.state.db.begin().await.unwrap();
-    let e = jobs::enqueue(&mut tx, &probe.spec(), owner).await.unwrap();
+    let e = shared::job::enqueue(&mut tx, &probe, owner).await.unwrap();
     tx.commit().await.unwrap();
     e
 }

@@ -47,14 +47,9 @@ async fn a_live_wearer_is_listed_and_a_silent_session_ends_on_its_own() {
     .unwrap();
     drop(c);
     let org = ca.coach.org_id;
-    let out = derive::expire(
-        &app.state.db,
-        &jobs::wearable::ENQUEUER,
-        org,
-        id.parse().unwrap(),
-    )
-    .await
-    .unwrap();
+    let out = derive::expire(&app.state.db, org, id.parse().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out, "ended");
     let r = app
         .get("/api/wearable/who-is-surfing")

@@ -18,10 +18,10 @@ pub use values::*;
 use super::InWorkspace;
 use crate::db::{Db, Executor, Id, Tx};
 use crate::error::{Error, Result, Validator};
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::minors;
 use crate::repo::athletes::{self, Assignment, Athlete, Filter, Moved, StatusFilter};
 use crate::repo::{audit, orgs, training};
-use futures::future::BoxFuture;
 use serde_json::json;
 
 /// The athlete `id` of workspace `org`; another workspace's is not found.
@@ -433,16 +433,9 @@ pub async fn merge(ws: &InWorkspace, db: &Db, keep: Id, gone: Id) -> Result<Merg
 
 // ---- provider re-import ----
 
-/// Asks for a re-import of the athlete's data from their providers (409
-/// `not_provider_linked` without a provider link). `enqueue` puts the job in the operation's
-/// transaction (job types live above `shared`) and returns the job id with whatever the caller
-/// wants back; the audit entry names the job.
-pub async fn resync<T>(
-    ws: &InWorkspace,
-    db: &Db,
-    id: Id,
-    enqueue: impl for<'t> FnOnce(&'t mut Tx, &'t Athlete) -> BoxFuture<'t, Result<(Id, T)>>,
-) -> Result<T> {
+/// Asks for a re-import of the athlete's data from all their providers (409
+/// `not_provider_linked` without a provider link): the job, with an audit entry naming it.
+pub async fn resync(ws: &InWorkspace, db: &Db, id: Id) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     let a = load(&mut tx, ws.org_id, id).await?;
     if athletes::provider_links(&mut tx, a.id).await?.is_empty() {
@@ -451,17 +444,22 @@ pub async fn resync<T>(
             "this athlete is not linked to a provider; there is nothing to re-import",
         ));
     }
-    let (job_id, out) = enqueue(&mut tx, &a).await?;
+    let job = super::competition::jobs::AthleteResync {
+        org_id: a.org_id,
+        athlete_id: a.id,
+        only: None,
+    };
+    let queued = enqueue(&mut tx, &job, Owner::new(ws.org_id, Some(ws.actor.user_id))).await?;
     audit::record(
         &mut tx,
         ws.audit(
             "athlete.resync_requested",
             "athlete",
             a.id,
-            json!({ "jobId": job_id }),
+            json!({ "jobId": queued.id }),
         ),
     )
     .await?;
     tx.commit().await?;
-    Ok(out)
+    Ok(queued)
 }

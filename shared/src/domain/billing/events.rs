@@ -10,10 +10,11 @@
 //! applies the re-read only if no later ticket's re-read was applied already; the last ticket
 //! re-read after the last change, so the stored state converges on the provider's.
 
-use super::work::{ApplyPaymentEvent, PaymentsQueue};
+use super::jobs::ApplyPaymentEvent;
 use crate::config::PaymentsConfig;
 use crate::db::group_commit::GroupCommit;
 use crate::db::{Db, Id, Ts, Tx};
+use crate::job::{Owner, enqueue};
 use crate::providers::payments::{self, CheckoutSession, Payments, Subscription};
 use crate::providers::webhooks::WebhookError;
 use crate::repo::billing::{self, Access, AccessStatus, EventStatus, PaymentEvent};
@@ -154,25 +155,21 @@ pub fn verify(
 /// Stores a verified delivery's event once and enqueues its job, in one transaction of its
 /// own. A stored id (an earlier delivery, or a concurrent twin that committed first) is a
 /// duplicate: nothing is written.
-pub async fn store(db: &Db, queue: &dyn PaymentsQueue, v: &Verified) -> Result<Received> {
+pub async fn store(db: &Db, v: &Verified) -> Result<Received> {
     let mut tx = db.begin().await?;
-    let r = store_in(&mut tx, queue, v).await?;
+    let r = store_in(&mut tx, v).await?;
     tx.commit().await?;
     Ok(r)
 }
 
 /// Stores `v` in the caller's transaction.
-async fn store_in(tx: &mut Tx, queue: &dyn PaymentsQueue, v: &Verified) -> Result<Received> {
+async fn store_in(tx: &mut Tx, v: &Verified) -> Result<Received> {
     let stored = billing::insert_event(tx, &v.row).await?;
     if stored && v.act {
-        queue
-            .apply(
-                tx,
-                ApplyPaymentEvent {
-                    event_id: v.row.id.clone(),
-                },
-            )
-            .await?;
+        let job = ApplyPaymentEvent {
+            event_id: v.row.id.clone(),
+        };
+        enqueue(tx, &job, Owner::default()).await?;
     }
     Ok(Received {
         duplicate: !stored,
@@ -186,11 +183,7 @@ async fn store_in(tx: &mut Tx, queue: &dyn PaymentsQueue, v: &Verified) -> Resul
 /// written in event-id order, so two processes' batches take the id index's locks in the same
 /// order (no deadlock on PostgreSQL); twins inside one batch find the first one's row (the
 /// same transaction sees it) and answer duplicate.
-pub async fn store_batch(
-    db: &Db,
-    queue: &dyn PaymentsQueue,
-    items: &[Verified],
-) -> Vec<Result<Received>> {
+pub async fn store_batch(db: &Db, items: &[Verified]) -> Vec<Result<Received>> {
     let n = items.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| items[a].row.id.cmp(&items[b].row.id));
@@ -206,7 +199,7 @@ pub async fn store_batch(
     let mut answers: Vec<Option<Received>> = vec![None; n];
     let mut failure = None;
     for &i in &order {
-        match store_in(&mut tx, queue, &items[i]).await {
+        match store_in(&mut tx, &items[i]).await {
             Ok(r) => answers[i] = Some(r),
             Err(e) => {
                 failure = Some(e);
@@ -243,7 +236,7 @@ pub async fn store_batch(
                 break;
             }
         };
-        let r = match store_in(&mut tx, queue, &items[i]).await {
+        let r = match store_in(&mut tx, &items[i]).await {
             Ok(r) => tx.commit().await.map(|()| r).map_err(Error::from),
             Err(e) => {
                 let _ = tx.rollback().await;
@@ -281,30 +274,30 @@ pub enum EventStore {
     /// One transaction per delivery ([`store`]): the service's store on PostgreSQL, where
     /// concurrent transactions run side by side (one flushing task serialising them was slower
     /// there, `scripts/bench-webhook`).
-    OnePerDelivery(Db, &'static dyn PaymentsQueue),
+    OnePerDelivery(Db),
 }
 
 impl EventStore {
     /// Starts the group commit's flushing task (on the current tokio runtime).
-    pub fn group_commit(db: Db, queue: &'static dyn PaymentsQueue) -> Self {
+    pub fn group_commit(db: Db) -> Self {
         EventStore::GroupCommit(GroupCommit::spawn(
             MAX_BATCH,
             move |items: Vec<Verified>| {
                 let db = db.clone();
-                async move { Ok(store_batch(&db, queue, &items).await) }
+                async move { Ok(store_batch(&db, &items).await) }
             },
         ))
     }
 
-    pub fn one_per_delivery(db: Db, queue: &'static dyn PaymentsQueue) -> Self {
-        EventStore::OnePerDelivery(db, queue)
+    pub fn one_per_delivery(db: Db) -> Self {
+        EventStore::OnePerDelivery(db)
     }
 
     /// Stores `v` (see [`store`]); returns once its row and job are committed.
     pub async fn store(&self, v: Verified) -> Result<Received> {
         match self {
             EventStore::GroupCommit(gc) => gc.call(v).await?,
-            EventStore::OnePerDelivery(db, queue) => store(db, *queue, &v).await,
+            EventStore::OnePerDelivery(db) => store(db, &v).await,
         }
     }
 }

@@ -8,8 +8,8 @@
 //! an idempotency key ([`provider_key`]), so a retried request never makes a second session.
 
 pub mod events;
+pub mod jobs;
 pub mod marketplace;
-pub mod work;
 
 use crate::authz::Perm;
 use crate::config::{Config, PaymentsConfig};

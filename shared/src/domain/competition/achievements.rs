@@ -15,8 +15,9 @@ use utoipa::ToSchema;
 
 use crate::db::{Db, Executor, Id, Ts, Tx};
 use crate::domain::InWorkspace;
-use crate::domain::notifications::{self, JobOwner, NotifyQueue};
+use crate::domain::notifications;
 use crate::error::{Error, Result};
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::achievements::{self as repo, AwardRow, Definition};
 use crate::repo::notifications::NewNotification;
 use crate::repo::{athletes, audit};
@@ -331,29 +332,38 @@ pub async fn awards(
         .collect())
 }
 
+/// Queues the workspace-wide check (202; the one already queued or running when there is one),
+/// with an audit entry naming the job.
+pub async fn check_all(db: &Db, ws: &InWorkspace) -> Result<Enqueued> {
+    require_seeded(db, ws.org_id).await?;
+    let job = super::jobs::AchievementsCheck {
+        org_id: ws.org_id,
+        user_id: Some(ws.actor.user_id),
+    };
+    let mut tx = db.begin().await?;
+    let queued = enqueue(&mut tx, &job, Owner::new(ws.org_id, Some(ws.actor.user_id))).await?;
+    audit::record(
+        &mut tx,
+        ws.audit("achievements.check_requested", "job", queued.id, json!({})),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(queued)
+}
+
 /// Checks one athlete of the workspace now (404 when not the workspace's).
-pub async fn check_one(
-    db: &Db,
-    queue: &impl NotifyQueue,
-    ws: &InWorkspace,
-    athlete: Id,
-) -> Result<AthleteCheck> {
+pub async fn check_one(db: &Db, ws: &InWorkspace, athlete: Id) -> Result<AthleteCheck> {
     {
         let mut c = db.acquire().await?;
         crate::domain::athletes::load(&mut c, ws.org_id, athlete).await?;
     }
     require_seeded(db, ws.org_id).await?;
-    check_athlete(db, queue, &Checker::from(ws), athlete).await
+    check_athlete(db, &Checker::from(ws), athlete).await
 }
 
 /// Evaluates every definition of the workspace for one of its athletes and awards what is
 /// earned and not yet held, notifying the athlete of each new award; one transaction.
-pub async fn check_athlete(
-    db: &Db,
-    queue: &impl NotifyQueue,
-    by: &Checker,
-    athlete: Id,
-) -> Result<AthleteCheck> {
+pub async fn check_athlete(db: &Db, by: &Checker, athlete: Id) -> Result<AthleteCheck> {
     let now = Ts::now();
     let mut tx = db.begin().await?;
     let Some(a) = athletes::get(&mut tx, by.org_id, athlete).await? else {
@@ -391,7 +401,7 @@ pub async fn check_athlete(
             awarded_at: now,
         });
     }
-    let notified = notify(&mut tx, queue, by, &a, &awarded).await?;
+    let notified = notify(&mut tx, by, &a, &awarded).await?;
     tx.commit().await?;
     Ok(AthleteCheck {
         athlete_id: a.id,
@@ -405,7 +415,6 @@ pub async fn check_athlete(
 /// achievement, so an award is announced once whatever happens later).
 async fn notify(
     tx: &mut Tx,
-    queue: &impl NotifyQueue,
     by: &Checker,
     a: &athletes::Athlete,
     awarded: &[AwardView],
@@ -443,22 +452,17 @@ async fn notify(
         }
     }
     let count = created.len() as u32;
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: Some(by.org_id),
         user_id: by.user_id,
     };
-    notifications::enqueue(tx, queue, created, owner).await?;
+    notifications::fan_out(tx, created, owner).await?;
     Ok(count)
 }
 
 /// The workspace-wide check (the `achievements.check` job): every athlete not archived, one
 /// transaction each; `progress` is told how far it got (done, total).
-pub async fn check_workspace<F, Fut>(
-    db: &Db,
-    queue: &impl NotifyQueue,
-    by: &Checker,
-    mut progress: F,
-) -> Result<CheckReport>
+pub async fn check_workspace<F, Fut>(db: &Db, by: &Checker, mut progress: F) -> Result<CheckReport>
 where
     F: FnMut(usize, usize) -> Fut,
     Fut: std::future::Future<Output = Result<()>>,
@@ -469,7 +473,7 @@ where
     };
     let mut report = CheckReport::default();
     for (i, id) in ids.iter().enumerate() {
-        match check_athlete(db, queue, by, *id).await {
+        match check_athlete(db, by, *id).await {
             Ok(r) => {
                 report.athletes += 1;
                 report.awarded += r.awarded.len() as u32;

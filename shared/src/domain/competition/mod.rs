@@ -30,6 +30,7 @@ pub mod events;
 pub mod headtohead;
 pub mod heatsource;
 pub mod identity;
+pub mod jobs;
 pub mod links;
 pub mod matching;
 pub mod opponents;
@@ -56,27 +57,6 @@ use crate::repo::provider_cache;
 
 /// At most this many athletes are asked of a provider per search (then paginated here).
 pub const SEARCH_LIMIT: u32 = 50;
-
-/// Records that the member asked for an import or sync (`competition.import_requested`, with
-/// the job's id), in the transaction that enqueues it.
-pub async fn record_request(
-    tx: &mut crate::db::Tx,
-    ws: &crate::domain::InWorkspace,
-    job_id: crate::db::Id,
-    what: serde_json::Value,
-) -> Result<()> {
-    crate::repo::audit::record(
-        tx,
-        ws.audit(
-            "competition.import_requested",
-            "job",
-            job_id,
-            serde_json::json!({ "request": what }),
-        ),
-    )
-    .await?;
-    Ok(())
-}
 
 /// `T` for `key` from the cache when fresh, else from `fetch` (then cached for `ttl`). A zero
 /// `ttl` bypasses the cache.

@@ -4,9 +4,10 @@
 //! re-run after a crash, apply once; a report for an older analysis generation, or for a clip
 //! cancelled or deleted meanwhile, is ignored.
 
+use super::jobs::{PollClip, StoreClip};
 use super::status::{ClipEvent, next};
-use super::work::{JobQueue, PollClip, StoreClip, Work};
 use crate::db::{Db, Id};
+use crate::job::{Owner, enqueue, enqueue_at};
 use crate::providers::analysis::{AnalysisJob, AnalysisState};
 use crate::repo::footage::{self, Change, Clip};
 use crate::{Error, Result};
@@ -106,14 +107,7 @@ pub async fn submitted(
 
 /// Applies the backend's report for `generation`. On success the clip is `processed`, its stats
 /// saved, and a store job enqueued (results are fetched promptly: their URLs expire).
-pub async fn apply(
-    db: &Db,
-    q: &dyn JobQueue,
-    org: Id,
-    clip: Id,
-    generation: i64,
-    report: Report,
-) -> Result<Applied> {
+pub async fn apply(db: &Db, org: Id, clip: Id, generation: i64, report: Report) -> Result<Applied> {
     let mut tx = db.begin().await?;
     let Some(k) = footage::get_clip(&mut tx, org, clip).await? else {
         return Ok(Applied::Stale);
@@ -132,18 +126,18 @@ pub async fn apply(
             false,
         ),
         Report::Succeeded { result, stats } => {
-            let work = Work::Store(StoreClip {
+            let work = StoreClip {
                 org_id: org,
                 clip_id: clip,
-            });
-            let queued = q.enqueue(&mut tx, work, None).await?;
+            };
+            let queued = enqueue(&mut tx, &work, Owner::new(work.org_id, None)).await?;
             (
                 ClipEvent::Succeeded,
                 Change {
                     progress: Some(100),
                     analysis_result: Some(result),
                     stats: Some(stats),
-                    job_id: Some(queued.job_id),
+                    job_id: Some(queued.id),
                     ..Change::default()
                 },
                 true,
@@ -183,11 +177,12 @@ pub async fn apply(
 
 /// Enqueues the next poll of the clip's analysis, `delay_ms` from now, and records it as the
 /// clip's live job.
-pub async fn poll_again(db: &Db, q: &dyn JobQueue, poll: PollClip, delay_ms: u64) -> Result<()> {
+pub async fn poll_again(db: &Db, poll: PollClip, delay_ms: u64) -> Result<()> {
     let mut tx = db.begin().await?;
     let clip = poll.clip_id;
-    let queued = q.enqueue(&mut tx, Work::Poll(poll, delay_ms), None).await?;
-    footage::set_job(&mut tx, clip, queued.job_id).await?;
+    let at = crate::db::Ts::now().plus(chrono::Duration::milliseconds(delay_ms as i64));
+    let queued = enqueue_at(&mut tx, &poll, Owner::new(poll.org_id, None), at).await?;
+    footage::set_job(&mut tx, clip, queued.id).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -268,7 +263,7 @@ pub async fn stored(
 /// made the job. The webhook ends polling early (the next poll finds the clip finished and
 /// stops); a duplicate delivery, or one for a job no clip knows yet (the submit has not
 /// recorded the job's id), changes nothing and the poll picks the result up.
-pub async fn completed(db: &Db, q: &dyn JobQueue, job: &AnalysisJob) -> Result<Applied> {
+pub async fn completed(db: &Db, job: &AnalysisJob) -> Result<Applied> {
     let clip = {
         let mut c = db.acquire().await?;
         footage::clip_by_analysis(&mut c, &job.id).await?
@@ -276,15 +271,7 @@ pub async fn completed(db: &Db, q: &dyn JobQueue, job: &AnalysisJob) -> Result<A
     let Some(k) = clip else {
         return Ok(Applied::Stale);
     };
-    apply(
-        db,
-        q,
-        k.org_id,
-        k.id,
-        k.analysis_generation,
-        Report::of(job),
-    )
-    .await
+    apply(db, k.org_id, k.id, k.analysis_generation, Report::of(job)).await
 }
 
 /// The poll round a sweep enqueues: past the doubling, so its follow-ups come a minute apart.
@@ -296,7 +283,7 @@ pub const SWEEP_BATCH: i64 = 500;
 /// The `clips-poll` task: clips waiting on the backend whose row has not moved since
 /// `before` (a poll chain that ran out of attempts, a worker lost mid-chain) get a poll again.
 /// Returns how many.
-pub async fn sweep(db: &Db, q: &dyn JobQueue, before: crate::db::Ts) -> Result<u64> {
+pub async fn sweep(db: &Db, before: crate::db::Ts) -> Result<u64> {
     let stalled = {
         let mut c = db.acquire().await?;
         footage::stalled_clips(&mut c, before, SWEEP_BATCH).await?
@@ -309,7 +296,7 @@ pub async fn sweep(db: &Db, q: &dyn JobQueue, before: crate::db::Ts) -> Result<u
             generation: k.analysis_generation,
             round: SWEEP_ROUND,
         };
-        poll_again(db, q, poll, 0).await?;
+        poll_again(db, poll, 0).await?;
         n += 1;
     }
     Ok(n)

@@ -2,13 +2,11 @@
 //! store and delete. The work itself runs in jobs (`work`); these validate, move the clip's
 //! status, enqueue in the same transaction and audit.
 
+use super::jobs::{AnalyzeClip, CancelAnalysis, DeleteObjects, ProbeClip, StoreClip, StoredObject};
 use super::status::{ClipEvent, ClipStatus, next};
-use super::work::{
-    CancelAnalysis, DeleteObjects, JobQueue, ProbeClip, Queued, StoreClip, StoredObject,
-    SubmitClip, Work,
-};
 use crate::db::{Db, Id, Tx};
 use crate::domain::InWorkspace;
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::audit;
 use crate::repo::footage::{self, Change, Clip};
 use crate::storage::Store;
@@ -84,12 +82,7 @@ fn raced() -> Error {
 
 /// Submits the clip to the analysis backend (a new generation of its analysis). A clip already
 /// in flight returns its live job.
-pub async fn analyze(
-    db: &Db,
-    q: &dyn JobQueue,
-    ws: &InWorkspace,
-    id: Id,
-) -> Result<(Clip, Queued)> {
+pub async fn analyze(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Clip, Enqueued)> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     if clip.status.in_flight()
@@ -97,8 +90,8 @@ pub async fn analyze(
     {
         return Ok((
             clip,
-            Queued {
-                job_id,
+            Enqueued {
+                id: job_id,
                 existing: true,
             },
         ));
@@ -111,24 +104,29 @@ pub async fn analyze(
     }
     let to = next(clip.status, ClipEvent::Submitted)?;
     let generation = clip.analysis_generation + 1;
-    let work = Work::Submit(SubmitClip {
+    let work = AnalyzeClip {
         org_id: ws.org_id,
         clip_id: id,
         generation,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    };
+    let queued = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(work.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
     let change = Change {
         progress: Some(0),
         reason: Some(None),
         analysis_generation: Some(generation),
         analysis_id: Some(None),
-        job_id: Some(queued.job_id),
+        job_id: Some(queued.id),
         ..Change::default()
     };
     if !footage::set_status(&mut tx, id, clip.status, to, change).await? {
         return Err(raced());
     }
-    let data = json!({ "generation": generation, "jobId": queued.job_id });
+    let data = json!({ "generation": generation, "jobId": queued.id });
     audit::record(&mut tx, ws.audit("clip.analyze", TARGET, id, data)).await?;
     let clip = load(&mut tx, ws, id).await?;
     tx.commit().await?;
@@ -136,7 +134,7 @@ pub async fn analyze(
 }
 
 /// Cancels the clip at once here; the backend job, if any, is cancelled by a job, best effort.
-pub async fn cancel(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Clip> {
+pub async fn cancel(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     let to = next(clip.status, ClipEvent::Cancelled)?;
@@ -151,12 +149,17 @@ pub async fn cancel(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resu
         return Err(raced());
     }
     if let (true, Some(aid)) = (clip.status.in_flight(), clip.analysis_id.clone()) {
-        let work = Work::Cancel(CancelAnalysis {
+        let work = CancelAnalysis {
             org_id: ws.org_id,
             clip_id: id,
             analysis_id: aid,
-        });
-        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+        };
+        enqueue(
+            &mut tx,
+            &work,
+            Owner::new(work.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
     }
     let data = json!({ "from": clip.status });
     audit::record(&mut tx, ws.audit("clip.cancel", TARGET, id, data)).await?;
@@ -166,7 +169,7 @@ pub async fn cancel(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resu
 }
 
 /// Reads the clip's rotation, duration, codec, resolution and frame rate with ffprobe (a job).
-pub async fn probe(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Queued> {
+pub async fn probe(db: &Db, ws: &InWorkspace, id: Id) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     if clip.raw_key.is_none() {
@@ -176,28 +179,38 @@ pub async fn probe(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resul
         ));
     }
     next(clip.status, ClipEvent::Probed)?;
-    let work = Work::Probe(ProbeClip {
+    let work = ProbeClip {
         org_id: ws.org_id,
         clip_id: id,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
-    footage::set_job(&mut tx, id, queued.job_id).await?;
+    };
+    let queued = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(work.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
+    footage::set_job(&mut tx, id, queued.id).await?;
     tx.commit().await?;
     Ok(queued)
 }
 
 /// Copies the processed video and overlay into our stores (a job; a stored clip's re-run
 /// changes nothing).
-pub async fn store(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Queued> {
+pub async fn store(db: &Db, ws: &InWorkspace, id: Id) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     next(clip.status, ClipEvent::Stored)?;
-    let work = Work::Store(StoreClip {
+    let work = StoreClip {
         org_id: ws.org_id,
         clip_id: id,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
-    footage::set_job(&mut tx, id, queued.job_id).await?;
+    };
+    let queued = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(work.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
+    footage::set_job(&mut tx, id, queued.id).await?;
     tx.commit().await?;
     Ok(queued)
 }
@@ -219,27 +232,37 @@ pub fn objects(clip: &Clip) -> Vec<StoredObject> {
 
 /// Deletes the clip's rows in one transaction; its objects go through a job that retries
 /// until they are gone, and an analysis in flight is cancelled at the backend.
-pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<()> {
+pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     footage::delete_clip(&mut tx, ws.org_id, id).await?;
     let objects = objects(&clip);
     if !objects.is_empty() {
-        let work = Work::DeleteObjects(DeleteObjects {
+        let work = DeleteObjects {
             org_id: ws.org_id,
             owner: format!("clip:{id}"),
             objects: objects.clone(),
             prefixes: Vec::new(),
-        });
-        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+        };
+        enqueue(
+            &mut tx,
+            &work,
+            Owner::new(work.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
     }
     if let (true, Some(aid)) = (clip.status.in_flight(), clip.analysis_id.clone()) {
-        let work = Work::Cancel(CancelAnalysis {
+        let work = CancelAnalysis {
             org_id: ws.org_id,
             clip_id: id,
             analysis_id: aid,
-        });
-        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+        };
+        enqueue(
+            &mut tx,
+            &work,
+            Owner::new(work.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
     }
     let data = json!({ "sessionId": clip.session_id, "fileName": clip.file_name, "objects": objects.len() });
     audit::record(&mut tx, ws.audit("clip.delete", TARGET, id, data)).await?;

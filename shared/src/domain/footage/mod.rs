@@ -1,7 +1,7 @@
 //! Footage: footage sessions and their clips, the clip state machine ([`status`]), the
 //! analysis backend's jobs ([`analysis`]), copying results into our stores, coach-corrected
 //! maneuver labels ([`labels`]), resumable phone uploads ([`uploads`]) and the background work
-//! they need ([`work`]).
+//! they need ([`jobs`]).
 //!
 //! Every clip and session is read through its workspace (`org_id` in each query), so another
 //! workspace's clip is a 404. Status changes go through [`status::next`] and are written
@@ -10,14 +10,13 @@
 pub mod analysis;
 pub mod batch;
 pub mod clips;
+pub mod jobs;
 pub mod labels;
 pub mod sessions;
 pub mod status;
 pub mod uploads;
-pub mod work;
 
 pub use status::{ClipEvent, ClipStatus};
-pub use work::{JobQueue, Queued, Work};
 
 use crate::db::Id;
 

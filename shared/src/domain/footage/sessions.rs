@@ -1,9 +1,10 @@
 //! Footage sessions: list, read with clips, session-level store, hard delete. A footage
 //! session is made when filming starts (`training::provision_video`) or by a batch upload.
 
-use super::work::{DeleteObjects, JobQueue, Queued, StoreSession, StoredObject, Work};
+use super::jobs::{DeleteObjects, StoreSession, StoredObject};
 use crate::db::{Db, Id};
 use crate::domain::InWorkspace;
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::audit;
 use crate::repo::footage::{self, Clip, Session, SessionSummary};
 use crate::storage::Store;
@@ -34,23 +35,28 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Session, Vec<Clip
 }
 
 /// Stores every processed clip of the session (one job with progress per clip).
-pub async fn store(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<Queued> {
+pub async fn store(db: &Db, ws: &InWorkspace, id: Id) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     footage::get_session(&mut tx, ws.org_id, id)
         .await?
         .ok_or_else(|| Error::not_found("footage session"))?;
-    let work = Work::StoreSession(StoreSession {
+    let work = StoreSession {
         org_id: ws.org_id,
         session_id: id,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+    };
+    let queued = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(work.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
     tx.commit().await?;
     Ok(queued)
 }
 
 /// Hard-deletes the session, its clips, labels and unfinished uploads in one transaction; the
 /// objects in raw-uploads, session-videos and sidecars go through a job that retries until done.
-pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<()> {
+pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let mut tx = db.begin().await?;
     let s = footage::get_session(&mut tx, ws.org_id, id)
         .await?
@@ -64,22 +70,32 @@ pub async fn delete(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Resu
         .map(|u| StoredObject::new(Store::RawUploads, super::keys::upload_parts(ws.org_id, *u)))
         .collect();
     if !objects.is_empty() || !prefixes.is_empty() {
-        let work = Work::DeleteObjects(DeleteObjects {
+        let work = DeleteObjects {
             org_id: ws.org_id,
             owner: format!("session:{id}"),
             objects: objects.clone(),
             prefixes,
-        });
-        q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+        };
+        enqueue(
+            &mut tx,
+            &work,
+            Owner::new(work.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
     }
     for k in clips.iter().filter(|k| k.status.in_flight()) {
         if let Some(aid) = &k.analysis_id {
-            let work = Work::Cancel(super::work::CancelAnalysis {
+            let work = super::jobs::CancelAnalysis {
                 org_id: ws.org_id,
                 clip_id: k.id,
                 analysis_id: aid.clone(),
-            });
-            q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+            };
+            enqueue(
+                &mut tx,
+                &work,
+                Owner::new(work.org_id, Some(ws.actor.user_id)),
+            )
+            .await?;
         }
     }
     let data = json!({ "title": s.title, "clips": clips.len(), "objects": objects.len() });

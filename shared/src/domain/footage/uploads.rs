@@ -10,10 +10,11 @@
 //! `uploading` → `joining` → `complete`, or `failed` (the join found the parts wrong) or
 //! `expired` (no bytes for `UPLOAD_EXPIRY_HOURS`; cleaned by the `uploads-expire` task).
 
-use super::work::{DeleteObjects, JobQueue, JoinUpload, ProbeClip, StoredObject, Work};
+use super::jobs::{DeleteObjects, JoinUpload, ProbeClip, StoredObject};
 use super::{ClipStatus, keys};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
+use crate::job::{Owner, enqueue};
 use crate::repo::audit::{self, Entry};
 use crate::repo::footage::{self, Clip};
 use crate::repo::uploads::{self, Change, Upload};
@@ -316,7 +317,6 @@ pub fn part_key(org: Id, upload: Id, offset: i64) -> String {
 #[allow(clippy::too_many_arguments)]
 pub async fn commit_part(
     db: &Db,
-    q: &dyn JobQueue,
     ws: &InWorkspace,
     limits: Limits,
     upload: &Upload,
@@ -348,13 +348,18 @@ pub async fn commit_part(
         });
     }
     if offset + size == upload.length {
-        let work = Work::JoinUpload(JoinUpload {
+        let work = JoinUpload {
             org_id: ws.org_id,
             upload_id: upload.id,
-        });
-        let queued = q.enqueue(&mut tx, work, Some(ws.actor.user_id)).await?;
+        };
+        let queued = enqueue(
+            &mut tx,
+            &work,
+            Owner::new(work.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
         let change = Change {
-            job_id: Some(queued.job_id),
+            job_id: Some(queued.id),
             ..Change::default()
         };
         uploads::set_status(
@@ -375,7 +380,7 @@ pub async fn commit_part(
 
 /// The tus termination: an unfinished upload and its parts go (the parts through a job).
 /// A joined upload is the clip's now: delete the clip instead (409 `upload_finished`).
-pub async fn terminate(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> Result<()> {
+pub async fn terminate(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let u = get(db, ws, id).await?;
     if matches!(u.status, UploadStatus::Joining | UploadStatus::Complete) {
         return Err(Error::conflict(
@@ -385,20 +390,15 @@ pub async fn terminate(db: &Db, q: &dyn JobQueue, ws: &InWorkspace, id: Id) -> R
     }
     let mut tx = db.begin().await?;
     uploads::delete(&mut tx, id).await?;
-    enqueue_part_cleanup(&mut tx, q, &u, Some(ws.actor.user_id)).await?;
+    enqueue_part_cleanup(&mut tx, &u, Some(ws.actor.user_id)).await?;
     let data = json!({ "offset": u.upload_offset, "length": u.length });
     audit::record(&mut tx, ws.audit("clip_upload.terminate", TARGET, id, data)).await?;
     tx.commit().await?;
     Ok(())
 }
 
-async fn enqueue_part_cleanup(
-    tx: &mut crate::db::Tx,
-    q: &dyn JobQueue,
-    u: &Upload,
-    user: Option<Id>,
-) -> Result<()> {
-    let work = Work::DeleteObjects(DeleteObjects {
+async fn enqueue_part_cleanup(tx: &mut crate::db::Tx, u: &Upload, user: Option<Id>) -> Result<()> {
+    let work = DeleteObjects {
         org_id: u.org_id,
         owner: format!("upload:{}", u.id),
         objects: Vec::new(),
@@ -406,8 +406,8 @@ async fn enqueue_part_cleanup(
             Store::RawUploads,
             keys::upload_parts(u.org_id, u.id),
         )],
-    });
-    q.enqueue(tx, work, user).await?;
+    };
+    enqueue(tx, &work, Owner::new(work.org_id, user)).await?;
     Ok(())
 }
 
@@ -434,9 +434,9 @@ pub fn clip_id(u: &Upload) -> Id {
 /// `u.length` bytes: the clip is `uploaded` (made now, or the batch clip that waited for it),
 /// the upload `complete`, and a probe is enqueued. A re-run finds the upload complete and
 /// returns its clip.
-pub async fn joined(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
+pub async fn joined(db: &Db, u: &Upload) -> Result<Clip> {
     if u.clip_id.is_some() {
-        return joined_batch_clip(db, q, u).await;
+        return joined_batch_clip(db, u).await;
     }
     let mut tx = db.begin().await?;
     let now = Ts::now();
@@ -517,12 +517,12 @@ pub async fn joined(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
         },
     )
     .await?;
-    let work = Work::Probe(ProbeClip {
+    let work = ProbeClip {
         org_id: u.org_id,
         clip_id: clip.id,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(u.user_id)).await?;
-    footage::set_job(&mut tx, clip.id, queued.job_id).await?;
+    };
+    let queued = enqueue(&mut tx, &work, Owner::new(work.org_id, Some(u.user_id))).await?;
+    footage::set_job(&mut tx, clip.id, queued.id).await?;
     audit::record(&mut tx, uploaded_entry(u, clip.id)).await?;
     let clip = footage::get_clip(&mut tx, u.org_id, clip.id)
         .await?
@@ -544,7 +544,7 @@ fn uploaded_entry(u: &Upload, clip: Id) -> Entry<'static> {
 }
 
 /// [`joined`] for a batch clip: the clip waiting for the file takes it.
-async fn joined_batch_clip(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip> {
+async fn joined_batch_clip(db: &Db, u: &Upload) -> Result<Clip> {
     let id = clip_id(u);
     let mut tx = db.begin().await?;
     let moved = uploads::set_status(
@@ -562,11 +562,11 @@ async fn joined_batch_clip(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip
         return Ok(k);
     }
     let to = super::status::next(k.status, super::ClipEvent::UploadCompleted)?;
-    let work = Work::Probe(ProbeClip {
+    let work = ProbeClip {
         org_id: u.org_id,
         clip_id: id,
-    });
-    let queued = q.enqueue(&mut tx, work, Some(u.user_id)).await?;
+    };
+    let queued = enqueue(&mut tx, &work, Owner::new(work.org_id, Some(u.user_id))).await?;
     let change = footage::Change {
         raw: Some((
             keys::original(u.org_id, u.session_id, id),
@@ -575,7 +575,7 @@ async fn joined_batch_clip(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip
                 .clone()
                 .unwrap_or_else(|| "application/octet-stream".into()),
         )),
-        job_id: Some(queued.job_id),
+        job_id: Some(queued.id),
         ..footage::Change::default()
     };
     if !footage::set_status(&mut tx, id, k.status, to, change).await? {
@@ -594,7 +594,7 @@ async fn joined_batch_clip(db: &Db, q: &dyn JobQueue, u: &Upload) -> Result<Clip
 
 /// The join found the upload unusable (parts missing or the wrong size): it fails for good,
 /// and its parts are cleaned.
-pub async fn join_failed(db: &Db, q: &dyn JobQueue, u: &Upload, reason: &str) -> Result<()> {
+pub async fn join_failed(db: &Db, u: &Upload, reason: &str) -> Result<()> {
     let mut tx = db.begin().await?;
     let change = Change {
         failure: Some(reason.to_string()),
@@ -609,7 +609,7 @@ pub async fn join_failed(db: &Db, q: &dyn JobQueue, u: &Upload, reason: &str) ->
     )
     .await?
     {
-        enqueue_part_cleanup(&mut tx, q, u, None).await?;
+        enqueue_part_cleanup(&mut tx, u, None).await?;
     }
     tx.commit().await?;
     Ok(())
@@ -620,7 +620,7 @@ pub const EXPIRE_BATCH: i64 = 500;
 
 /// Expires uploads that waited past their time for bytes, and enqueues the removal of
 /// their parts. Returns how many expired.
-pub async fn expire(db: &Db, q: &dyn JobQueue, now: Ts) -> Result<u64> {
+pub async fn expire(db: &Db, now: Ts) -> Result<u64> {
     let mut tx = db.begin().await?;
     let due = uploads::expired(&mut tx, now, EXPIRE_BATCH).await?;
     let mut n = 0;
@@ -634,7 +634,7 @@ pub async fn expire(db: &Db, q: &dyn JobQueue, now: Ts) -> Result<u64> {
         )
         .await?
         {
-            enqueue_part_cleanup(&mut tx, q, u, None).await?;
+            enqueue_part_cleanup(&mut tx, u, None).await?;
             n += 1;
         }
     }

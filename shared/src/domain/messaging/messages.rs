@@ -11,7 +11,7 @@ use super::{Access, Side, open};
 use crate::crypto::Keys;
 use crate::db::{Db, Id, Ts};
 use crate::domain::Actor;
-use crate::domain::notifications::{self, NotifyQueue};
+use crate::domain::notifications::{self};
 use crate::error::{Error, Result, Validator};
 use crate::repo::messaging::{self, Message, RemovedReason, ReportReason};
 use crate::repo::{audit, users};
@@ -83,7 +83,6 @@ pub async fn post(
     actor: &Actor,
     db: &Db,
     files: Attachments<'_>,
-    queue: &impl NotifyQueue,
     conv: Id,
     raw: RawMessage<'_>,
 ) -> Result<Message> {
@@ -144,7 +143,7 @@ pub async fn post(
         .await?
         .map(|u| u.name)
         .unwrap_or_default();
-    notifications::message_posted(&mut tx, queue, &access, actor, &sender, &m).await?;
+    notifications::message_posted(&mut tx, &access, actor, &sender, &m).await?;
     tx.commit().await?;
     Ok(m)
 }

@@ -1,10 +1,12 @@
 //! The platform admin's side: every notification with its deliveries, and announcements to
 //! every user (or one workspace's members), created and delivered by a job.
 
-use super::{Announcement, DEFAULT_CHANNELS, JobOwner, NotifyQueue, Queued};
+use super::DEFAULT_CHANNELS;
+use super::jobs::Announcement;
 use crate::db::{Db, Id};
 use crate::domain::Actor;
 use crate::error::{Error, Result, Validator};
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::notifications::{
     self, Channel, Delivery, DeliveryStatus, Filter, NewNotification, Notification,
 };
@@ -97,12 +99,7 @@ impl NewAnnouncement {
 }
 
 /// Enqueues the announcement's job (404 for an unknown workspace); audited.
-pub async fn announce(
-    actor: &Actor,
-    db: &Db,
-    queue: &impl NotifyQueue,
-    a: NewAnnouncement,
-) -> Result<Queued> {
+pub async fn announce(actor: &Actor, db: &Db, a: NewAnnouncement) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     if let Some(org) = a.org_id {
         orgs::by_id(&mut tx, org)
@@ -110,23 +107,23 @@ pub async fn announce(
             .ok_or_else(|| Error::not_found("workspace"))?;
     }
     let job = Announcement {
-        id: Id::new(),
+        announcement_id: Id::new(),
         org_id: a.org_id,
         title: a.title,
         body: a.body,
     };
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: a.org_id,
         user_id: Some(actor.user_id),
     };
-    let enq = queue.announce(&mut tx, &job, owner).await?;
+    let enq = enqueue(&mut tx, &job, owner).await?;
     audit::record(
         &mut tx,
         actor.audit(
             a.org_id,
             "admin.announcement_sent",
             "announcement",
-            Some(job.id.to_string()),
+            Some(job.announcement_id.to_string()),
             json!({ "title": job.title, "jobId": enq.id }),
         ),
     )
@@ -139,12 +136,12 @@ pub async fn announce(
 /// transaction each) and returns all of their ids. The announcement id is the dedupe key, so
 /// a re-run (the job retried) creates nothing twice.
 pub async fn create_announced(db: &Db, a: &Announcement) -> Result<Vec<Id>> {
-    let key = format!("announcement:{}", a.id);
+    let key = format!("announcement:{}", a.announcement_id);
     let users = {
         let mut c = db.acquire().await?;
         notifications::audience(&mut c, a.org_id).await?
     };
-    let data = json!({ "announcementId": a.id });
+    let data = json!({ "announcementId": a.announcement_id });
     for chunk in users.chunks(500) {
         let mut tx = db.begin().await?;
         for user in chunk {

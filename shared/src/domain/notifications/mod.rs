@@ -4,11 +4,10 @@
 //! ([`push`]), one-click email unsubscribe ([`unsubscribe`]) and SMS: phone verification and
 //! the inbound webhook with STOP/START ([`sms`]).
 //!
-//! A notification and the job that delivers it are written in one transaction. The job types
-//! live in the `jobs` crate, above `shared`, so operations take a [`NotifyQueue`] (implemented
-//! there by `jobs::kinds::NotifyJobs`).
+//! A notification and the job that delivers it ([`jobs`]) are written in one transaction.
 
 pub mod admin;
+pub mod jobs;
 pub mod push;
 pub mod send;
 pub mod sms;
@@ -18,10 +17,10 @@ use super::Actor;
 use super::messaging::Access;
 use crate::db::{Id, Tx};
 use crate::error::Result;
+use crate::job::{Enqueued, Owner};
 use crate::repo::messaging::Message;
 use crate::repo::notifications::{self, NewNotification};
 use serde_json::json;
-use std::future::Future;
 
 pub use crate::repo::notifications::{Channel, DeliveryStatus, PushPlatform, category_of};
 
@@ -30,61 +29,15 @@ pub const DEFAULT_CHANNELS: &[Channel] = &[Channel::Push, Channel::Email];
 /// How much of a message a "new message" notification shows.
 const PREVIEW_CHARS: usize = 140;
 
-/// A job enqueued (or the live one with the same idempotency key, `existing`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Queued {
-    pub id: Id,
-    pub existing: bool,
-}
-
-/// Who a notification job belongs to: its workspace and the user who caused it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct JobOwner {
-    pub org_id: Option<Id>,
-    pub user_id: Option<Id>,
-}
-
-/// A platform announcement, as its job carries it.
-#[derive(Clone, Debug)]
-pub struct Announcement {
-    pub id: Id,
-    /// Only this workspace's members; everyone when `None`.
-    pub org_id: Option<Id>,
-    pub title: String,
-    pub body: String,
-}
-
-/// Enqueues the notification jobs in the operation's transaction.
-pub trait NotifyQueue: Sync {
-    /// Delivery of freshly created notifications (`notifications.fanout`).
-    fn fanout(
-        &self,
-        tx: &mut Tx,
-        ids: Vec<Id>,
-        owner: JobOwner,
-    ) -> impl Future<Output = Result<Queued>> + Send;
-    /// One drain of every due delivery (`notifications.drain`; one at a time).
-    fn drain(&self, tx: &mut Tx) -> impl Future<Output = Result<Queued>> + Send;
-    /// A platform announcement to create and deliver (`notifications.announce`).
-    fn announce(
-        &self,
-        tx: &mut Tx,
-        a: &Announcement,
-        owner: JobOwner,
-    ) -> impl Future<Output = Result<Queued>> + Send;
-}
-
 /// Enqueues delivery of freshly created notifications; nothing when there are none.
-pub async fn enqueue(
-    tx: &mut Tx,
-    queue: &impl NotifyQueue,
-    ids: Vec<Id>,
-    owner: JobOwner,
-) -> Result<Option<Queued>> {
+pub async fn fan_out(tx: &mut Tx, ids: Vec<Id>, owner: Owner) -> Result<Option<Enqueued>> {
     if ids.is_empty() {
         return Ok(None);
     }
-    Ok(Some(queue.fanout(tx, ids, owner).await?))
+    let job = self::jobs::NotificationFanout {
+        notification_ids: ids,
+    };
+    Ok(Some(crate::job::enqueue(tx, &job, owner).await?))
 }
 
 /// What a "new message" notification shows of the message.
@@ -102,7 +55,6 @@ fn preview(body: &str) -> String {
 /// transaction. `sender` is the sender's name.
 pub async fn message_posted(
     tx: &mut Tx,
-    queue: &impl NotifyQueue,
     a: &Access,
     actor: &Actor,
     sender: &str,
@@ -127,10 +79,10 @@ pub async fn message_posted(
         DEFAULT_CHANNELS,
     )
     .await?;
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: Some(a.conv.org_id),
         user_id: Some(actor.user_id),
     };
-    enqueue(tx, queue, created.into_iter().collect(), owner).await?;
+    fan_out(tx, created.into_iter().collect(), owner).await?;
     Ok(())
 }

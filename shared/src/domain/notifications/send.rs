@@ -1,9 +1,11 @@
 //! Notifications sent by other services (the internal `send` route): up to 500 users at once,
 //! deduplicated per user by an optional key so a retried call notifies nobody twice.
 
-use super::{DEFAULT_CHANNELS, JobOwner, NotifyQueue, Queued, enqueue};
+use super::jobs::NotificationDrain;
+use super::{DEFAULT_CHANNELS, fan_out};
 use crate::db::{Db, Id};
 use crate::error::{Result, Validator};
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::notifications::{self, Channel, NewNotification};
 use crate::repo::orgs;
 use serde_json::{Value, json};
@@ -138,12 +140,12 @@ pub struct Sent {
     /// Users skipped because of the dedupe key.
     pub duplicates: usize,
     /// The delivery job (none when nothing new was created).
-    pub job: Option<Queued>,
+    pub job: Option<Enqueued>,
 }
 
 /// Creates a notification per user with its deliveries, and the job that delivers them, in
 /// one transaction.
-pub async fn send(db: &Db, queue: &impl NotifyQueue, n: Outgoing) -> Result<Sent> {
+pub async fn send(db: &Db, n: Outgoing) -> Result<Sent> {
     let mut tx = db.begin().await?;
     let mut created = vec![];
     for u in &n.users {
@@ -160,11 +162,11 @@ pub async fn send(db: &Db, queue: &impl NotifyQueue, n: Outgoing) -> Result<Sent
             created.push(id);
         }
     }
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: n.org_id,
         user_id: None,
     };
-    let job = enqueue(&mut tx, queue, created.clone(), owner).await?;
+    let job = fan_out(&mut tx, created.clone(), owner).await?;
     tx.commit().await?;
     Ok(Sent {
         duplicates: n.users.len() - created.len(),
@@ -174,9 +176,9 @@ pub async fn send(db: &Db, queue: &impl NotifyQueue, n: Outgoing) -> Result<Sent
 }
 
 /// Enqueues one drain of every due delivery (an existing queued or running drain is returned).
-pub async fn deliver(db: &Db, queue: &impl NotifyQueue) -> Result<Queued> {
+pub async fn deliver(db: &Db) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
-    let job = queue.drain(&mut tx).await?;
+    let job = enqueue(&mut tx, &NotificationDrain {}, Owner::default()).await?;
     tx.commit().await?;
     Ok(job)
 }

@@ -9,11 +9,12 @@
 //! Progress across sessions is [`super::progress`]; the printable report [`super::report`].
 
 use super::KeypointOrigin;
-use super::work::{CoachingQueue, GenerateCoaching};
+use super::jobs::GenerateCoaching;
 use crate::config::ModelConfig;
 use crate::db::{Db, Id, Ts, is_unique_violation};
 use crate::domain::InWorkspace;
 use crate::error::Validator;
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::providers::analysis::ClipStats;
 use crate::repo::coaching::{self as repo, Feedback, Filter};
 use crate::repo::footage::{self, Clip, Session};
@@ -172,7 +173,6 @@ pub struct RawRequest<'a> {
 /// job). 503 `provider_not_configured` without a model, before anything is written.
 pub async fn request(
     db: &Db,
-    q: &dyn CoachingQueue,
     model: Option<&ModelConfig>,
     ws: &InWorkspace,
     raw: &RawRequest<'_>,
@@ -261,7 +261,12 @@ pub async fn request(
         requested_by: Some(ws.actor.user_id),
     };
     let data = json!({ "clipIds": work.clip_ids, "mode": mode });
-    let (job, existing) = q.generate(&mut tx, work, Some(ws.actor.user_id)).await?;
+    let Enqueued { id: job, existing } = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(ws.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
     if !existing {
         let data = json!({ "jobId": job, "request": data });
         audit::record(

@@ -1,11 +1,13 @@
 //! A review's life: the operations a member asks for: create for a footage session, list, read, edit,
 //! delete and publish. Each write runs in one transaction with its audit entry.
 
+use super::jobs::TranscribeNote;
 use super::status::{ReviewEvent, ReviewStatus, next};
 use crate::db::{Db, Executor, Id, Ts, Tx};
 use crate::domain::InWorkspace;
-use crate::domain::notifications::{self, JobOwner, NotifyQueue};
+use crate::domain::notifications;
 use crate::error::Validator;
+use crate::job::{Enqueued, Job, Owner, enqueue};
 use crate::repo::notifications::NewNotification;
 use crate::repo::review_audio::VoiceNote;
 use crate::repo::reviews::{self, Change, Filter, Keypoint, Review};
@@ -171,19 +173,14 @@ pub async fn update(db: &Db, ws: &InWorkspace, id: Id, raw: &RawPatch<'_>) -> Re
 }
 
 /// Deletes the review with its keypoints, notes and replies; their recordings go with a job.
-pub async fn delete(
-    db: &Db,
-    q: &dyn super::work::ReviewQueue,
-    ws: &InWorkspace,
-    id: Id,
-) -> Result<()> {
+pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
     let keys = crate::repo::review_audio::object_keys(&mut tx, id).await?;
     reviews::delete(&mut tx, ws.org_id, id).await?;
     if !keys.is_empty() {
-        q.delete_objects(&mut tx, ws.org_id, format!("review {id}"), keys)
-            .await?;
+        let job = super::jobs::delete_recordings(ws.org_id, format!("review {id}"), keys);
+        enqueue(&mut tx, &job, Owner::new(ws.org_id, None)).await?;
     }
     let data = json!({ "sessionId": r.session_id, "status": r.status });
     audit::record(&mut tx, ws.audit("review.delete", TARGET, id, data)).await?;
@@ -193,12 +190,7 @@ pub async fn delete(
 
 /// Publishes a ready review: the athlete (when they have a login) and a minor's guardians are
 /// notified, in the same transaction. 409 `review_has_no_athlete` without an athlete.
-pub async fn publish(
-    db: &Db,
-    queue: &impl NotifyQueue,
-    ws: &InWorkspace,
-    id: Id,
-) -> Result<Review> {
+pub async fn publish(db: &Db, ws: &InWorkspace, id: Id) -> Result<Review> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
     let to = next(r.status, ReviewEvent::Publish)?;
@@ -248,11 +240,11 @@ pub async fn publish(
         .await?;
         created.extend(n);
     }
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: Some(ws.org_id),
         user_id: Some(ws.actor.user_id),
     };
-    notifications::enqueue(&mut tx, queue, created.clone(), owner).await?;
+    notifications::fan_out(&mut tx, created.clone(), owner).await?;
     let data = json!({ "athleteId": athlete_id, "notified": created.len() });
     audit::record(&mut tx, ws.audit("review.publish", TARGET, id, data)).await?;
     let r = load(&mut tx, ws, id).await?;
@@ -262,33 +254,33 @@ pub async fn publish(
 
 /// Starts the build of a draft or ready review (a job; the same review asked twice before it
 /// changes is the same job). `building` until the job ends.
-pub async fn build(
-    db: &Db,
-    q: &dyn super::work::ReviewQueue,
-    ws: &InWorkspace,
-    id: Id,
-) -> Result<(Id, bool)> {
+pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Id, bool)> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
-    let work = super::work::BuildReview {
+    let work = super::jobs::BuildReview {
         org_id: ws.org_id,
         review_id: id,
         revision: r.updated_at.unix_millis(),
     };
     if r.status == ReviewStatus::Building {
         if let Some(job) = r.job_id
-            && still_building(&mut tx, q, job, id).await?
+            && still_building(&mut tx, job, id).await?
         {
             return Ok((job, true));
         }
         // The build and its transcriptions have all ended but the review is still building:
         // one was lost (a worker that kept dying past its attempts). A new build asks again
         // for what is still pending, so a review never stays `building` for good.
-        let work = super::work::BuildReview {
+        let work = super::jobs::BuildReview {
             revision: Ts::now().unix_millis(),
             ..work
         };
-        let (job, existing) = q.build(&mut tx, work, Some(ws.actor.user_id)).await?;
+        let Enqueued { id: job, existing } = enqueue(
+            &mut tx,
+            &work,
+            Owner::new(ws.org_id, Some(ws.actor.user_id)),
+        )
+        .await?;
         let change = Change {
             job_id: Some(job),
             ..Change::default()
@@ -308,7 +300,12 @@ pub async fn build(
         return Ok((job, existing));
     }
     let to = next(r.status, ReviewEvent::Build)?;
-    let (job, existing) = q.build(&mut tx, work, Some(ws.actor.user_id)).await?;
+    let Enqueued { id: job, existing } = enqueue(
+        &mut tx,
+        &work,
+        Owner::new(ws.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
     let change = Change {
         job_id: Some(job),
         ..Change::default()
@@ -329,18 +326,15 @@ pub async fn build(
 }
 
 /// Whether the build job, or a transcription it asked for, is still queued or running.
-async fn still_building(
-    tx: &mut Tx,
-    q: &dyn super::work::ReviewQueue,
-    job: Id,
-    review: Id,
-) -> Result<bool> {
-    if q.is_live(tx, job).await? {
+async fn still_building(tx: &mut Tx, job: Id, review: Id) -> Result<bool> {
+    if crate::job::is_live(tx, job).await? {
         return Ok(true);
     }
     for n in crate::repo::review_audio::notes(tx, review).await? {
         if n.transcript_status == super::TranscriptStatus::Pending
-            && q.transcribing(tx, n.id).await?
+            && crate::job::live_with_key(tx, TranscribeNote::KIND, &n.id.to_string())
+                .await?
+                .is_some()
         {
             return Ok(true);
         }

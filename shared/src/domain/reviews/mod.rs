@@ -7,6 +7,7 @@
 //! published review on the phone ([`reading`]) and answers it ([`replies`]).
 
 pub mod coaching;
+pub mod jobs;
 pub mod keypoints;
 pub mod lifecycle;
 pub mod progress;
@@ -15,7 +16,6 @@ pub mod replies;
 pub mod report;
 pub mod status;
 pub mod voice_notes;
-pub mod work;
 
 pub use status::{ReviewEvent, ReviewStatus};
 

@@ -11,11 +11,12 @@
 //! points). Fractional numbers are rounded to 3 decimals.
 
 use super::coaching::{FeedbackKind, insert_next, stats_of};
-use super::work::{CoachingQueue, NarrateProgress};
+use super::jobs::NarrateProgress;
 use crate::config::ModelConfig;
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::Validator;
+use crate::job::{Owner, enqueue};
 use crate::providers::analysis::ClipStats;
 use crate::repo::coaching::{self as repo, Feedback};
 use crate::repo::footage::{self, Session};
@@ -260,7 +261,6 @@ pub struct ClipStatsInput {
 /// session that is not this workspace's.
 pub async fn request(
     db: &Db,
-    q: &dyn CoachingQueue,
     model: Option<&ModelConfig>,
     ws: &InWorkspace,
     raw: &RawProgress<'_>,
@@ -373,7 +373,13 @@ pub async fn request(
                 org_id: ws.org_id,
                 feedback_id: id,
             };
-            Some(q.narrate(&mut tx, work, Some(ws.actor.user_id)).await?)
+            let e = enqueue(
+                &mut tx,
+                &work,
+                Owner::new(ws.org_id, Some(ws.actor.user_id)),
+            )
+            .await?;
+            Some((e.id, e.existing))
         }
         None => None,
     };

@@ -9,9 +9,10 @@
 
 use super::ReplyKind;
 use crate::db::{Db, Id, Ts, Tx};
-use crate::domain::notifications::{self, JobOwner, NotifyQueue};
+use crate::domain::notifications;
 use crate::domain::{Actor, InWorkspace};
 use crate::error::Validator;
+use crate::job::Owner;
 use crate::repo::notifications::NewNotification;
 use crate::repo::review_audio::{self as audio, Reply};
 use crate::repo::reviews::{self, Review};
@@ -103,7 +104,6 @@ pub enum Content<'a> {
 /// not kept and the caller deletes it).
 pub async fn add(
     db: &Db,
-    queue: &impl NotifyQueue,
     actor: &Actor,
     review: Id,
     client_reply_id: Option<&str>,
@@ -170,7 +170,7 @@ pub async fn add(
         tx.commit().await?;
         return Ok((first, false));
     }
-    notify_coach(&mut tx, queue, actor, &r, &reply).await?;
+    notify_coach(&mut tx, actor, &r, &reply).await?;
     let data = json!({ "reviewId": review, "kind": reply.kind });
     let entry = actor.audit(
         Some(r.org_id),
@@ -185,13 +185,7 @@ pub async fn add(
 }
 
 /// Tells the coach who published the review (or wrote it) that the athlete answered.
-async fn notify_coach(
-    tx: &mut Tx,
-    queue: &impl NotifyQueue,
-    actor: &Actor,
-    r: &Review,
-    reply: &Reply,
-) -> Result<()> {
+async fn notify_coach(tx: &mut Tx, actor: &Actor, r: &Review, reply: &Reply) -> Result<()> {
     let Some(coach) = r.published_by.or(r.created_by) else {
         return Ok(());
     };
@@ -227,11 +221,11 @@ async fn notify_coach(
         notifications::DEFAULT_CHANNELS,
     )
     .await?;
-    let owner = JobOwner {
+    let owner = Owner {
         org_id: Some(r.org_id),
         user_id: Some(actor.user_id),
     };
-    notifications::enqueue(tx, queue, created.into_iter().collect(), owner).await?;
+    notifications::fan_out(tx, created.into_iter().collect(), owner).await?;
     Ok(())
 }
 

@@ -12,12 +12,13 @@
 //! build still ends. A note with a transcript is never sent again, so a rebuild pays nothing
 //! twice.
 
+use super::jobs::TranscribeNote;
 use super::lifecycle::load;
 use super::status::{ReviewEvent, next};
-use super::work::{ReviewQueue, TranscribeNote};
 use super::{ReviewStatus, TranscriptStatus};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
+use crate::job::{Owner, enqueue};
 use crate::repo::review_audio::{self as audio, VoiceNote};
 use crate::repo::{audit, reviews};
 use crate::{Error, Result};
@@ -145,13 +146,7 @@ pub async fn list(db: &Db, ws: &InWorkspace, review: Id) -> Result<Vec<VoiceNote
 }
 
 /// Deletes a note of an editable review; its audio goes with a job.
-pub async fn delete(
-    db: &Db,
-    q: &dyn ReviewQueue,
-    ws: &InWorkspace,
-    review: Id,
-    note: Id,
-) -> Result<()> {
+pub async fn delete(db: &Db, ws: &InWorkspace, review: Id, note: Id) -> Result<()> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, review).await?;
     let n = audio::get_note(&mut tx, ws.org_id, note)
@@ -161,13 +156,12 @@ pub async fn delete(
     next(r.status, ReviewEvent::Edit)?;
     audio::delete_note(&mut tx, n.id).await?;
     reviews::touch(&mut tx, review).await?;
-    q.delete_objects(
-        &mut tx,
+    let job = super::jobs::delete_recordings(
         ws.org_id,
         format!("voice_note {}", n.id),
         vec![n.object_key.clone()],
-    )
-    .await?;
+    );
+    enqueue(&mut tx, &job, Owner::new(ws.org_id, None)).await?;
     let data = json!({ "reviewId": review });
     audit::record(
         &mut tx,
@@ -182,13 +176,7 @@ pub async fn delete(
 /// each (a note whose job is still live keeps it). With no model configured (`model` false)
 /// they are `skipped` instead. Returns how many notes the build now waits for; 0 when the
 /// review is no longer building (deleted or changed meanwhile).
-pub async fn start_transcriptions(
-    db: &Db,
-    q: &dyn ReviewQueue,
-    org: Id,
-    review: Id,
-    model: bool,
-) -> Result<i64> {
+pub async fn start_transcriptions(db: &Db, org: Id, review: Id, model: bool) -> Result<i64> {
     let mut tx = db.begin().await?;
     let Some(r) = reviews::get(&mut tx, org, review).await? else {
         return Ok(0);
@@ -219,7 +207,7 @@ pub async fn start_transcriptions(
             review_id: review,
             note_id: n.id,
         };
-        q.transcribe(&mut tx, job).await?;
+        enqueue(&mut tx, &job, Owner::new(org, None)).await?;
     }
     let waiting = audio::pending(&mut tx, review).await?;
     tx.commit().await?;

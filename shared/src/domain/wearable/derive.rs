@@ -9,9 +9,7 @@ use super::gpx::{GpxReader, line_at};
 use super::samplefile::{Sample, SampleFileReader};
 use super::samples::Stream;
 use super::sessions::{load_all, plan_expiry};
-use super::{
-    LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionStatus, UPLOAD_WAIT_HOURS, WearableQueue, Work,
-};
+use super::{LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionStatus, UPLOAD_WAIT_HOURS};
 use crate::db::{Db, Id, Ts, Tx};
 use crate::repo::wearable::{self, Session};
 use crate::storage::{Storage, Store};
@@ -237,7 +235,7 @@ pub async fn ingest(db: &Db, storage: &Storage, org: Id, session: Id) -> Result<
 /// The expiry check: a live session quiet for [`LIVE_TIMEOUT_SECS`] ends (at its last report)
 /// and is derived, else the next check is planned; a session still waiting for its file after
 /// [`UPLOAD_WAIT_HOURS`] is removed with whatever was put at its URL.
-pub async fn expire(db: &Db, q: &dyn WearableQueue, org: Id, session: Id) -> Result<&'static str> {
+pub async fn expire(db: &Db, org: Id, session: Id) -> Result<&'static str> {
     let mut tx = db.begin().await?;
     let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
         return Ok("gone");
@@ -248,23 +246,23 @@ pub async fn expire(db: &Db, q: &dyn WearableQueue, org: Id, session: Id) -> Res
             let seen = s.last_seen_at.unwrap_or(s.created_at);
             let due = seen.plus(chrono::Duration::seconds(LIVE_TIMEOUT_SECS));
             if due > now {
-                plan_expiry(&mut tx, q, &s, due).await?;
+                plan_expiry(&mut tx, &s, due).await?;
                 tx.commit().await?;
                 return Ok("still live");
             }
             s.status = SessionStatus::Processing;
             s.ended_at = Some(seen);
             s.status_message = Some("ended: the watch stopped reporting".into());
-            let job = q
-                .enqueue(
-                    &mut tx,
-                    Work::Derive(super::DeriveSession {
-                        org_id: org,
-                        session_id: s.id,
-                    }),
-                    None,
-                )
-                .await?;
+            let job = super::jobs::push(
+                &mut tx,
+                &super::DeriveSession {
+                    org_id: org,
+                    session_id: s.id,
+                },
+                org,
+                None,
+            )
+            .await?;
             s.job_id = Some(job);
             wearable::update_session(&mut tx, &s).await?;
             tx.commit().await?;
@@ -279,7 +277,7 @@ pub async fn expire(db: &Db, q: &dyn WearableQueue, org: Id, session: Id) -> Res
             }
             wearable::delete_session(&mut tx, org, s.id).await?;
             if let Some(key) = s.upload_key.clone() {
-                q.enqueue(&mut tx, Work::DeleteObject { org_id: org, key }, None)
+                super::jobs::push(&mut tx, &super::jobs::delete_upload(org, key), org, None)
                     .await?;
             }
             tx.commit().await?;
@@ -294,21 +292,19 @@ pub async fn expire(db: &Db, q: &dyn WearableQueue, org: Id, session: Id) -> Res
 /// its line, nothing kept). The same `clientSessionId` again returns the session (200).
 pub async fn import_gpx(
     db: &Db,
-    q: &dyn WearableQueue,
     storage: &Storage,
     w: &super::access::Wearer,
     session: Id,
     meta: super::sessions::ImportMeta,
 ) -> Result<super::sessions::Uploaded> {
     let key = super::upload_key(w.org_id, session);
-    let result = import_staged(db, q, storage, w, session, &key, meta).await;
+    let result = import_staged(db, storage, w, session, &key, meta).await;
     let _ = storage.delete(Store::RawUploads, &key).await;
     result
 }
 
 async fn import_staged(
     db: &Db,
-    q: &dyn WearableQueue,
     storage: &Storage,
     w: &super::access::Wearer,
     session: Id,
@@ -352,16 +348,16 @@ async fn import_staged(
         }
         return Err(err);
     }
-    let job = q
-        .enqueue(
-            &mut tx,
-            Work::Derive(super::DeriveSession {
-                org_id: w.org_id,
-                session_id: s.id,
-            }),
-            Some(w.actor.user_id),
-        )
-        .await?;
+    let job = super::jobs::push(
+        &mut tx,
+        &super::DeriveSession {
+            org_id: w.org_id,
+            session_id: s.id,
+        },
+        w.org_id,
+        Some(w.actor.user_id),
+    )
+    .await?;
     s.job_id = Some(job);
     wearable::update_session(&mut tx, &s).await?;
     let data =

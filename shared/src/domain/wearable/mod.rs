@@ -17,6 +17,7 @@ pub mod codec;
 pub mod derive;
 pub mod detect;
 pub mod gpx;
+pub mod jobs;
 pub mod labels;
 pub mod people;
 pub mod samplefile;
@@ -25,9 +26,9 @@ pub mod sessions;
 pub mod sync;
 pub mod synth;
 
-use crate::db::{Id, Tx};
-use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use crate::db::Id;
+
+pub use jobs::{DeriveSession, ExpireSession, IngestFile};
 
 crate::text_enum! {
     /// How a session arrived: samples in the request (`upload`), a bulk sample file through a
@@ -66,56 +67,4 @@ pub const MAX_SAMPLES: i64 = 20_000_000;
 /// Where a session's bulk sample file waits in raw-uploads.
 pub fn upload_key(org: Id, session: Id) -> String {
     format!("orgs/{org}/wearable/{session}/samples")
-}
-
-/// Run the detector over a session (after new samples, or asked for again).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DeriveSession {
-    pub org_id: Id,
-    pub session_id: Id,
-}
-
-/// Read a session's bulk sample file into chunks, then derive.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IngestFile {
-    pub org_id: Id,
-    pub session_id: Id,
-}
-
-/// Look at a session when it may have expired: a live one that went quiet ends (and is
-/// derived), one still waiting for its file after [`UPLOAD_WAIT_HOURS`] is removed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExpireSession {
-    pub org_id: Id,
-    pub session_id: Id,
-    /// Unix ms this check was planned for (part of the idempotency key).
-    pub due_ms: i64,
-}
-
-/// The wearable area's background work.
-#[derive(Debug, Clone)]
-pub enum Work {
-    Derive(DeriveSession),
-    Ingest(IngestFile),
-    /// Not before the given time.
-    Expire(ExpireSession),
-    /// A storage object in raw-uploads whose row is gone.
-    DeleteObject {
-        org_id: Id,
-        key: String,
-    },
-}
-
-/// Enqueues work in the caller's transaction (implemented by `jobs::wearable::Enqueuer`);
-/// answers the job's id.
-pub trait WearableQueue: Send + Sync {
-    fn enqueue<'a>(
-        &'a self,
-        tx: &'a mut Tx,
-        work: Work,
-        user: Option<Id>,
-    ) -> BoxFuture<'a, crate::Result<Id>>;
 }

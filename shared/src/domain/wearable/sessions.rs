@@ -7,7 +7,7 @@ use super::codec;
 use super::samples::{SampleColumns, Samples, Stream};
 use super::{
     DeriveSession, ExpireSession, IngestFile, LIVE_TIMEOUT_SECS, SessionSource, SessionStatus,
-    UPLOAD_URL_SECS, UPLOAD_WAIT_HOURS, WearableQueue, Work,
+    UPLOAD_URL_SECS, UPLOAD_WAIT_HOURS,
 };
 use crate::crypto::Keys;
 use crate::db::{Db, Executor, Id, Ts, Tx};
@@ -339,7 +339,6 @@ pub struct Uploaded {
 /// (200) and writes nothing.
 pub async fn upload(
     db: &Db,
-    q: &dyn WearableQueue,
     storage: &Storage,
     w: &Wearer,
     req: SessionUpload,
@@ -400,16 +399,16 @@ pub async fn upload(
         if req.training_session_id.is_some() {
             s.training_session_id = req.training_session_id;
         }
-        let job = q
-            .enqueue(
-                &mut tx,
-                Work::Ingest(IngestFile {
-                    org_id: w.org_id,
-                    session_id: s.id,
-                }),
-                Some(w.actor.user_id),
-            )
-            .await?;
+        let job = super::jobs::push(
+            &mut tx,
+            &IngestFile {
+                org_id: w.org_id,
+                session_id: s.id,
+            },
+            w.org_id,
+            Some(w.actor.user_id),
+        )
+        .await?;
         s.job_id = Some(job);
         wearable::update_session(&mut tx, &s).await?;
         let data = json!({ "source": "file", "athleteId": w.athlete_id });
@@ -456,7 +455,7 @@ pub async fn upload(
     s.training_session_id = req.training_session_id;
     wearable::insert_session(&mut tx, &s).await?;
     append(&mut tx, &mut s, &samples).await?;
-    let job = derive_job(&mut tx, q, &s, Some(w.actor.user_id)).await?;
+    let job = derive_job(&mut tx, &s, Some(w.actor.user_id)).await?;
     s.job_id = Some(job);
     wearable::update_session(&mut tx, &s).await?;
     let data = json!({ "source": "upload", "athleteId": w.athlete_id, "samples": samples.len() });
@@ -480,33 +479,28 @@ pub async fn upload(
     })
 }
 
-async fn derive_job(
-    tx: &mut Tx,
-    q: &dyn WearableQueue,
-    s: &Session,
-    user: Option<Id>,
-) -> Result<Id> {
-    q.enqueue(
+async fn derive_job(tx: &mut Tx, s: &Session, user: Option<Id>) -> Result<Id> {
+    super::jobs::push(
         tx,
-        Work::Derive(DeriveSession {
+        &DeriveSession {
             org_id: s.org_id,
             session_id: s.id,
-        }),
+        },
+        s.org_id,
         user,
     )
     .await
 }
 
 /// Plans the check that ends a live session once it goes quiet.
-pub async fn plan_expiry(tx: &mut Tx, q: &dyn WearableQueue, s: &Session, due: Ts) -> Result<()> {
-    q.enqueue(
+pub async fn plan_expiry(tx: &mut Tx, s: &Session, due: Ts) -> Result<()> {
+    super::jobs::plan(
         tx,
-        Work::Expire(ExpireSession {
+        &ExpireSession {
             org_id: s.org_id,
             session_id: s.id,
             due_ms: due.unix_millis(),
-        }),
-        None,
+        },
     )
     .await?;
     Ok(())
@@ -514,7 +508,7 @@ pub async fn plan_expiry(tx: &mut Tx, q: &dyn WearableQueue, s: &Session, due: T
 
 /// Starts a live session (201; the same `clientSessionId` again is the same session) or
 /// reports on one (samples appended, `lastSeenAt` moved; `end` ends it and derives it).
-pub async fn live(db: &Db, q: &dyn WearableQueue, w: &Wearer, req: LiveReport) -> Result<Uploaded> {
+pub async fn live(db: &Db, w: &Wearer, req: LiveReport) -> Result<Uploaded> {
     let mut v = Validator::new();
     let device = optional_text(&mut v, "device", &req.device, 120);
     let client = optional_text(&mut v, "clientSessionId", &req.client_session_id, 120);
@@ -563,7 +557,6 @@ pub async fn live(db: &Db, q: &dyn WearableQueue, w: &Wearer, req: LiveReport) -
                     wearable::insert_session(&mut tx, &s).await?;
                     plan_expiry(
                         &mut tx,
-                        q,
                         &s,
                         now.plus(chrono::Duration::seconds(LIVE_TIMEOUT_SECS)),
                     )
@@ -600,7 +593,7 @@ pub async fn live(db: &Db, q: &dyn WearableQueue, w: &Wearer, req: LiveReport) -
     if req.end {
         s.status = SessionStatus::Processing;
         s.ended_at = Some(now);
-        let j = derive_job(&mut tx, q, &s, Some(w.actor.user_id)).await?;
+        let j = derive_job(&mut tx, &s, Some(w.actor.user_id)).await?;
         s.job_id = Some(j);
         job = Some(j);
     }
@@ -618,7 +611,6 @@ pub async fn live(db: &Db, q: &dyn WearableQueue, w: &Wearer, req: LiveReport) -
 /// that waits for it (removed after a day without its file).
 pub async fn upload_url(
     db: &Db,
-    q: &dyn WearableQueue,
     storage: &Storage,
     keys: &Keys,
     public_base_url: &str,
@@ -662,7 +654,6 @@ pub async fn upload_url(
     wearable::insert_session(&mut tx, &s).await?;
     plan_expiry(
         &mut tx,
-        q,
         &s,
         now.plus(chrono::Duration::hours(UPLOAD_WAIT_HOURS)),
     )
@@ -739,7 +730,7 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<SessionDetail> {
 }
 
 /// Only the session's coach or a workspace admin (owner or admin role) deletes a session.
-pub async fn delete(db: &Db, q: &dyn WearableQueue, ws: &InWorkspace, id: Id) -> Result<()> {
+pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let mut tx = db.begin().await?;
     let s = find(&mut tx, ws, id).await?;
     let admin = ws.role_key == OWNER_ROLE || ws.role_key == ADMIN_ROLE;
@@ -751,12 +742,10 @@ pub async fn delete(db: &Db, q: &dyn WearableQueue, ws: &InWorkspace, id: Id) ->
     }
     wearable::delete_session(&mut tx, ws.org_id, id).await?;
     if let Some(key) = &s.upload_key {
-        q.enqueue(
+        super::jobs::push(
             &mut tx,
-            Work::DeleteObject {
-                org_id: ws.org_id,
-                key: key.clone(),
-            },
+            &super::jobs::delete_upload(ws.org_id, key.clone()),
+            ws.org_id,
             Some(ws.actor.user_id),
         )
         .await?;
@@ -772,7 +761,7 @@ pub async fn delete(db: &Db, q: &dyn WearableQueue, ws: &InWorkspace, id: Id) ->
 }
 
 /// Runs the detector again (a job; the windows it makes carry its version).
-pub async fn rederive(db: &Db, q: &dyn WearableQueue, ws: &InWorkspace, id: Id) -> Result<Id> {
+pub async fn rederive(db: &Db, ws: &InWorkspace, id: Id) -> Result<Id> {
     let mut tx = db.begin().await?;
     let mut s = find(&mut tx, ws, id).await?;
     if matches!(
@@ -784,7 +773,7 @@ pub async fn rederive(db: &Db, q: &dyn WearableQueue, ws: &InWorkspace, id: Id) 
             format!("a session that is {} has nothing to derive yet", s.status),
         ));
     }
-    let job = derive_job(&mut tx, q, &s, Some(ws.actor.user_id)).await?;
+    let job = derive_job(&mut tx, &s, Some(ws.actor.user_id)).await?;
     s.job_id = Some(job);
     wearable::update_session(&mut tx, &s).await?;
     audit::record(

@@ -1,12 +1,10 @@
-//! The footage area's background work, as payloads. The domain decides what work an operation
-//! needs and enqueues it in the operation's transaction through a [`JobQueue`]; the `jobs`
-//! crate gives each payload its job kind, queue, attempts and idempotency key, and the worker
-//! runs it. (The `jobs` crate depends on `shared`, so the domain names the work and `jobs`
-//! implements the queue.)
+//! The footage area's jobs: each payload with its kind, queue, attempts and idempotency key.
+//! The area's operations enqueue them in their own transactions (`crate::job::enqueue`); the
+//! worker runs them (`worker::handlers::footage`).
 
-use crate::db::{Id, Tx};
+use crate::db::Id;
+use crate::job::{Job, Queue};
 use crate::storage::Store;
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 /// Read a clip's original with ffprobe (media queue).
@@ -21,7 +19,7 @@ pub struct ProbeClip {
 /// request token is `{clip_id}:{generation}`, so a retried submit is the same backend job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SubmitClip {
+pub struct AnalyzeClip {
     pub org_id: Id,
     pub clip_id: Id,
     pub generation: i64,
@@ -104,33 +102,87 @@ impl StoredObject {
     }
 }
 
-/// One piece of footage work.
-#[derive(Debug, Clone)]
-pub enum Work {
-    Probe(ProbeClip),
-    Submit(SubmitClip),
-    /// Not before the given number of milliseconds from now.
-    Poll(PollClip, u64),
-    Cancel(CancelAnalysis),
-    Store(StoreClip),
-    StoreSession(StoreSession),
-    DeleteObjects(DeleteObjects),
-    JoinUpload(JoinUpload),
+impl Job for ProbeClip {
+    const KIND: &'static str = "footage.probe";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.clip_id.to_string())
+    }
 }
 
-/// A job enqueued for some work: its id, and whether a live job for the same work was reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Queued {
-    pub job_id: Id,
-    pub existing: bool,
+impl Job for AnalyzeClip {
+    const KIND: &'static str = "footage.analyze";
+    const QUEUE: Queue = Queue::Providers;
+    const MAX_ATTEMPTS: u32 = 6;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!("{}:{}", self.clip_id, self.generation))
+    }
 }
 
-/// Enqueues work in the caller's transaction (implemented by `jobs::Enqueuer`).
-pub trait JobQueue: Send + Sync {
-    fn enqueue<'a>(
-        &'a self,
-        tx: &'a mut Tx,
-        work: Work,
-        user: Option<Id>,
-    ) -> BoxFuture<'a, crate::Result<Queued>>;
+impl Job for PollClip {
+    const KIND: &'static str = "footage.poll";
+    const QUEUE: Queue = Queue::Providers;
+    const MAX_ATTEMPTS: u32 = 8;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(format!(
+            "{}:{}:{}",
+            self.clip_id, self.generation, self.round
+        ))
+    }
+}
+
+impl Job for CancelAnalysis {
+    const KIND: &'static str = "footage.cancel_analysis";
+    const QUEUE: Queue = Queue::Providers;
+    const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.analysis_id.clone())
+    }
+}
+
+impl Job for StoreClip {
+    const KIND: &'static str = "footage.store";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.clip_id.to_string())
+    }
+}
+
+impl Job for StoreSession {
+    const KIND: &'static str = "footage.store_session";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.session_id.to_string())
+    }
+}
+
+impl Job for DeleteObjects {
+    const KIND: &'static str = "footage.delete_objects";
+    const QUEUE: Queue = Queue::Media;
+    /// With the backoff capped at an hour, about a day of retries: objects are never orphaned
+    /// by a storage outage.
+    const MAX_ATTEMPTS: u32 = 40;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.owner.clone())
+    }
+}
+
+impl Job for JoinUpload {
+    const KIND: &'static str = "footage.join_upload";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 5;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.upload_id.to_string())
+    }
 }
