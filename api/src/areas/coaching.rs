@@ -101,8 +101,8 @@ pub async fn generate(
         clip_ids: b.clip_ids.as_deref(),
         mode: b.mode.as_deref(),
     };
-    let (id, existing) = coaching::request(&state.db, state.cfg.model.as_ref(), &ws, &raw).await?;
-    Ok(accepted(shared::job::Enqueued { id, existing }))
+    let job = coaching::request(&state.db, state.cfg.model.as_ref(), &ws, &raw).await?;
+    Ok(accepted(job))
 }
 
 #[derive(Deserialize)]
@@ -195,8 +195,7 @@ pub async fn progress(
     let (f, job) = progress::request(&state.db, state.cfg.model.as_ref(), &ws, &raw).await?;
     Ok(axum::Json(ProgressAnswer {
         feedback: f.into(),
-        narrative_job: job
-            .map(|(id, existing)| accepted(shared::job::Enqueued { id, existing }).1.0),
+        narrative_job: job.map(|job| accepted(job).1.0),
     }))
 }
 

@@ -464,8 +464,7 @@ pub async fn build(
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
     let ws = ws.acting(&caller);
-    let (job, existing) = lifecycle::build(&state.db, &ws, id).await?;
-    Ok(accepted(shared::job::Enqueued { id: job, existing }))
+    Ok(accepted(lifecycle::build(&state.db, &ws, id).await?))
 }
 
 pub async fn publish(

@@ -176,7 +176,7 @@ pub async fn request(
     model: Option<&ModelConfig>,
     ws: &InWorkspace,
     raw: &RawRequest<'_>,
-) -> Result<(Id, bool)> {
+) -> Result<Enqueued> {
     model.ok_or_else(|| Error::provider_not_configured("generative model"))?;
     let mut v = Validator::new();
     let mode = match raw.mode {
@@ -276,7 +276,7 @@ pub async fn request(
         .await?;
     }
     tx.commit().await?;
-    Ok((job, existing))
+    Ok(Enqueued { id: job, existing })
 }
 
 /// One feedback to generate: its subject and exactly what the model is given.

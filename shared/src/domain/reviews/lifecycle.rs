@@ -254,7 +254,7 @@ pub async fn publish(db: &Db, ws: &InWorkspace, id: Id) -> Result<Review> {
 
 /// Starts the build of a draft or ready review (a job; the same review asked twice before it
 /// changes is the same job). `building` until the job ends.
-pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Id, bool)> {
+pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<Enqueued> {
     let mut tx = db.begin().await?;
     let r = load(&mut tx, ws, id).await?;
     let work = super::jobs::BuildReview {
@@ -266,7 +266,10 @@ pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Id, bool)> {
         if let Some(job) = r.job_id
             && still_building(&mut tx, job, id).await?
         {
-            return Ok((job, true));
+            return Ok(Enqueued {
+                id: job,
+                existing: true,
+            });
         }
         // The build and its transcriptions have all ended but the review is still building:
         // one was lost (a worker that kept dying past its attempts). A new build asks again
@@ -297,7 +300,7 @@ pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Id, bool)> {
         )
         .await?;
         tx.commit().await?;
-        return Ok((job, existing));
+        return Ok(Enqueued { id: job, existing });
     }
     let to = next(r.status, ReviewEvent::Build)?;
     let Enqueued { id: job, existing } = enqueue(
@@ -322,7 +325,7 @@ pub async fn build(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Id, bool)> {
     )
     .await?;
     tx.commit().await?;
-    Ok((job, existing))
+    Ok(Enqueued { id: job, existing })
 }
 
 /// Whether the build job, or a transcription it asked for, is still queued or running.

@@ -16,7 +16,7 @@ use crate::config::ModelConfig;
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::Validator;
-use crate::job::{Owner, enqueue};
+use crate::job::{Enqueued, Owner, enqueue};
 use crate::providers::analysis::ClipStats;
 use crate::repo::coaching::{self as repo, Feedback};
 use crate::repo::footage::{self, Session};
@@ -264,7 +264,7 @@ pub async fn request(
     model: Option<&ModelConfig>,
     ws: &InWorkspace,
     raw: &RawProgress<'_>,
-) -> Result<(Feedback, Option<(Id, bool)>)> {
+) -> Result<(Feedback, Option<Enqueued>)> {
     let mut v = Validator::new();
     let from = date(&mut v, "from", raw.from);
     let to = date(&mut v, "to", raw.to);
@@ -379,7 +379,7 @@ pub async fn request(
                 Owner::new(ws.org_id, Some(ws.actor.user_id)),
             )
             .await?;
-            Some((e.id, e.existing))
+            Some(e)
         }
         None => None,
     };
@@ -407,7 +407,7 @@ pub async fn request(
         output: Some(Json(serde_json::to_value(&report).unwrap_or_default())),
         model: None,
         model_version: None,
-        job_id: job.map(|j| j.0),
+        job_id: job.map(|j| j.id),
         created_by: Some(ws.actor.user_id),
         created_at: Ts::now(),
     };
