@@ -3,7 +3,7 @@
 //! (`jobs::footage`), which clients follow through the clip's status or the job's poll URL.
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::http::zerocopy::Door;
@@ -99,12 +99,10 @@ pub struct ClipListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<ClipListQuery>,
 ) -> Result<axum::Json<Paged<ClipView>>> {
-    let ws = ws.acting(&caller);
     let f = clips::Filter {
         session: q.session_id,
         status: q.status,
@@ -117,11 +115,9 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ClipView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(clips::get(&state.db, &ws, id).await?.into()))
 }
 
@@ -140,11 +136,9 @@ pub struct ClipStatuses {
 /// The stored status of one or up to 100 clips; never calls the backend.
 pub async fn status(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<StatusQuery>,
 ) -> Result<axum::Json<ClipStatuses>> {
-    let ws = ws.acting(&caller);
     let mut ids = Vec::new();
     for part in q.ids.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         ids.push(part.parse::<Id>().map_err(|_| {
@@ -171,22 +165,18 @@ fn job(q: domain::Queued) -> (StatusCode, axum::Json<JobAccepted>) {
 /// Submits the clip to the analysis backend (a job); a clip in flight returns its live job.
 pub async fn analyze(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     let (_, q) = clips::analyze(&state.db, &ENQUEUER, &ws, r.clip_id).await?;
     Ok(job(q))
 }
 
 pub async fn cancel(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<axum::Json<ClipView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(
         clips::cancel(&state.db, &ENQUEUER, &ws, r.clip_id)
             .await?
@@ -196,11 +186,9 @@ pub async fn cancel(
 
 pub async fn probe(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(job(
         clips::probe(&state.db, &ENQUEUER, &ws, r.clip_id).await?
     ))
@@ -208,11 +196,9 @@ pub async fn probe(
 
 pub async fn store(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(job(
         clips::store(&state.db, &ENQUEUER, &ws, r.clip_id).await?
     ))
@@ -220,11 +206,9 @@ pub async fn store(
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     clips::delete(&state.db, &ENQUEUER, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -294,12 +278,10 @@ pub struct SessionListQuery {
 
 pub async fn list_sessions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionListQuery>,
 ) -> Result<axum::Json<Paged<SessionListItem>>> {
-    let ws = ws.acting(&caller);
     let rows = sessions::list(
         &state.db,
         &ws,
@@ -315,11 +297,9 @@ pub async fn list_sessions(
 
 pub async fn get_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<SessionDetail>> {
-    let ws = ws.acting(&caller);
     let (s, clips) = sessions::get(&state.db, &ws, id).await?;
     Ok(axum::Json(SessionDetail {
         session: s.into(),
@@ -329,11 +309,9 @@ pub async fn get_session(
 
 pub async fn store_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<SessionRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(job(sessions::store(
         &state.db,
         &ENQUEUER,
@@ -345,11 +323,9 @@ pub async fn store_session(
 
 pub async fn delete_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     sessions::delete(&state.db, &ENQUEUER, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -377,10 +353,9 @@ pub struct SignedVideo {
 pub async fn sign(
     State(state): State<AppState>,
     caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<SignQuery>,
 ) -> Result<axum::Json<SignedVideo>> {
-    let ws = ws.acting(&caller);
     let (variant, source) = clips::video_source(&state.db, &ws, q.clip_id, q.variant).await?;
     let now = Ts::now();
     let grant = token::StreamGrant::new(q.clip_id, caller.user.id, source, now.0.timestamp());
@@ -417,14 +392,12 @@ impl utoipa::ToSchema for SidecarDocument {}
 /// The stored overlay sidecar of a clip the caller may see (Range supported).
 pub async fn sidecar(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(r): Query<ClipRef>,
     method: Method,
     headers: HeaderMap,
     door: Option<Extension<Door>>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let (store, key) = clips::overlay(&state.db, &ws, r.clip_id).await?;
     let door = door.as_ref().map(|d| &d.0);
     Ok(ranged::serve_stored(&state.storage, store, &key, &headers, &method, door).await)
@@ -483,11 +456,9 @@ pub struct Maneuvers {
 
 pub async fn maneuvers(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Maneuvers>> {
-    let ws = ws.acting(&caller);
     let (predictions, rows) = labels::list(&state.db, &ws, id).await?;
     Ok(axum::Json(Maneuvers {
         predictions,
@@ -512,12 +483,10 @@ pub struct NewLabel {
 
 pub async fn add_maneuver(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<NewLabel>,
 ) -> Result<(StatusCode, axum::Json<LabelView>)> {
-    let ws = ws.acting(&caller);
     let raw = labels::RawLabel {
         prediction_index: b.prediction_index,
         verdict: &b.verdict,
@@ -546,12 +515,10 @@ pub struct LabelPatch {
 
 pub async fn correct_maneuver(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<LabelPatch>,
 ) -> Result<axum::Json<LabelView>> {
-    let ws = ws.acting(&caller);
     let raw = labels::RawPatch {
         verdict: b.verdict.as_deref(),
         corrected_type: b.corrected_type.as_ref().map(Option::as_deref),
@@ -572,11 +539,9 @@ pub struct ExportQuery {
 /// The workspace's maneuver labels as a training set (JSONL or CSV download).
 pub async fn export_labels(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<ExportQuery>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let format = q.format.unwrap_or(labels::ExportFormat::Jsonl);
     let body = labels::export(&state.db, &ws, format).await?;
     let (ct, name) = match format {
