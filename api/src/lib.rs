@@ -1,4 +1,4 @@
-//! The HTTP API. `routes.rs` lists every route with its auth policy; `areas/` holds the
+//! The HTTP API. `routes/` lists every route with its auth policy; `areas/` holds the
 //! handlers, one module per area; `auth/` resolves callers; `http/` holds the extractors and
 //! the pagination helper; `app.rs` adds the cross-cutting layers.
 

@@ -1,7 +1,7 @@
 //! The route registry: every route of the service is one `RouteDef` with its method, path, auth
 //! policy, area and OpenAPI description. The router and the OpenAPI document are both built
 //! from it, so neither can drift from the other, and a route cannot exist without a policy.
-//! The table itself is in `routes.rs`.
+//! The table itself is in `routes.rs` and `routes/<area>.rs`, one function per area.
 
 mod introspect;
 

@@ -3,7 +3,7 @@
 //! rules are in `shared::domain::competition::achievements`.
 
 use super::jobs::accepted;
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
@@ -17,18 +17,15 @@ use shared::domain::competition::achievements::{self, AchievementView, AwardView
 use utoipa::ToSchema;
 
 /// Adds the default definitions the workspace lacks; running it again adds nothing.
-pub async fn seed(State(state): State<AppState>, caller: Caller, ws: Ws) -> Result<Json<Seeded>> {
-    let ws = ws.acting(&caller);
+pub async fn seed(State(state): State<AppState>, Acting(ws): Acting) -> Result<Json<Seeded>> {
     Ok(Json(achievements::seed(&state.db, &ws).await?))
 }
 
 pub async fn definitions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<Json<Paged<AchievementView>>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         page.slice(achievements::definitions(&state.db, &ws).await?),
     ))
@@ -45,11 +42,9 @@ pub struct CheckBody {
 /// (202 with the job; the one already queued or running when there is one).
 pub async fn check(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<CheckBody>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     if let Some(athlete) = b.athlete_id {
         let r = achievements::check_one(&state.db, &ws, athlete).await?;
         return Ok(Json(r).into_response());
@@ -61,12 +56,10 @@ pub async fn check(
 /// An athlete's awards, newest first.
 pub async fn awards(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Path(id): Path<Id>,
 ) -> Result<Json<Paged<AwardView>>> {
-    let ws = ws.acting(&caller);
     let rows = achievements::awards(&state.db, &ws, id, page.fetch_limit(), page.offset).await?;
     Ok(Json(page.wrap(rows)))
 }

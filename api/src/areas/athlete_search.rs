@@ -2,7 +2,7 @@
 //! directory (`/api/discover`): each handler extracts, calls one
 //! `shared::domain::competition` operation and maps the answer.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::http::{Error, Result};
@@ -28,11 +28,9 @@ pub struct SearchQuery {
 /// The roster and every configured provider searched at once, the same person merged.
 pub async fn search(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<SearchQuery>,
 ) -> Result<Json<SearchAnswer>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         search::search(
             &state.db,
@@ -73,11 +71,9 @@ pub struct ImportAthlete {
 /// athlete was created, else 200.
 pub async fn import(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ImportAthlete>,
 ) -> Result<(StatusCode, Json<Imported>)> {
-    let ws = ws.acting(&caller);
     ws.require(Perm::AthletesCreate)?;
     let source = Source::parse(&r.source)
         .map_err(|_| Error::field("source", "invalid", "a source is heatsource or tourindex"))?;
@@ -117,12 +113,10 @@ const AVATAR_URL_TTL: std::time::Duration = std::time::Duration::from_secs(30 * 
 /// filterable by tour and name, with headshots and the workspace's linked athletes.
 pub async fn discover(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<DiscoverQuery>,
 ) -> Result<Json<Paged<DirectoryEntry>>> {
-    let ws = ws.acting(&caller);
     let mut rows = tourindex::directory(
         &state.db,
         ws.org_id,

@@ -3,7 +3,7 @@
 //! pipeline), and read a batch back with its clips' live statuses, for a tab reopened later.
 
 use super::footage::ClipView;
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::Query;
 use crate::http::{Error, Result};
 use crate::state::AppState;
@@ -85,8 +85,7 @@ fn is_manifest_type(headers: &HeaderMap) -> bool {
 /// 400 `import_invalid` with every row's errors (nothing created).
 pub async fn prepare(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<PrepareQuery>,
     headers: HeaderMap,
     body: Bytes,
@@ -100,7 +99,6 @@ pub async fn prepare(
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::bad_request("import_invalid", "the manifest is empty").into());
     }
-    let ws = ws.acting(&caller);
     let is_xlsx = shared::import::xlsx::is_xlsx(&body);
     let file_name = q
         .file_name
@@ -160,11 +158,9 @@ pub struct BatchStatus {
 /// `GET /api/training-sessions/batch-upload?batchId=`: the manifest and each clip's live status.
 pub async fn status(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<BatchQuery>,
 ) -> Result<axum::Json<BatchStatus>> {
-    let ws = ws.acting(&caller);
     let (b, rows) = batch::status(&state.db, &ws, q.batch_id).await?;
     Ok(axum::Json(BatchStatus {
         batch: BatchView::from(&b),

@@ -4,7 +4,7 @@
 //! and portal; what a user has access to) and the payment webhook. The rules are in
 //! `shared::domain::billing`; handlers extract, call one operation and map the answer.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::Result;
 use crate::http::extract::Body;
 use crate::http::pagination::{Page, Paged};
@@ -57,10 +57,9 @@ pub struct BillingStatus {
 
 pub async fn status(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<axum::Json<BillingStatus>> {
-    let s = domain::status(&state.db, &ws.acting(&caller)).await?;
+    let s = domain::status(&state.db, &ws).await?;
     Ok(axum::Json(BillingStatus {
         plan: s.plan,
         status: s.status,
@@ -99,8 +98,7 @@ pub struct SubscribeAnswer {
 
 pub async fn subscribe(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     headers: HeaderMap,
     Body(req): Body<SubscribeRequest>,
 ) -> Result<axum::Json<SubscribeAnswer>> {
@@ -111,7 +109,7 @@ pub async fn subscribe(
         &state.db,
         &state.cfg,
         &payments,
-        &ws.acting(&caller),
+        &ws,
         parsed,
         key.as_deref(),
     )
@@ -140,20 +138,12 @@ pub struct PortalLink {
 
 pub async fn portal(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     headers: HeaderMap,
 ) -> Result<axum::Json<PortalLink>> {
     let key = client_key(&headers)?;
     let payments = domain::adapter(&state.cfg)?;
-    let url = domain::portal(
-        &state.db,
-        &state.cfg,
-        &payments,
-        &ws.acting(&caller),
-        key.as_deref(),
-    )
-    .await?;
+    let url = domain::portal(&state.db, &state.cfg, &payments, &ws, key.as_deref()).await?;
     Ok(axum::Json(PortalLink { url }))
 }
 
@@ -171,20 +161,12 @@ pub struct PayoutAccountView {
 
 pub async fn connect(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     headers: HeaderMap,
 ) -> Result<axum::Json<PayoutAccountView>> {
     let key = client_key(&headers)?;
     let payments = domain::adapter(&state.cfg)?;
-    let c = marketplace::connect(
-        &state.db,
-        &state.cfg,
-        &payments,
-        &ws.acting(&caller),
-        key.as_deref(),
-    )
-    .await?;
+    let c = marketplace::connect(&state.db, &state.cfg, &payments, &ws, key.as_deref()).await?;
     Ok(axum::Json(PayoutAccountView {
         account_id: c.account.provider_account_id,
         charges_enabled: c.account.charges_enabled,
@@ -236,28 +218,20 @@ fn offering_view(o: Offering) -> OfferingView {
 
 pub async fn create_offering(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateOffering>,
 ) -> Result<(StatusCode, axum::Json<OfferingView>)> {
     let new = marketplace::NewOffering::parse(&req.name, req.amount, &req.currency, &req.interval)?;
-    let o = marketplace::create_offering(&state.db, &ws.acting(&caller), new).await?;
+    let o = marketplace::create_offering(&state.db, &ws, new).await?;
     Ok((StatusCode::CREATED, axum::Json(offering_view(o))))
 }
 
 pub async fn offerings(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<axum::Json<Paged<OfferingView>>> {
-    let rows = marketplace::offerings(
-        &state.db,
-        &ws.acting(&caller),
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = marketplace::offerings(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(offering_view).collect()),
     ))

@@ -3,7 +3,7 @@
 //! (`areas::competition_jobs`), with members' event edits and the scoring rules the
 //! standings view (`areas::strategy`) counts under.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, nullable};
 use crate::http::pagination::{Page, Paged};
@@ -22,22 +22,18 @@ use utoipa::ToSchema;
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<Json<Paged<CircuitSummary>>> {
-    let ws = ws.acting(&caller);
     let rows = circuits::list(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(Json(page.wrap(rows)))
 }
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Json<CircuitView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(circuits::get(&state.db, &ws, id).await?))
 }
 
@@ -45,23 +41,19 @@ pub async fn get(
 /// import-standings), newest first.
 pub async fn athlete_results(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Json<Vec<ResultRow>>> {
-    let ws = ws.acting(&caller);
     Ok(Json(roster::results(&state.db, &ws, id).await?))
 }
 
 /// The circuit's events, manual edits applied (which fields are manual, what the provider has).
 pub async fn events(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Path(id): Path<Id>,
 ) -> Result<Json<Paged<EventView>>> {
-    let ws = ws.acting(&caller);
     Ok(Json(page.slice(events::list(&state.db, &ws, id).await?)))
 }
 
@@ -93,34 +85,28 @@ impl EventBody {
 /// Adds a member's own event to the circuit.
 pub async fn add_event(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<EventBody>,
 ) -> Result<(StatusCode, Json<EventView>)> {
-    let ws = ws.acting(&caller);
     let e = events::create(&state.db, &ws, id, &b.fields()).await?;
     Ok((StatusCode::CREATED, Json(e)))
 }
 
 pub async fn event(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, event)): Path<(Id, Id)>,
 ) -> Result<Json<EventView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(events::get(&state.db, &ws, id, event).await?))
 }
 
 pub async fn edit_event(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, event)): Path<(Id, Id)>,
     Body(b): Body<EventBody>,
 ) -> Result<Json<EventView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         events::update(&state.db, &ws, id, event, &b.fields()).await?,
     ))
@@ -130,11 +116,9 @@ pub async fn edit_event(
 /// it back).
 pub async fn delete_event(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, event)): Path<(Id, Id)>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     events::delete(&state.db, &ws, id, event).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -161,12 +145,10 @@ pub struct RulesBody {
 /// Sets the circuit's scoring rules (the standings view counts under them).
 pub async fn set_rules(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<RulesBody>,
 ) -> Result<Json<RulesView>> {
-    let ws = ws.acting(&caller);
     let patch = RulesPatch {
         results_to_count: b.results_to_count,
         qualification_place: b.qualification_place,

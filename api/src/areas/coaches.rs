@@ -3,7 +3,7 @@
 //! user id; a user who is not a member of the caller's workspace is not found.
 
 use super::orgs::{AuditView, audit_view};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
@@ -39,11 +39,10 @@ fn view(c: domain::Coach) -> CoachView {
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<CoachView>> {
-    let c = domain::get(&state.db, &ws.acting(&caller), id).await?;
+    let c = domain::get(&state.db, &ws, id).await?;
     Ok(axum::Json(view(c)))
 }
 
@@ -57,12 +56,11 @@ pub struct UpdateCoach {
 /// Renames a coach: yourself, or anyone with `members.manage`.
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<UpdateCoach>,
 ) -> Result<axum::Json<CoachView>> {
-    let c = domain::rename(&state.db, &ws.acting(&caller), id, &req.name).await?;
+    let c = domain::rename(&state.db, &ws, id, &req.name).await?;
     Ok(axum::Json(view(c)))
 }
 
@@ -81,12 +79,10 @@ pub struct CoachAthleteView {
 
 pub async fn athletes(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     page: Page,
 ) -> Result<axum::Json<Paged<CoachAthleteView>>> {
-    let ws = ws.acting(&caller);
     let rows = domain::athletes(&state.db, &ws, id, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(
@@ -122,13 +118,12 @@ pub struct Reassigned {
 /// Moves athletes from one coach to another in one transaction (e.g. a coach leaves the club).
 pub async fn reassign(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<Reassign>,
 ) -> Result<axum::Json<Reassigned>> {
     let r = domain::Reassign::parse(id, req.to_coach_id, req.athlete_ids)?;
-    let moved = domain::reassign(&state.db, &ws.acting(&caller), r).await?;
+    let moved = domain::reassign(&state.db, &ws, r).await?;
     Ok(axum::Json(Reassigned { moved }))
 }
 
@@ -144,11 +139,10 @@ pub struct CoachStats {
 
 pub async fn stats(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<CoachStats>> {
-    let s = domain::stats(&state.db, &ws.acting(&caller), id).await?;
+    let s = domain::stats(&state.db, &ws, id).await?;
     Ok(axum::Json(CoachStats {
         athletes: s.athletes,
         training_sessions: s.sessions_total,
@@ -161,12 +155,10 @@ pub async fn stats(
 /// What the coach did in this workspace (its audit entries), newest first.
 pub async fn activity(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     page: Page,
 ) -> Result<axum::Json<Paged<AuditView>>> {
-    let ws = ws.acting(&caller);
     let rows = domain::activity(&state.db, &ws, id, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(audit_view).collect()),

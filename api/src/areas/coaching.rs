@@ -4,7 +4,7 @@
 //! `shared::domain::reviews::{coaching, progress}` operation and map the result.
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
@@ -91,11 +91,9 @@ pub struct CoachingRequest {
 /// `POST /api/sessions/coaching`: 202 with the generate job.
 pub async fn generate(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<CoachingRequest>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     let raw = coaching::RawRequest {
         session_id: b.session_id,
         clip_ids: b.clip_ids.as_deref(),
@@ -119,12 +117,10 @@ pub struct ListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<ListQuery>,
 ) -> Result<axum::Json<Paged<FeedbackView>>> {
-    let ws = ws.acting(&caller);
     let f = Filter {
         session: q.session_id,
         clip: q.clip_id,
@@ -140,11 +136,9 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<FeedbackView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(coaching::get(&state.db, &ws, id).await?.into()))
 }
 
@@ -180,11 +174,9 @@ pub struct ProgressAnswer {
 
 pub async fn progress(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<ProgressRequest>,
 ) -> Result<axum::Json<ProgressAnswer>> {
-    let ws = ws.acting(&caller);
     let raw = progress::RawProgress {
         athlete_id: b.athlete_id,
         session_ids: b.session_ids.as_deref(),
@@ -226,11 +218,9 @@ pub struct CoachingExport {
 /// under a Content-Security-Policy that lets nothing load or run.
 pub async fn export(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<ExportQuery>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let scope = Scope {
         session: q.session_id,
         athlete: q.athlete_id,

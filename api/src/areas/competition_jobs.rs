@@ -5,7 +5,7 @@
 //! again while one runs answers that live job (`existing: true`).
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::{Body, Path};
 use crate::http::{Error, Result};
 use crate::state::AppState;
@@ -58,11 +58,9 @@ pub struct ImportRankings {
 /// import).
 pub async fn import_rankings(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ImportRankings>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_heatsource(&state)?;
     let op = ImportOp::Rankings {
         series_id: provider_ref("seriesId", &r.series_id)?,
@@ -77,11 +75,9 @@ pub async fn import_rankings(
 /// A circuit's events, results and rankings.
 pub async fn import_standings(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     circuits::exists(&state.db, &ws, id).await?;
     need_heatsource(&state)?;
     import(&state, &ws, ImportOp::Standings { circuit_id: id }).await
@@ -123,12 +119,10 @@ async fn bulk_add(
 /// The competitors of a heatsource event into the roster (and a circuit).
 pub async fn heatsource_bulk_add(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<String>,
     Body(r): Body<BulkAdd>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_heatsource(&state)?;
     bulk_add(&state, &ws, Source::Heatsource, &id, r).await
 }
@@ -136,12 +130,10 @@ pub async fn heatsource_bulk_add(
 /// The athletes of a tour-index event's results into the roster (and a circuit).
 pub async fn tourindex_bulk_add(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<String>,
     Body(r): Body<BulkAdd>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_tourindex(&state)?;
     if r.division_id.is_some() {
         return Err(Error::field(
@@ -157,10 +149,8 @@ pub async fn tourindex_bulk_add(
 /// Runs `heatsource-orgs-sync` now (the scheduled task's job; joins one already queued).
 pub async fn organisations_sync(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_heatsource(&state)?;
     sync_now(&state, &ws, CronTask::HeatsourceOrgsSync).await
 }
@@ -168,10 +158,8 @@ pub async fn organisations_sync(
 /// Runs `heatsource-sync` now.
 pub async fn heatsource_sync(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_heatsource(&state)?;
     sync_now(&state, &ws, CronTask::HeatsourceSync).await
 }
@@ -187,11 +175,9 @@ pub struct Scrape {
 /// runs at a time, whoever asks).
 pub async fn scrape(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<Scrape>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_tourindex(&state)?;
     let tour = tourindex::tour_name("tour", &r.tour)?;
     import(&state, &ws, ImportOp::Scrape { tour }).await
@@ -200,10 +186,8 @@ pub async fn scrape(
 /// The workspace's tour-index-linked athletes refreshed (profiles and results).
 pub async fn tourindex_athletes_sync(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_tourindex(&state)?;
     import(&state, &ws, ImportOp::TourAthletes).await
 }
@@ -222,11 +206,9 @@ pub struct ImportResults {
 /// `tourindexId` is given.
 pub async fn import_results(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ImportResults>,
 ) -> Result<Accepted> {
-    let ws = ws.acting(&caller);
     need_tourindex(&state)?;
     if let Some(tid) = &r.tourindex_id {
         let tid = provider_ref("tourindexId", tid)?;

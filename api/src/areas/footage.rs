@@ -3,7 +3,7 @@
 //! (`jobs::footage`), which clients follow through the clip's status or the job's poll URL.
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::http::zerocopy::Door;
@@ -98,12 +98,10 @@ pub struct ClipListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<ClipListQuery>,
 ) -> Result<axum::Json<Paged<ClipView>>> {
-    let ws = ws.acting(&caller);
     let f = clips::Filter {
         session: q.session_id,
         status: q.status,
@@ -116,11 +114,9 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ClipView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(clips::get(&state.db, &ws, id).await?.into()))
 }
 
@@ -139,11 +135,9 @@ pub struct ClipStatuses {
 /// The stored status of one or up to 100 clips; never calls the backend.
 pub async fn status(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<StatusQuery>,
 ) -> Result<axum::Json<ClipStatuses>> {
-    let ws = ws.acting(&caller);
     let mut ids = Vec::new();
     for part in q.ids.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         ids.push(part.parse::<Id>().map_err(|_| {
@@ -163,22 +157,18 @@ pub async fn status(
 /// Submits the clip to the analysis backend (a job); a clip in flight returns its live job.
 pub async fn analyze(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     let (_, q) = clips::analyze(&state.db, &ws, r.clip_id).await?;
     Ok(accepted(q))
 }
 
 pub async fn cancel(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<axum::Json<ClipView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(
         clips::cancel(&state.db, &ws, r.clip_id).await?.into(),
     ))
@@ -186,31 +176,25 @@ pub async fn cancel(
 
 pub async fn probe(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(accepted(clips::probe(&state.db, &ws, r.clip_id).await?))
 }
 
 pub async fn store(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<ClipRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(accepted(clips::store(&state.db, &ws, r.clip_id).await?))
 }
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     clips::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -280,12 +264,10 @@ pub struct SessionListQuery {
 
 pub async fn list_sessions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionListQuery>,
 ) -> Result<axum::Json<Paged<SessionListItem>>> {
-    let ws = ws.acting(&caller);
     let rows = sessions::list(
         &state.db,
         &ws,
@@ -301,11 +283,9 @@ pub async fn list_sessions(
 
 pub async fn get_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<SessionDetail>> {
-    let ws = ws.acting(&caller);
     let (s, clips) = sessions::get(&state.db, &ws, id).await?;
     Ok(axum::Json(SessionDetail {
         session: s.into(),
@@ -315,11 +295,9 @@ pub async fn get_session(
 
 pub async fn store_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(r): Body<SessionRef>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(accepted(
         sessions::store(&state.db, &ws, r.session_id).await?,
     ))
@@ -327,11 +305,9 @@ pub async fn store_session(
 
 pub async fn delete_session(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     sessions::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -359,10 +335,9 @@ pub struct SignedVideo {
 pub async fn sign(
     State(state): State<AppState>,
     caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<SignQuery>,
 ) -> Result<axum::Json<SignedVideo>> {
-    let ws = ws.acting(&caller);
     let (variant, source) = clips::video_source(&state.db, &ws, q.clip_id, q.variant).await?;
     let now = Ts::now();
     let grant = token::StreamGrant::new(q.clip_id, caller.user.id, source, now.0.timestamp());
@@ -399,14 +374,12 @@ impl utoipa::ToSchema for SidecarDocument {}
 /// The stored overlay sidecar of a clip the caller may see (Range supported).
 pub async fn sidecar(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(r): Query<ClipRef>,
     method: Method,
     headers: HeaderMap,
     door: Option<Extension<Door>>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let (store, key) = clips::overlay(&state.db, &ws, r.clip_id).await?;
     let door = door.as_ref().map(|d| &d.0);
     Ok(ranged::serve_stored(&state.storage, store, &key, &headers, &method, door).await)
@@ -465,11 +438,9 @@ pub struct Maneuvers {
 
 pub async fn maneuvers(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Maneuvers>> {
-    let ws = ws.acting(&caller);
     let (predictions, rows) = labels::list(&state.db, &ws, id).await?;
     Ok(axum::Json(Maneuvers {
         predictions,
@@ -494,12 +465,10 @@ pub struct NewLabel {
 
 pub async fn add_maneuver(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<NewLabel>,
 ) -> Result<(StatusCode, axum::Json<LabelView>)> {
-    let ws = ws.acting(&caller);
     let raw = labels::RawLabel {
         prediction_index: b.prediction_index,
         verdict: &b.verdict,
@@ -528,12 +497,10 @@ pub struct LabelPatch {
 
 pub async fn correct_maneuver(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<LabelPatch>,
 ) -> Result<axum::Json<LabelView>> {
-    let ws = ws.acting(&caller);
     let raw = labels::RawPatch {
         verdict: b.verdict.as_deref(),
         corrected_type: b.corrected_type.as_ref().map(Option::as_deref),
@@ -554,11 +521,9 @@ pub struct ExportQuery {
 /// The workspace's maneuver labels as a training set (JSONL or CSV download).
 pub async fn export_labels(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<ExportQuery>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let format = q.format.unwrap_or(labels::ExportFormat::Jsonl);
     let body = labels::export(&state.db, &ws, format).await?;
     let (ct, name) = match format {

@@ -3,7 +3,7 @@
 //! `dedup`) and maps the answer. Decisions and weights: `docs/competition.md`, "Identity and
 //! dedup".
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Query};
 use crate::http::pagination::{Page, Paged};
@@ -47,12 +47,10 @@ pub struct MatchPage {
 /// The provider profiles that may be the roster athlete `athleteId`, scored and explained.
 pub async fn match_candidates(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<MatchQuery>,
 ) -> Result<Json<MatchPage>> {
-    let ws = ws.acting(&caller);
     let athlete = matching::athlete_param(q.athlete_id)?;
     let m = matching::candidates(
         &state.db,
@@ -94,12 +92,10 @@ pub struct LinksQuery {
 /// The workspace's (or one athlete's) links or rejections, newest first.
 pub async fn list_links(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<LinksQuery>,
 ) -> Result<Json<Paged<LinkView>>> {
-    let ws = ws.acting(&caller);
     let f = LinkFilter::parse(q.athlete_id, q.source.as_deref(), q.status.as_deref())?;
     let rows = links::list(&state.db, &ws, &f, page.fetch_limit(), page.offset).await?;
     Ok(Json(page.wrap(rows)))
@@ -129,11 +125,9 @@ pub struct DecideLink {
 /// already was so.
 pub async fn decide_link(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<DecideLink>,
 ) -> Result<(StatusCode, Json<LinkView>)> {
-    let ws = ws.acting(&caller);
     let d = LinkDecision::parse(
         b.athlete_id,
         &b.source,
@@ -162,11 +156,9 @@ pub struct RemoveQuery {
 /// Removes the athlete's link to the profile (and the results it brought), or the rejection.
 pub async fn remove_link(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<RemoveQuery>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     links::remove(&state.db, &ws, q.athlete_id, &q.source, &q.external_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -218,11 +210,9 @@ pub struct SuggestionView {
 /// The workspace's probable duplicates, best first (needs athletes.read too).
 pub async fn suggestions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<Json<Paged<SuggestionView>>> {
-    let ws = ws.acting(&caller);
     ws.require(Perm::AthletesRead)?;
     let all = dedup::suggestions(&state.db, &ws).await?;
     Ok(Json(
@@ -252,11 +242,9 @@ pub struct DismissQuery {
 /// Dismisses the pair `a`, `b`: it is never suggested again.
 pub async fn dismiss(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<DismissQuery>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     dedup::dismiss(&state.db, &ws, q.a, q.b).await?;
     Ok(StatusCode::NO_CONTENT)
 }

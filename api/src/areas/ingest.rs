@@ -9,7 +9,7 @@
 //! checksum extension allows. A body that breaks a rule (too long, not a video, a checksum that
 //! does not match) keeps nothing either.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::Path;
 use crate::http::tus::{self, PartCheck};
 use crate::http::{ApiError, Result};
@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::Serialize;
 use shared::db::{Id, Ts};
+use shared::domain::InWorkspace;
 use shared::domain::footage::uploads::{self as domain, Limits, NewUpload, UploadStatus};
 use shared::repo::uploads::Upload;
 use shared::storage::Store;
@@ -110,8 +111,7 @@ pub async fn options(State(state): State<AppState>) -> Response {
 /// The same `clientUploadId` returns the upload it made before.
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     headers: HeaderMap,
 ) -> Response {
     let r = async {
@@ -128,7 +128,6 @@ pub async fn create(
             length: tus::number(&headers, "Upload-Length")?,
             metadata: tus::metadata(&headers)?,
         };
-        let ws = ws.acting(&caller);
         let (u, _existing) =
             domain::create(&state.db, &ws, Limits::from_config(&state.cfg), new).await?;
         let mut resp = (StatusCode::CREATED, axum::Json(view(&state, &u))).into_response();
@@ -146,8 +145,7 @@ pub async fn create(
 /// tus request and wants `Tus-Resumable`; GET is this API's JSON read, which does not.
 pub async fn status(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     method: Method,
     headers: HeaderMap,
@@ -156,7 +154,6 @@ pub async fn status(
         if method == Method::HEAD {
             tus::check_version(&headers)?;
         }
-        let ws = ws.acting(&caller);
         let u = domain::get(&state.db, &ws, id).await?;
         if u.status == UploadStatus::Expired {
             return Err(shared::Error::gone(
@@ -177,22 +174,15 @@ pub async fn status(
 /// object; 204 with the new `Upload-Offset`.
 pub async fn append(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     req: Request,
 ) -> Response {
-    let r = append_inner(&state, caller, ws, id, req).await;
+    let r = append_inner(&state, ws, id, req).await;
     tus_response(&state, r)
 }
 
-async fn append_inner(
-    state: &AppState,
-    caller: Caller,
-    ws: Ws,
-    id: Id,
-    req: Request,
-) -> Result<Response> {
+async fn append_inner(state: &AppState, ws: InWorkspace, id: Id, req: Request) -> Result<Response> {
     let headers = req.headers();
     tus::check_version(headers)?;
     let ct = headers
@@ -213,7 +203,6 @@ async fn append_inner(
     let offset = tus::number(headers, "Upload-Offset")?;
     let checksum = tus::checksum(headers)?;
     let keep_partial = checksum.is_none();
-    let ws = ws.acting(&caller);
     let offset_i = i64::try_from(offset)
         .map_err(|_| shared::Error::field("Upload-Offset", "out_of_range", "too large"))?;
     let u = domain::check_append(&state.db, &ws, id, offset_i).await?;
@@ -314,14 +303,12 @@ async fn append_inner(
 /// `DELETE /api/clips/native-ingest/{uploadId}`: the tus termination of an unfinished upload.
 pub async fn terminate(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     headers: HeaderMap,
 ) -> Response {
     let r = async {
         tus::check_version(&headers)?;
-        let ws = ws.acting(&caller);
         domain::terminate(&state.db, &ws, id).await?;
         Ok::<_, ApiError>(StatusCode::NO_CONTENT.into_response())
     }

@@ -2,7 +2,7 @@
 //! cap), emailed, single use, expiring after 7 days, revocable. The invitee previews and
 //! accepts while signed in with the invited email address (rules in `shared::domain::invites`).
 
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
@@ -59,11 +59,10 @@ pub struct CreatedInvite {
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<CreatedInvite>)> {
     let new = domain::NewInvite::parse(&req.email, &req.role)?;
-    let ws = ws.acting(&caller);
     let c = domain::create(&state.db, &state.cfg, &state.mailer, &ws, &caller.user, new).await?;
     Ok((
         StatusCode::CREATED,
@@ -77,11 +76,9 @@ pub async fn create(
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<axum::Json<Paged<InviteView>>> {
-    let ws = ws.acting(&caller);
     let rows = domain::list(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows.iter().map(view).collect())))
 }
@@ -96,21 +93,19 @@ pub struct InvitePath {
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<InvitePath>,
 ) -> Result<axum::Json<InviteView>> {
-    let i = domain::get(&state.db, &ws.acting(&caller), p.invite_id).await?;
+    let i = domain::get(&state.db, &ws, p.invite_id).await?;
     Ok(axum::Json(view(&i)))
 }
 
 pub async fn revoke(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<InvitePath>,
 ) -> Result<StatusCode> {
-    domain::revoke(&state.db, &ws.acting(&caller), p.invite_id).await?;
+    domain::revoke(&state.db, &ws, p.invite_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -2,7 +2,7 @@
 //! the name-only coach directory (rules in `shared::domain::members`).
 
 use super::orgs::MemberView;
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::state::AppState;
@@ -30,23 +30,21 @@ pub struct UpdateMember {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<MemberPath>,
     Body(req): Body<UpdateMember>,
 ) -> Result<axum::Json<MemberView>> {
-    let m = domain::set_role(&state.db, &ws.acting(&caller), p.member_id, &req.role).await?;
+    let m = domain::set_role(&state.db, &ws, p.member_id, &req.role).await?;
     Ok(axum::Json(m.into()))
 }
 
 /// Removes a member. Needs `members.manage`, except to remove yourself (leave).
 pub async fn remove(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<MemberPath>,
 ) -> Result<StatusCode> {
-    domain::remove(&state.db, &ws.acting(&caller), p.member_id).await?;
+    domain::remove(&state.db, &ws, p.member_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -59,11 +57,10 @@ pub struct TransferOwnership {
 
 pub async fn transfer_ownership(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<TransferOwnership>,
 ) -> Result<axum::Json<Vec<MemberView>>> {
-    let (a, b) = domain::transfer_ownership(&state.db, &ws.acting(&caller), req.member_id).await?;
+    let (a, b) = domain::transfer_ownership(&state.db, &ws, req.member_id).await?;
     Ok(axum::Json(vec![a.into(), b.into()]))
 }
 
@@ -76,11 +73,9 @@ pub struct ResetPassword {
 /// Mails a member a password-reset link (e.g. a coach who cannot sign in asks the club admin).
 pub async fn reset_password(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<ResetPassword>,
 ) -> Result<(StatusCode, axum::Json<super::accounts::signup::Accepted>)> {
-    let ws = ws.acting(&caller);
     domain::send_password_reset(&state.db, &state.cfg, &state.mailer, &ws, req.member_id).await?;
     Ok((
         StatusCode::ACCEPTED,
@@ -99,10 +94,9 @@ pub struct DirectoryEntry {
 /// shown to every member.
 pub async fn coach_directory(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<axum::Json<Vec<DirectoryEntry>>> {
-    let rows = domain::coach_directory(&state.db, &ws.acting(&caller)).await?;
+    let rows = domain::coach_directory(&state.db, &ws).await?;
     Ok(axum::Json(
         rows.into_iter()
             .map(|(user_id, name)| DirectoryEntry { user_id, name })

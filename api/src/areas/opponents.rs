@@ -2,7 +2,7 @@
 //! records (`/api/opponents/suggestions`); the rules are in
 //! `shared::domain::competition::{opponents, headtohead}`.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query, nullable};
 use crate::http::pagination::{Page, Paged};
@@ -103,11 +103,9 @@ impl NotePatch {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<NewNote>,
 ) -> Result<(StatusCode, Json<NoteView>)> {
-    let ws = ws.acting(&caller);
     let o = RawOpponent {
         athlete_id: b.opponent.athlete_id,
         provider: b.opponent.provider.clone(),
@@ -132,12 +130,10 @@ pub struct NoteQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<NoteQuery>,
 ) -> Result<Json<Paged<NoteView>>> {
-    let ws = ws.acting(&caller);
     let f = RawFilter {
         athlete_id: q.athlete_id,
         opponent_athlete_id: q.opponent_athlete_id,
@@ -150,22 +146,18 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Json<NoteView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(opponents::get(&state.db, &ws, id).await?))
 }
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<NotePatch>,
 ) -> Result<Json<NoteView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         opponents::update(&state.db, &ws, id, &b.fields()).await?,
     ))
@@ -173,11 +165,9 @@ pub async fn update(
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     opponents::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -192,12 +182,10 @@ pub struct SuggestionQuery {
 /// Competitors of the athlete's divisions with head-to-head records, most heats shared first.
 pub async fn suggestions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SuggestionQuery>,
 ) -> Result<Json<Paged<Suggestion>>> {
-    let ws = ws.acting(&caller);
     Ok(Json(page.slice(
         headtohead::suggestions(&state.db, &ws, q.athlete_id).await?,
     )))

@@ -3,7 +3,7 @@
 //! start switched on); changing it later relabels the workspace and touches nothing else.
 
 use super::accounts::MembershipView;
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::Result;
 use crate::http::extract::Body;
 use crate::http::pagination::{Page, Paged};
@@ -83,12 +83,8 @@ pub async fn create(
     Ok((StatusCode::CREATED, axum::Json(view(&org, "owner"))))
 }
 
-pub async fn get(
-    State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
-) -> Result<axum::Json<OrgView>> {
-    let org = domain::get(&state.db, &ws.acting(&caller)).await?;
+pub async fn get(State(state): State<AppState>, Acting(ws): Acting) -> Result<axum::Json<OrgView>> {
+    let org = domain::get(&state.db, &ws).await?;
     Ok(axum::Json(view(&org, &ws.role_key)))
 }
 
@@ -104,8 +100,7 @@ pub struct UpdateOrg {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<UpdateOrg>,
 ) -> Result<axum::Json<OrgView>> {
     let patch = domain::OrgPatch::parse(
@@ -113,7 +108,7 @@ pub async fn update(
         req.org_type.as_deref(),
         req.country.as_deref(),
     )?;
-    let org = domain::update(&state.db, &ws.acting(&caller), patch).await?;
+    let org = domain::update(&state.db, &ws, patch).await?;
     Ok(axum::Json(view(&org, &ws.role_key)))
 }
 
@@ -143,11 +138,9 @@ impl From<orgs::MemberRow> for MemberView {
 
 pub async fn members(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<axum::Json<Paged<MemberView>>> {
-    let ws = ws.acting(&caller);
     let rows = domain::members(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.into_iter().map(MemberView::from).collect()),
@@ -180,14 +173,13 @@ pub struct AuditView {
 /// `.`, e.g. `member.`) and by time.
 pub async fn audit_log(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     crate::http::extract::Query(q): crate::http::extract::Query<AuditQuery>,
     page: Page,
 ) -> Result<axum::Json<Paged<AuditView>>> {
     let rows = domain::audit_log(
         &state.db,
-        &ws.acting(&caller),
+        &ws,
         q.action.as_deref(),
         q.from,
         q.to,
@@ -232,12 +224,11 @@ pub struct Calendar {
 /// The team calendar for `[from, to)`; defaults to the next 4 weeks, at most 92 days.
 pub async fn calendar(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     crate::http::extract::Query(q): crate::http::extract::Query<CalendarQuery>,
 ) -> Result<axum::Json<Calendar>> {
     let range = domain::CalendarRange::parse(q.from, q.to)?;
-    let entries = domain::calendar(&state.db, &ws.acting(&caller), range).await?;
+    let entries = domain::calendar(&state.db, &ws, range).await?;
     Ok(axum::Json(Calendar {
         from: range.from,
         to: range.to,

@@ -4,7 +4,7 @@
 //! Building and storing is `shared::domain::season_report`.
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::{Body, Path};
 use crate::http::pagination::{Page, Paged};
 use crate::http::{Error, Result};
@@ -39,12 +39,10 @@ pub struct GenerateBody {
 /// being made answers that job).
 pub async fn generate(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(athlete): Path<Id>,
     Body(b): Body<GenerateBody>,
 ) -> Result<(StatusCode, Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     let today = chrono::Utc::now().date_naive();
     let period = Period::new(b.season, b.from.as_deref(), b.to.as_deref(), today)?;
     let enqueued = season_report::request(&state.db, &ws, athlete, period).await?;
@@ -75,12 +73,10 @@ impl From<ReportRow> for ReportView {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Path(athlete): Path<Id>,
 ) -> Result<Json<Paged<ReportView>>> {
-    let ws = ws.acting(&caller);
     let rows = season_report::list(
         &state.db,
         ws.org_id,
@@ -108,11 +104,9 @@ pub struct ReportDocument {
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((athlete, id)): Path<(Id, Id)>,
 ) -> Result<Json<ReportDocument>> {
-    let ws = ws.acting(&caller);
     let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
     let bytes = state
         .storage
@@ -130,11 +124,9 @@ pub async fn get(
 /// down: no script, nothing fetched, not sniffed as anything else.
 pub async fn html(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((athlete, id)): Path<(Id, Id)>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
     let page = state
         .storage

@@ -2,7 +2,7 @@
 //! and the owner role cannot be edited; a role still held by a member or offered by a pending
 //! invite cannot be deleted (rules in `shared::domain::roles`).
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::state::AppState;
@@ -49,10 +49,9 @@ pub struct RolePath {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<axum::Json<Vec<RoleView>>> {
-    let rows = domain::list(&state.db, &ws.acting(&caller)).await?;
+    let rows = domain::list(&state.db, &ws).await?;
     Ok(axum::Json(
         rows.into_iter().map(|(r, n)| view(r, n)).collect(),
     ))
@@ -69,12 +68,11 @@ pub struct CreateRole {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateRole>,
 ) -> Result<(StatusCode, axum::Json<RoleView>)> {
     let new = domain::NewRole::parse(&req.name, req.key.as_deref(), &req.permissions)?;
-    let r = domain::create(&state.db, &ws.acting(&caller), new).await?;
+    let r = domain::create(&state.db, &ws, new).await?;
     Ok((StatusCode::CREATED, axum::Json(view(r, 0))))
 }
 
@@ -87,23 +85,21 @@ pub struct UpdateRole {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<RolePath>,
     Body(req): Body<UpdateRole>,
 ) -> Result<axum::Json<RoleView>> {
     let patch = domain::RolePatch::parse(req.name.as_deref(), req.permissions.as_deref())?;
-    let (r, members) = domain::update(&state.db, &ws.acting(&caller), p.role_id, patch).await?;
+    let (r, members) = domain::update(&state.db, &ws, p.role_id, patch).await?;
     Ok(axum::Json(view(r, members)))
 }
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<RolePath>,
 ) -> Result<StatusCode> {
-    domain::delete(&state.db, &ws.acting(&caller), p.role_id).await?;
+    domain::delete(&state.db, &ws, p.role_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -137,11 +133,10 @@ pub struct ModulesView {
 
 pub async fn set_modules(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<ModulesUpdate>,
 ) -> Result<axum::Json<ModulesView>> {
     let switches = domain::ModuleSwitches::parse(&req.modules)?;
-    let modules = domain::set_modules(&state.db, &ws.acting(&caller), switches).await?;
+    let modules = domain::set_modules(&state.db, &ws, switches).await?;
     Ok(axum::Json(ModulesView { modules }))
 }

@@ -1,7 +1,7 @@
 //! An athlete's standings view and qualification goals (`/api/strategy/{athleteId}`): the
 //! arithmetic and its decisions live in `shared::domain::competition::{standings, strategy}`.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::state::AppState;
@@ -28,12 +28,10 @@ pub struct ViewQuery {
 /// qualification line and the finishes in the remaining events that would reach it.
 pub async fn view(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(athlete): Path<Id>,
     Query(q): Query<ViewQuery>,
 ) -> Result<Json<StrategyView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         strategy::view(
             &state.db,
@@ -65,12 +63,10 @@ pub struct GoalBody {
 /// Sets the goal: 201 when new, 200 when it replaced the athlete's goal in that circuit.
 pub async fn set_goal(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(athlete): Path<Id>,
     Body(b): Body<GoalBody>,
 ) -> Result<(StatusCode, Json<Goal>)> {
-    let ws = ws.acting(&caller);
     let f = GoalFields {
         circuit_id: b.circuit_id,
         division_id: b.division_id,
@@ -95,12 +91,10 @@ pub struct GoalQuery {
 /// Removes the athlete's goal in the circuit given by `circuitId`.
 pub async fn delete_goal(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(athlete): Path<Id>,
     Query(q): Query<GoalQuery>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     strategy::delete_goal(&state.db, &ws, athlete, q.circuit_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

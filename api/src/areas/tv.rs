@@ -3,7 +3,7 @@
 //! the workspace. The TV's token is handed out once, works only on TV routes, and stops working
 //! the moment the TV is signed out (rules in `shared::domain::tv`).
 
-use crate::auth::{Caller, TvCaller, Ws};
+use crate::auth::{Acting, TvCaller};
 use crate::http::extract::{Body, Path};
 use crate::http::{ApiError, Result};
 use crate::state::AppState;
@@ -294,21 +294,19 @@ fn view(d: Device) -> DeviceView {
 
 pub async fn claim(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<ClaimRequest>,
 ) -> Result<axum::Json<DeviceView>> {
     let c = domain::Claim::parse(&req.user_code, req.name.as_deref(), req.approve)?;
-    let d = domain::claim(&state.db, &ws.acting(&caller), c).await?;
+    let d = domain::claim(&state.db, &ws, c).await?;
     Ok(axum::Json(view(d)))
 }
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<axum::Json<Vec<DeviceView>>> {
-    let devices = domain::list(&state.db, &ws.acting(&caller)).await?;
+    let devices = domain::list(&state.db, &ws).await?;
     Ok(axum::Json(devices.into_iter().map(view).collect()))
 }
 
@@ -320,22 +318,20 @@ pub struct RenameRequest {
 
 pub async fn rename(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<RenameRequest>,
 ) -> Result<axum::Json<DeviceView>> {
-    let d = domain::rename(&state.db, &ws.acting(&caller), id, &req.name).await?;
+    let d = domain::rename(&state.db, &ws, id, &req.name).await?;
     Ok(axum::Json(view(d)))
 }
 
 pub async fn sign_out(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    domain::sign_out(&state.db, &ws.acting(&caller), id).await?;
+    domain::sign_out(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

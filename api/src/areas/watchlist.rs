@@ -1,7 +1,7 @@
 //! A member's own watchlist (`/api/watchlist`): athletes and events they follow; the rules are
 //! in `shared::domain::competition::watchlist`.
 
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query, nullable};
 use crate::http::pagination::{Page, Paged};
@@ -40,11 +40,9 @@ pub struct WatchBody {
 /// Adds a target: 201 with the new item, or 200 with the item already there.
 pub async fn add(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<WatchBody>,
 ) -> Result<(StatusCode, Json<WatchView>)> {
-    let ws = ws.acting(&caller);
     let raw = RawWatch {
         kind: b.kind,
         athlete_id: b.athlete_id,
@@ -71,12 +69,10 @@ pub struct WatchQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<WatchQuery>,
 ) -> Result<Json<Paged<WatchView>>> {
-    let ws = ws.acting(&caller);
     let rows = watchlist::list(
         &state.db,
         &ws,
@@ -90,11 +86,9 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Json<WatchView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(watchlist::get(&state.db, &ws, id).await?))
 }
 
@@ -114,12 +108,10 @@ pub struct WatchPatch {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<WatchPatch>,
 ) -> Result<Json<WatchView>> {
-    let ws = ws.acting(&caller);
     Ok(Json(
         watchlist::update(
             &state.db,
@@ -134,11 +126,9 @@ pub async fn update(
 
 pub async fn remove(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     watchlist::remove(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

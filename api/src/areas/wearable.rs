@@ -9,7 +9,7 @@
 //! `wearable.manage` in the athlete's workspace).
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
@@ -193,12 +193,10 @@ pub struct SessionsQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionsQuery>,
 ) -> Result<axum::Json<Paged<SessionView>>> {
-    let ws = ws.acting(&caller);
     let rows = sessions::list(
         &state.db,
         &ws,
@@ -212,32 +210,27 @@ pub async fn list(
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<SessionDetail>> {
-    Ok(axum::Json(
-        sessions::get(&state.db, &ws.acting(&caller), id).await?,
-    ))
+    Ok(axum::Json(sessions::get(&state.db, &ws, id).await?))
 }
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    sessions::delete(&state.db, &ws.acting(&caller), id).await?;
+    sessions::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 pub async fn rederive(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let job = sessions::rederive(&state.db, &ws.acting(&caller), id).await?;
+    let job = sessions::rederive(&state.db, &ws, id).await?;
     Ok(accepted(shared::job::Enqueued {
         id: job,
         existing: false,
@@ -246,11 +239,9 @@ pub async fn rederive(
 
 pub async fn export_gpx(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Response> {
-    let ws = ws.acting(&caller);
     let d = sessions::get(&state.db, &ws, id).await?;
     let mut c = state.db.acquire().await?;
     let samples = sessions::load_all(&mut c, id).await?;
@@ -295,8 +286,7 @@ pub struct SamplesQuery {
 
 pub async fn samples(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Query(q): Query<SamplesQuery>,
 ) -> Result<axum::Json<SamplePage>> {
@@ -319,7 +309,7 @@ pub async fn samples(
     v.finish()?;
     let page = sessions::samples(
         &state.db,
-        &ws.acting(&caller),
+        &ws,
         id,
         stream.expect("checked"),
         q.from,
@@ -333,33 +323,19 @@ pub async fn samples(
 
 pub async fn who_is_surfing(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<axum::Json<Paged<LiveWearer>>> {
-    let rows = people::who_is_surfing(
-        &state.db,
-        &ws.acting(&caller),
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = people::who_is_surfing(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows)))
 }
 
 pub async fn roster(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
 ) -> Result<axum::Json<Paged<RosterAthlete>>> {
-    let rows = people::roster(
-        &state.db,
-        &ws.acting(&caller),
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = people::roster(&state.db, &ws, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows)))
 }
 
@@ -371,32 +347,23 @@ pub struct SessionRef {
 
 pub async fn list_labels(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionRef>,
 ) -> Result<axum::Json<Paged<LabelView>>> {
     let session = q
         .session_id
         .ok_or_else(|| shared::Error::field("sessionId", "required", "name the session"))?;
-    let rows = labels::list(
-        &state.db,
-        &ws.acting(&caller),
-        session,
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = labels::list(&state.db, &ws, session, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows)))
 }
 
 pub async fn add_label(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<NewLabel>,
 ) -> Result<(StatusCode, axum::Json<LabelView>)> {
-    let l = labels::create(&state.db, &ws.acting(&caller), b).await?;
+    let l = labels::create(&state.db, &ws, b).await?;
     Ok((StatusCode::CREATED, axum::Json(l)))
 }
 
@@ -408,31 +375,22 @@ pub struct LabelRef {
 
 pub async fn delete_label(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Query(q): Query<LabelRef>,
 ) -> Result<StatusCode> {
     let id =
         q.id.ok_or_else(|| shared::Error::field("id", "required", "name the label"))?;
-    labels::delete(&state.db, &ws.acting(&caller), id).await?;
+    labels::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 pub async fn accuracy(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionRef>,
 ) -> Result<axum::Json<AccuracyReport>> {
-    let r = labels::accuracy(
-        &state.db,
-        &ws.acting(&caller),
-        q.session_id,
-        page.limit,
-        page.offset,
-    )
-    .await?;
+    let r = labels::accuracy(&state.db, &ws, q.session_id, page.limit, page.offset).await?;
     Ok(axum::Json(r))
 }
 
@@ -445,14 +403,13 @@ pub struct SyncQuery {
 
 pub async fn list_syncs(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SyncQuery>,
 ) -> Result<axum::Json<Paged<SyncView>>> {
     let rows = sync::list(
         &state.db,
-        &ws.acting(&caller),
+        &ws,
         q.clip_id,
         q.session_id,
         page.fetch_limit(),
@@ -464,43 +421,29 @@ pub async fn list_syncs(
 
 pub async fn align(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<SyncRequest>,
 ) -> Result<axum::Json<SyncView>> {
-    Ok(axum::Json(
-        sync::align(&state.db, &ws.acting(&caller), b).await?,
-    ))
+    Ok(axum::Json(sync::align(&state.db, &ws, b).await?))
 }
 
 pub async fn set_offset(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<SyncPatch>,
 ) -> Result<axum::Json<SyncView>> {
-    Ok(axum::Json(
-        sync::set_manual(&state.db, &ws.acting(&caller), b).await?,
-    ))
+    Ok(axum::Json(sync::set_manual(&state.db, &ws, b).await?))
 }
 
 pub async fn highlights(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<SessionRef>,
 ) -> Result<axum::Json<Paged<Highlight>>> {
     let session = q
         .session_id
         .ok_or_else(|| shared::Error::field("sessionId", "required", "name the session"))?;
-    let rows = sync::highlights(
-        &state.db,
-        &ws.acting(&caller),
-        session,
-        page.fetch_limit(),
-        page.offset,
-    )
-    .await?;
+    let rows = sync::highlights(&state.db, &ws, session, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page.wrap(rows)))
 }

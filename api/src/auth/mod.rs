@@ -284,6 +284,26 @@ impl Ws {
     }
 }
 
+/// The member acting in the request's workspace, as the domain layer's operations take it
+/// (`Ws::acting`): the [`Caller`] and the [`Ws`] the guard set, in one extractor, for handlers
+/// that need them for nothing else. In a signature: `Acting(ws): Acting`. Without either, 401
+/// `unauthenticated`, as those two extractors answer.
+#[derive(Clone, Debug)]
+pub struct Acting(pub shared::domain::InWorkspace);
+
+impl<S: Send + Sync> FromRequestParts<S> for Acting {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let unauthenticated = || Error::unauthorized("unauthenticated", "sign in first");
+        let caller = parts
+            .extensions
+            .get::<Caller>()
+            .ok_or_else(unauthenticated)?;
+        let ws = parts.extensions.get::<Ws>().ok_or_else(unauthenticated)?;
+        Ok(Acting(ws.acting(caller)))
+    }
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {

@@ -7,7 +7,7 @@
 //! - `POST /api/club/enroll`: public self-enrollment into a workspace that allows it.
 
 use crate::areas::accounts::{UserView, send_link, sessions};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path};
 use crate::state::AppState;
@@ -18,6 +18,7 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use shared::db::{Id, Ts};
+use shared::domain::InWorkspace;
 use shared::domain::athletes::InviteStatus;
 use shared::domain::athletes::invites::{
     self as domain, Delivery, NewInvite, RawClaim, RawEnrollGuardian, RawEnrollment, RawGuardian,
@@ -71,12 +72,11 @@ fn invite_url(state: &AppState, token: &str) -> String {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
     let req = req.parse()?;
-    let made = domain::create(&ws.acting(&caller), &state.db, req, Delivery::Link).await?;
+    let made = domain::create(&ws, &state.db, req, Delivery::Link).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(InviteCreated {
@@ -94,12 +94,11 @@ pub async fn create(
 /// reported in `emailSent`, the invite stays.
 pub async fn send(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
     let req = req.parse()?;
-    let made = domain::create(&ws.acting(&caller), &state.db, req, Delivery::Mail).await?;
+    let made = domain::create(&ws, &state.db, req, Delivery::Mail).await?;
     let mail = made.email(&invite_url(&state, &made.token));
     let sent = match state.mailer.send(mail).await {
         Ok(()) => true,
@@ -327,7 +326,11 @@ pub struct EnrollmentView {
     pub page_url: String,
 }
 
-fn enrollment_view(state: &AppState, ws: &Ws, enabled: bool) -> axum::Json<EnrollmentView> {
+fn enrollment_view(
+    state: &AppState,
+    ws: &InWorkspace,
+    enabled: bool,
+) -> axum::Json<EnrollmentView> {
     axum::Json(EnrollmentView {
         workspace_id: ws.org_id,
         enabled,
@@ -338,20 +341,18 @@ fn enrollment_view(state: &AppState, ws: &Ws, enabled: bool) -> axum::Json<Enrol
 
 pub async fn get_enrollment(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
 ) -> Result<axum::Json<EnrollmentView>> {
-    let enabled = domain::enrollment_enabled(&ws.acting(&caller), &state.db).await?;
+    let enabled = domain::enrollment_enabled(&ws, &state.db).await?;
     Ok(enrollment_view(&state, &ws, enabled))
 }
 
 pub async fn set_enrollment(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<EnrollmentSetting>,
 ) -> Result<axum::Json<EnrollmentView>> {
-    domain::set_enrollment(&ws.acting(&caller), &state.db, req.enabled).await?;
+    domain::set_enrollment(&ws, &state.db, req.enabled).await?;
     Ok(enrollment_view(&state, &ws, req.enabled))
 }
 

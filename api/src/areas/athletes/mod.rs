@@ -9,7 +9,7 @@ pub mod import;
 pub mod invites;
 
 use crate::areas::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
 use crate::http::{Error, Result};
@@ -103,8 +103,7 @@ pub struct ListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<ListQuery>,
 ) -> Result<axum::Json<Paged<AthleteView>>> {
@@ -118,7 +117,6 @@ pub async fn list(
         q.published,
     );
     v.finish()?;
-    let ws = ws.acting(&caller);
     let rows = domain::list(&ws, &state.db, &filter, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(
         page.wrap(rows.iter().map(AthleteView::from).collect()),
@@ -147,8 +145,7 @@ pub struct CreateAthlete {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateAthlete>,
 ) -> Result<(StatusCode, axum::Json<AthleteView>)> {
     let mut v = Validator::new();
@@ -166,17 +163,16 @@ pub async fn create(
         },
     );
     v.finish()?;
-    let a = domain::create(&ws.acting(&caller), &state.db, fields).await?;
+    let a = domain::create(&ws, &state.db, fields).await?;
     Ok((StatusCode::CREATED, axum::Json(AthleteView::from(&a))))
 }
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<AthleteView>> {
-    let a = domain::get(&ws.acting(&caller), &state.db, id).await?;
+    let a = domain::get(&ws, &state.db, id).await?;
     Ok(axum::Json(AthleteView::from(&a)))
 }
 
@@ -200,8 +196,7 @@ pub struct UpdateAthlete {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<UpdateAthlete>,
 ) -> Result<axum::Json<AthleteView>> {
@@ -220,7 +215,7 @@ pub async fn update(
         },
     );
     v.finish()?;
-    let a = domain::update(&ws.acting(&caller), &state.db, id, patch).await?;
+    let a = domain::update(&ws, &state.db, id, patch).await?;
     Ok(axum::Json(AthleteView::from(&a)))
 }
 
@@ -228,11 +223,10 @@ pub async fn update(
 /// roster places); footage keeps existing without the link. Archive with PATCH instead to keep it.
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    domain::delete(&ws.acting(&caller), &state.db, id).await?;
+    domain::delete(&ws, &state.db, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -266,11 +260,10 @@ impl From<athletes::Assignment> for AssignmentView {
 
 pub async fn coaches(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Vec<AssignmentView>>> {
-    let rows = domain::coaches(&ws.acting(&caller), &state.db, id).await?;
+    let rows = domain::coaches(&ws, &state.db, id).await?;
     Ok(axum::Json(
         rows.into_iter().map(AssignmentView::from).collect(),
     ))
@@ -287,8 +280,7 @@ pub struct AssignCoach {
 
 pub async fn assign_coach(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<AssignCoach>,
 ) -> Result<(StatusCode, axum::Json<AssignmentView>)> {
@@ -296,18 +288,16 @@ pub async fn assign_coach(
     let role = optional_choice(&mut v, "role", req.role.as_deref());
     v.finish()?;
     let role = role.unwrap_or(CoachRole::Assistant);
-    let ws = ws.acting(&caller);
     let row = domain::assign_coach(&ws, &state.db, id, req.user_id, role).await?;
     Ok((StatusCode::CREATED, axum::Json(row.into())))
 }
 
 pub async fn unassign_coach(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, sc)): Path<(Id, Id)>,
 ) -> Result<StatusCode> {
-    domain::unassign_coach(&ws.acting(&caller), &state.db, id, sc).await?;
+    domain::unassign_coach(&ws, &state.db, id, sc).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -355,11 +345,10 @@ pub struct PermissionsView {
 /// (`authz::permissions_on_athlete`).
 pub async fn permissions(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<PermissionsView>> {
-    let p = domain::permissions::of_athlete(&ws.acting(&caller), &state.db, id).await?;
+    let p = domain::permissions::of_athlete(&ws, &state.db, id).await?;
     let list = |v: Vec<domain::permissions::Principal>| v.into_iter().map(Into::into).collect();
     Ok(axum::Json(PermissionsView {
         athlete_id: p.athlete_id,
@@ -433,11 +422,10 @@ impl From<consent::ConsentStatus> for ConsentStatus {
 
 pub async fn get_consent(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ConsentStatus>> {
-    let status = consent::get(&ws.acting(&caller), &state.db, id).await?;
+    let status = consent::get(&ws, &state.db, id).await?;
     Ok(axum::Json(status.into()))
 }
 
@@ -460,8 +448,7 @@ pub struct RecordConsent {
 /// A member records a guardian's consent given outside the service (a signed form, an email).
 pub async fn record_consent(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<RecordConsent>,
 ) -> Result<(StatusCode, axum::Json<ConsentStatus>)> {
@@ -473,18 +460,17 @@ pub async fn record_consent(
         note: req.note.as_deref(),
         consented_at: req.consented_at,
     })?;
-    let status = consent::record(&ws.acting(&caller), &state.db, id, c).await?;
+    let status = consent::record(&ws, &state.db, id, c).await?;
     Ok((StatusCode::CREATED, axum::Json(status.into())))
 }
 
 /// Withdraws every consent; a minor's public profile is unpublished with it.
 pub async fn withdraw_consent(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ConsentStatus>> {
-    let status = consent::withdraw(&ws.acting(&caller), &state.db, id).await?;
+    let status = consent::withdraw(&ws, &state.db, id).await?;
     Ok(axum::Json(status.into()))
 }
 
@@ -500,15 +486,14 @@ pub struct PublishRequest {
 
 pub async fn publish(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<PublishRequest>,
 ) -> Result<axum::Json<AthleteView>> {
     let mut v = Validator::new();
     let p = domain::Publish::parse(&mut v, req.published, req.bio.as_deref());
     v.finish()?;
-    let a = domain::publish(&ws.acting(&caller), &state.db, id, p).await?;
+    let a = domain::publish(&ws, &state.db, id, p).await?;
     Ok(axum::Json(AthleteView::from(&a)))
 }
 
@@ -555,11 +540,10 @@ pub struct MergeResult {
 /// from `b`, `b` is deleted; one transaction, one audit entry naming both.
 pub async fn merge(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, b)): Path<(Id, Id)>,
 ) -> Result<axum::Json<MergeResult>> {
-    let m = domain::merge(&ws.acting(&caller), &state.db, id, b).await?;
+    let m = domain::merge(&ws, &state.db, id, b).await?;
     Ok(axum::Json(MergeResult {
         athlete: AthleteView::from(&m.athlete),
         merged_id: m.merged_id,
@@ -571,11 +555,9 @@ pub async fn merge(
 
 pub async fn resync(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     let enq = domain::resync(&ws, &state.db, id).await?;
     Ok(accepted(enq))
 }

@@ -4,7 +4,7 @@
 //! integrations landing. Server-rendered from askama templates (`api/templates/`, checked at
 //! compile time, HTML-escaped), one stylesheet (`/assets/site.css`), no script at all.
 //!
-//! Every page is a registry row with `Auth::Page` (see `routes.rs`), so the router, the route
+//! Every page is a registry row with `Auth::Page` (`routes/pages.rs`), so the router, the route
 //! table and the guard know it; pages are not in the OpenAPI document. A page handler does what
 //! the JSON handler of the same flow does: it parses the form and calls the same
 //! `shared::domain` operation; only the HTML, the form fields and the redirects differ.

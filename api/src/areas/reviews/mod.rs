@@ -8,7 +8,7 @@ pub mod replies;
 pub mod voice_notes;
 
 use super::jobs::{JobAccepted, accepted};
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
@@ -194,12 +194,10 @@ pub struct ListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Query(q): Query<ListQuery>,
 ) -> Result<axum::Json<Paged<ReviewView>>> {
-    let ws = ws.acting(&caller);
     let f = Filter {
         session: q.session_id,
         athlete: q.athlete_id,
@@ -225,11 +223,9 @@ pub struct NewReview {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(b): Body<NewReview>,
 ) -> Result<(StatusCode, axum::Json<ReviewView>)> {
-    let ws = ws.acting(&caller);
     let raw = lifecycle::RawReview {
         session_id: b.session_id,
         athlete_id: b.athlete_id,
@@ -271,11 +267,9 @@ pub struct CoachReview {
 
 pub async fn get(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<CoachReview>> {
-    let ws = ws.acting(&caller);
     let f = lifecycle::get(&state.db, &ws, id).await?;
     let receipts = reading::receipts(&state.db, f.review.id).await?;
     Ok(axum::Json(CoachReview {
@@ -296,12 +290,10 @@ pub struct ReviewPatch {
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<ReviewPatch>,
 ) -> Result<axum::Json<ReviewView>> {
-    let ws = ws.acting(&caller);
     let raw = lifecycle::RawPatch {
         title: b.title.as_deref(),
         summary: b.summary.as_ref().map(Option::as_deref),
@@ -314,11 +306,9 @@ pub async fn update(
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     lifecycle::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -393,12 +383,10 @@ impl NewKeypoint {
 
 pub async fn add_keypoint(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(b): Body<NewKeypoint>,
 ) -> Result<(StatusCode, axum::Json<KeypointView>)> {
-    let ws = ws.acting(&caller);
     let k = keypoints::create(&state.db, &ws, id, &b.raw()).await?;
     Ok((StatusCode::CREATED, axum::Json(k.into())))
 }
@@ -412,23 +400,19 @@ pub struct KeypointPath {
 
 pub async fn update_keypoint(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<KeypointPath>,
     Body(b): Body<KeypointPatch>,
 ) -> Result<axum::Json<KeypointView>> {
-    let ws = ws.acting(&caller);
     let k = keypoints::update(&state.db, &ws, p.id, p.keypoint_id, &b.raw()).await?;
     Ok(axum::Json(k.into()))
 }
 
 pub async fn delete_keypoint(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<KeypointPath>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     keypoints::delete(&state.db, &ws, p.id, p.keypoint_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -444,11 +428,9 @@ pub struct Suggested {
 /// Keypoints from the analysed clips' ride windows and maneuvers; no model call.
 pub async fn suggest(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Suggested>> {
-    let ws = ws.acting(&caller);
     let added = keypoints::suggest(&state.db, &ws, id).await?;
     let f = lifecycle::get(&state.db, &ws, id).await?;
     Ok(axum::Json(Suggested {
@@ -459,21 +441,17 @@ pub async fn suggest(
 
 pub async fn build(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<(StatusCode, axum::Json<JobAccepted>)> {
-    let ws = ws.acting(&caller);
     Ok(accepted(lifecycle::build(&state.db, &ws, id).await?))
 }
 
 pub async fn publish(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<ReviewView>> {
-    let ws = ws.acting(&caller);
     Ok(axum::Json(
         lifecycle::publish(&state.db, &ws, id).await?.into(),
     ))

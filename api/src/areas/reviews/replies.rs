@@ -4,7 +4,7 @@
 //! (`/api/reviews/{id}/replies`).
 
 use super::play_url;
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller};
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query, is_json};
 use crate::http::pagination::{Page, Paged};
@@ -69,12 +69,10 @@ async fn page_of(state: &AppState, page: &Page, rows: Vec<Reply>) -> Result<Page
 /// `GET /api/reviews/{id}/replies`: the athlete's replies, oldest first, for the coaches.
 pub async fn for_coach(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     page: Page,
     Path(id): Path<Id>,
 ) -> Result<axum::Json<Paged<ReplyView>>> {
-    let ws = ws.acting(&caller);
     let rows = domain::for_coach(&state.db, &ws, id, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(page_of(&state, &page, rows).await?))
 }

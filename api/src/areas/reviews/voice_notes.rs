@@ -3,7 +3,7 @@
 //! storage ([`crate::http::upload`]). The notes are read with the review.
 
 use super::VoiceNoteView;
-use crate::auth::{Caller, Ws};
+use crate::auth::Acting;
 use crate::http::Result;
 use crate::http::extract::{Path, Query};
 use crate::http::upload::{self, Media};
@@ -28,13 +28,11 @@ pub struct AddQuery {
 /// or WebM, at most 25 MiB). The review must take edits; a `ready` one goes back to `draft`.
 pub async fn add(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(review): Path<Id>,
     Query(q): Query<AddQuery>,
     req: Request,
 ) -> Result<(StatusCode, axum::Json<VoiceNoteView>)> {
-    let ws = ws.acting(&caller);
     domain::check_add(&state.db, &ws, review, q.keypoint_id).await?;
     let id = Id::new();
     let key = domain::key(ws.org_id, review, id);
@@ -80,11 +78,9 @@ pub struct NotePath {
 /// `DELETE /api/reviews/{id}/voice-notes/{noteId}`: the audio is deleted by a job.
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(p): Path<NotePath>,
 ) -> Result<StatusCode> {
-    let ws = ws.acting(&caller);
     domain::delete(&state.db, &ws, p.id, p.note_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

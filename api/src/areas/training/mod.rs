@@ -3,7 +3,7 @@
 //! operations of `shared::domain::training`; the CSV import is `shared::import::training`.
 
 use crate::areas::imports::{self, CsvFile, ImportQuery};
-use crate::auth::{Caller, Ws};
+use crate::auth::{Acting, Caller, Ws};
 use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
@@ -179,8 +179,7 @@ pub struct CreateSession {
 
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<CreateSession>,
 ) -> Result<(StatusCode, axum::Json<SessionView>)> {
     let new = NewSession::parse(&RawSession {
@@ -193,7 +192,7 @@ pub async fn create(
         capacity: req.capacity,
         notes: req.notes.as_deref(),
     })?;
-    let s = domain::create(&state.db, &ws.acting(&caller), new).await?;
+    let s = domain::create(&state.db, &ws, new).await?;
     Ok((StatusCode::CREATED, axum::Json(SessionView::from(&s))))
 }
 
@@ -259,8 +258,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option
 
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<UpdateSession>,
 ) -> Result<axum::Json<SessionDetail>> {
@@ -274,17 +272,16 @@ pub async fn update(
         capacity: req.capacity.as_ref(),
         notes: req.notes.as_deref(),
     })?;
-    let detail = domain::update(&state.db, &ws.acting(&caller), id, patch).await?;
+    let detail = domain::update(&state.db, &ws, id, patch).await?;
     Ok(axum::Json(detail.into()))
 }
 
 pub async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<StatusCode> {
-    domain::delete(&state.db, &ws.acting(&caller), id).await?;
+    domain::delete(&state.db, &ws, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -308,12 +305,10 @@ pub struct AddParticipant {
 /// Adds an athlete: registered while places are free, else waitlisted.
 pub async fn add_participant(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path(id): Path<Id>,
     Body(req): Body<AddParticipant>,
 ) -> Result<(StatusCode, axum::Json<RosterView>)> {
-    let ws = ws.acting(&caller);
     let roster = domain::add_participant(&state.db, &ws, id, req.athlete_id).await?;
     Ok((StatusCode::CREATED, axum::Json(roster.into())))
 }
@@ -332,13 +327,11 @@ fn status_changes() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 
 pub async fn set_participant(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, athlete)): Path<(Id, Id)>,
     Body(req): Body<SetParticipant>,
 ) -> Result<axum::Json<RosterView>> {
     let status = StatusChange::parse(&req.status)?;
-    let ws = ws.acting(&caller);
     let roster = domain::set_participant(&state.db, &ws, id, athlete, status).await?;
     Ok(axum::Json(roster.into()))
 }
@@ -346,11 +339,9 @@ pub async fn set_participant(
 /// Removes an athlete; a freed place goes to the first waitlisted athlete.
 pub async fn remove_participant(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Path((id, athlete)): Path<(Id, Id)>,
 ) -> Result<axum::Json<RosterView>> {
-    let ws = ws.acting(&caller);
     let roster = domain::remove_participant(&state.db, &ws, id, athlete).await?;
     Ok(axum::Json(roster.into()))
 }
@@ -392,11 +383,9 @@ pub struct FootageSessionView {
 /// returns the same one (200 instead of 201).
 pub async fn provision_video(
     State(state): State<AppState>,
-    caller: Caller,
-    ws: Ws,
+    Acting(ws): Acting,
     Body(req): Body<ProvisionVideo>,
 ) -> Result<(StatusCode, axum::Json<FootageSessionView>)> {
-    let ws = ws.acting(&caller);
     let (f, created) = domain::provision_video(&state.db, &ws, req.training_session_id).await?;
     let status = if created {
         StatusCode::CREATED
