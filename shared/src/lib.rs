@@ -12,6 +12,7 @@ pub mod import;
 pub mod logging;
 pub mod mail;
 pub mod minors;
+pub mod model;
 #[cfg(test)]
 mod proptests;
 pub mod providers;

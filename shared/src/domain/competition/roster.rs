@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+pub use crate::model::competition::Source;
+
 use super::SyncReport;
 use crate::db::{self, Db, Id, Ts, Tx};
 use crate::domain::InWorkspace;
@@ -27,11 +29,6 @@ use crate::repo::athletes::{self as roster, NewAthlete};
 use crate::repo::audit;
 use crate::repo::competition::{self as repo, Link, ResultRow};
 use crate::repo::heatsource as synced;
-
-crate::text_enum! {
-    /// A competition data provider.
-    pub enum Source { Heatsource = "heatsource", Tourindex = "tourindex" }
-}
 
 /// The configured providers (either may be absent).
 #[derive(Clone, Copy, Default)]
