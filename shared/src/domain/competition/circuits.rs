@@ -92,11 +92,7 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<CircuitView> {
 
 /// 404 unless the circuit is the workspace's (checked before a job is enqueued).
 pub async fn exists(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
-    let mut c = db.acquire().await?;
-    repo::circuit(&mut c, ws.org_id, id)
-        .await?
-        .map(|_| ())
-        .ok_or_else(|| Error::not_found("circuit"))
+    super::events::circuit_of(db, ws, id).await
 }
 
 /// What an import into a circuit did: the circuit, and the per-item report.
