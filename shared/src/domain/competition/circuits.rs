@@ -13,7 +13,7 @@ use super::roster::{self, Importer, Profile, Providers, Source};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::{Error, Result};
-use crate::providers::heatsource::{self, Event, Organisation};
+use crate::providers::heatsource::{Event, Organisation};
 use crate::repo::competition::{self as repo, RankingRow, ResultRow};
 use crate::repo::heatsource as synced;
 
@@ -35,7 +35,7 @@ impl From<repo::Circuit> for CircuitSummary {
         CircuitSummary {
             id: c.id,
             name: c.name,
-            provider: c.provider,
+            provider: c.provider.to_string(),
             external_id: c.external_id,
             created_at: c.created_at,
             updated_at: c.updated_at,
@@ -132,7 +132,7 @@ pub async fn import_rankings(
         let c = repo::upsert_circuit(
             &mut tx,
             by.org_id,
-            heatsource::PROVIDER,
+            Source::Heatsource,
             &series.id,
             &series.name,
             by.user_id,
@@ -210,7 +210,7 @@ pub async fn import_standings(
         .collect();
     let links: std::collections::HashMap<String, Id> = {
         let mut c = db.acquire().await?;
-        repo::links_to(&mut c, heatsource::PROVIDER, Some(by.org_id))
+        repo::links_to(&mut c, Source::Heatsource, Some(by.org_id))
             .await?
             .into_iter()
             .map(|l| (l.external_id, l.athlete_id))
@@ -259,7 +259,7 @@ pub async fn import_standings(
                     continue;
                 };
                 let row = ResultRow {
-                    provider: heatsource::PROVIDER.into(),
+                    provider: Source::Heatsource,
                     event_key: event.id.clone(),
                     division: d.division.name.clone(),
                     event_name: event.name.clone(),
