@@ -505,7 +505,7 @@ async fn store_profile(
     report.count(repo::set_link_profile(&mut *tx, link, &data, now).await?);
     for r in &profile.results {
         let row = ResultRow {
-            provider: link.provider.clone(),
+            provider: link.provider,
             event_key: r.event_key.clone(),
             division: r.division.clone(),
             event_name: r.event_name.clone(),
