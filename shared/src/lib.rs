@@ -13,6 +13,7 @@ pub mod job;
 pub mod logging;
 pub mod mail;
 pub mod minors;
+pub mod model;
 #[cfg(test)]
 mod proptests;
 pub mod providers;

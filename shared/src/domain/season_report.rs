@@ -239,7 +239,7 @@ pub async fn build(db: &Db, org: Id, athlete: Id, period: &Period) -> Result<Sea
             division: r.division,
             place: r.place,
             points: r.points,
-            provider: r.provider,
+            provider: r.provider.to_string(),
         })
         .collect();
     rows.sort_by(|x, y| x.date.cmp(&y.date).then(x.event_name.cmp(&y.event_name)));

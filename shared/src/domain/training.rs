@@ -7,6 +7,8 @@
 //! Each write runs in one transaction with its audit entry (target `training_session`).
 //! The CSV import of past sessions is `crate::import::training`.
 
+pub use crate::model::training::{ParticipantStatus, SessionSource};
+
 use super::InWorkspace;
 use super::athletes::AthleteStatus;
 use crate::db::{Db, Executor, Id, Ts};
@@ -16,21 +18,6 @@ use crate::repo::{athletes, audit, orgs};
 use crate::times::{self, TimeKind};
 use crate::{Error, Result};
 use serde_json::{Value, json};
-
-crate::text_enum! {
-    /// Where an athlete stands on a session's roster. All but `waitlisted` hold a place.
-    pub enum ParticipantStatus {
-        Registered = "registered",
-        Waitlisted = "waitlisted",
-        Attended = "attended",
-        NoShow = "no_show",
-    }
-}
-
-crate::text_enum! {
-    /// How a session was made.
-    pub enum SessionSource as TrainingSessionSource { Manual = "manual", Import = "import" }
-}
 
 /// The largest capacity a session may have.
 pub const MAX_CAPACITY: i64 = 1000;

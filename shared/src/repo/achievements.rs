@@ -2,7 +2,7 @@
 //! on: results, attended training sessions and wearable rides, per athlete. No rules here.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::competition::achievements::Metric;
+use crate::model::competition::Metric;
 use crate::{execute, sql};
 use sqlx::FromRow;
 

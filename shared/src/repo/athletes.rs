@@ -3,7 +3,7 @@
 
 use crate::crypto::hash_token;
 use crate::db::{Executor, Id, Ts};
-pub use crate::domain::athletes::values::{
+pub use crate::model::athletes::{
     AthleteSource, AthleteStatus, CoachRole, ConsentMethod, Level, Relationship, Stance,
 };
 use crate::{execute, sql};

@@ -2,7 +2,7 @@
 //! assigned to them (`athlete_coaches`).
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::athletes::{AthleteStatus, CoachRole};
+use crate::model::athletes::{AthleteStatus, CoachRole};
 use crate::{execute, sql};
 use sqlx::FromRow;
 

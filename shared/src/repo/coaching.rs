@@ -3,7 +3,7 @@
 //! earlier versions stay.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::reviews::coaching::FeedbackKind;
+use crate::model::reviews::FeedbackKind;
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;

@@ -5,6 +5,7 @@
 //! `synced_at` ([`Upserted::Unchanged`]).
 
 use crate::db::{Executor, Id, Ts};
+use crate::model::competition::Source;
 use crate::repo::heatsource::Upserted;
 use crate::{execute, sql};
 use serde_json::Value;
@@ -18,7 +19,7 @@ pub struct Link {
     pub id: Id,
     pub org_id: Id,
     pub athlete_id: Id,
-    pub provider: String,
+    pub provider: Source,
     pub external_id: String,
     pub data: Option<Json<Value>>,
     pub synced_at: Option<Ts>,
@@ -30,7 +31,7 @@ const LINK: &str = "id, org_id, athlete_id, provider, external_id, data, synced_
 pub async fn link(
     x: &mut impl Executor,
     org: Id,
-    provider: &str,
+    provider: Source,
     external_id: &str,
 ) -> Result<Option<Link>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, Link>(sqlx::AssertSqlSafe(format!(
@@ -48,7 +49,7 @@ pub async fn links_of(x: &mut impl Executor, athlete: Id) -> Result<Vec<Link>, s
 /// Every link to `provider` (of one workspace, or all), by workspace and athlete.
 pub async fn links_to(
     x: &mut impl Executor,
-    provider: &str,
+    provider: Source,
     org: Option<Id>,
 ) -> Result<Vec<Link>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, Link>(sqlx::AssertSqlSafe(format!(
@@ -85,7 +86,8 @@ pub async fn set_link_profile(
 #[derive(Debug, Clone, PartialEq, FromRow, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultRow {
-    pub provider: String,
+    #[schema(value_type = String)]
+    pub provider: Source,
     pub event_key: String,
     pub division: String,
     pub event_name: String,
@@ -105,7 +107,7 @@ pub async fn upsert_result(
     let stored: Option<ResultRow> = sql!(x, c => sqlx::query_as::<_, ResultRow>(
         "SELECT provider, event_key, division, event_name, event_date, place, points FROM competition_results
          WHERE athlete_id = $1 AND provider = $2 AND event_key = $3 AND division = $4")
-        .bind(athlete).bind(&r.provider).bind(&r.event_key).bind(&r.division)
+        .bind(athlete).bind(r.provider).bind(&r.event_key).bind(&r.division)
         .fetch_optional(&mut *c).await)?;
     let done = match stored {
         None => Upserted::Created,
@@ -121,7 +123,7 @@ pub async fn upsert_result(
             )
             .bind(now)
             .bind(athlete)
-            .bind(&r.provider)
+            .bind(r.provider)
             .bind(&r.event_key)
             .bind(&r.division)
         )?,
@@ -133,7 +135,7 @@ pub async fn upsert_result(
                 event_name = excluded.event_name, event_date = excluded.event_date,
                 place = excluded.place, points = excluded.points,
                 synced_at = excluded.synced_at, changed_at = excluded.changed_at")
-            .bind(Id::new()).bind(org).bind(athlete).bind(&r.provider).bind(&r.event_key)
+            .bind(Id::new()).bind(org).bind(athlete).bind(r.provider).bind(&r.event_key)
             .bind(&r.division).bind(&r.event_name).bind(&r.event_date).bind(r.place).bind(r.points)
             .bind(now))?,
     };
@@ -290,7 +292,7 @@ fn data_outcome(stored: Option<Json<Value>>, data: &Value) -> Upserted {
 pub struct Circuit {
     pub id: Id,
     pub org_id: Id,
-    pub provider: String,
+    pub provider: Source,
     pub external_id: String,
     pub name: String,
     /// The scoring rules (`domain::competition::standings::StoredRules`).
@@ -306,7 +308,7 @@ const CIRCUIT: &str = "id, org_id, provider, external_id, name, rules, created_a
 pub async fn upsert_circuit(
     x: &mut impl Executor,
     org: Id,
-    provider: &str,
+    provider: Source,
     external_id: &str,
     name: &str,
     by: Option<Id>,

@@ -3,7 +3,7 @@
 //! it read, so two writers never both move a clip.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::footage::ClipStatus;
+use crate::model::footage::{ClipStatus, SessionStatus, Verdict};
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;
@@ -18,7 +18,7 @@ pub struct Session {
     pub training_session_id: Option<Id>,
     pub athlete_id: Option<Id>,
     pub title: String,
-    pub status: crate::domain::footage::SessionStatus,
+    pub status: SessionStatus,
     pub created_by: Option<Id>,
     pub created_at: Ts,
     pub updated_at: Ts,
@@ -73,7 +73,7 @@ pub async fn list_sessions(
 pub async fn set_session_status(
     x: &mut impl Executor,
     id: Id,
-    status: crate::domain::footage::SessionStatus,
+    status: SessionStatus,
 ) -> Result<(), sqlx::Error> {
     execute!(
         x,
@@ -371,7 +371,7 @@ pub struct Label {
     pub prediction_index: Option<i64>,
     pub predicted_type: Option<String>,
     pub predicted_confidence: Option<f64>,
-    pub verdict: crate::domain::footage::Verdict,
+    pub verdict: Verdict,
     pub corrected_type: Option<String>,
     pub start_ms: i64,
     pub end_ms: i64,

@@ -3,6 +3,7 @@
 //! in bulk for scoring (`domain::competition::{matching, dedup}`).
 
 use crate::db::{Executor, Id, Ts};
+use crate::model::competition::Source;
 use crate::repo::competition::Link;
 use crate::{execute, sql};
 use serde_json::Value;
@@ -17,7 +18,7 @@ pub struct Rejection {
     pub athlete_id: Id,
     pub first_name: String,
     pub last_name: String,
-    pub provider: String,
+    pub provider: Source,
     pub external_id: String,
     pub name: Option<String>,
     pub score: Option<f64>,
@@ -34,7 +35,7 @@ pub async fn reject(
     x: &mut impl Executor,
     org: Id,
     athlete: Id,
-    provider: &str,
+    provider: Source,
     external_id: &str,
     name: Option<&str>,
     score: Option<f64>,
@@ -51,7 +52,7 @@ pub async fn reject(
 pub async fn rejection(
     x: &mut impl Executor,
     athlete: Id,
-    provider: &str,
+    provider: Source,
     external_id: &str,
 ) -> Result<Option<Rejection>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, Rejection>(sqlx::AssertSqlSafe(format!(
@@ -63,7 +64,7 @@ pub async fn rejection(
 pub async fn rejected_of(
     x: &mut impl Executor,
     athlete: Id,
-) -> Result<Vec<(String, String)>, sqlx::Error> {
+) -> Result<Vec<(Source, String)>, sqlx::Error> {
     sql!(x, c => sqlx::query_as(
         "SELECT provider, external_id FROM identity_rejections WHERE athlete_id = $1")
         .bind(athlete).fetch_all(&mut *c).await)
@@ -72,7 +73,7 @@ pub async fn rejected_of(
 pub async fn delete_rejection(
     x: &mut impl Executor,
     athlete: Id,
-    provider: &str,
+    provider: Source,
     external_id: &str,
 ) -> Result<u64, sqlx::Error> {
     execute!(
@@ -91,7 +92,7 @@ pub async fn list_rejections(
     x: &mut impl Executor,
     org: Id,
     athlete: Option<Id>,
-    provider: Option<&str>,
+    provider: Option<Source>,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Rejection>, sqlx::Error> {
@@ -110,7 +111,7 @@ pub struct LinkRow {
     pub athlete_id: Id,
     pub first_name: String,
     pub last_name: String,
-    pub provider: String,
+    pub provider: Source,
     pub external_id: String,
     pub data: Option<Json<Value>>,
     pub synced_at: Option<Ts>,
@@ -125,7 +126,7 @@ pub async fn list_links(
     x: &mut impl Executor,
     org: Id,
     athlete: Option<Id>,
-    provider: Option<&str>,
+    provider: Option<Source>,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<LinkRow>, sqlx::Error> {
@@ -156,7 +157,7 @@ pub async fn delete_link(x: &mut impl Executor, org: Id, id: Id) -> Result<u64, 
 pub async fn delete_results(
     x: &mut impl Executor,
     athlete: Id,
-    provider: &str,
+    provider: Source,
 ) -> Result<u64, sqlx::Error> {
     execute!(
         x,
@@ -222,7 +223,7 @@ pub async fn org_links(
 #[derive(Debug, Clone, FromRow)]
 pub struct ResultRef {
     pub athlete_id: Id,
-    pub provider: String,
+    pub provider: Source,
     pub event_name: String,
     pub event_date: Option<String>,
     pub division: String,
@@ -266,7 +267,7 @@ pub async fn org_enrollments(
 pub struct Ranked {
     pub circuit_id: Id,
     pub circuit_name: String,
-    pub provider: String,
+    pub provider: Source,
     pub division_name: String,
     pub athlete_external_id: String,
     pub athlete_name: String,

@@ -2,7 +2,7 @@
 //! workspace; callers check who may see a conversation (`shared::domain::messaging::open`).
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::athletes::AthleteStatus;
+use crate::model::athletes::AthleteStatus;
 use crate::{execute, sql};
 use sqlx::FromRow;
 

@@ -2,8 +2,7 @@
 //! workspace (and, for a watchlist, the member); no rules here.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::competition::roster::Source;
-use crate::domain::competition::watchlist::{WatchKind, WatchSource};
+use crate::model::competition::{Source, WatchKind, WatchSource};
 use crate::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;

@@ -3,7 +3,7 @@
 //! storage; rows keep its key.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::reviews::{ReplyKind, TranscriptStatus};
+use crate::model::reviews::{ReplyKind, TranscriptStatus};
 use crate::{execute, sql};
 use sqlx::FromRow;
 

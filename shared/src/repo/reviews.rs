@@ -2,7 +2,7 @@
 //! ([`set_status`]), like a clip's.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::reviews::{KeypointOrigin, ReviewStatus};
+use crate::model::reviews::{KeypointOrigin, ReviewStatus};
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;

@@ -2,7 +2,7 @@
 //! training session gets when filming starts.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::training::{ParticipantStatus, SessionSource};
+use crate::model::training::{ParticipantStatus, SessionSource};
 use crate::{execute, sql};
 use sqlx::FromRow;
 
@@ -284,7 +284,7 @@ pub struct FootageSession {
     pub org_id: Id,
     pub training_session_id: Option<Id>,
     pub title: String,
-    pub status: crate::domain::footage::SessionStatus,
+    pub status: crate::model::footage::SessionStatus,
     pub created_by: Option<Id>,
     pub created_at: Ts,
 }

@@ -3,7 +3,7 @@
 //! racing for the same offset exactly one is recorded.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::footage::uploads::UploadStatus;
+use crate::model::footage::UploadStatus;
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;

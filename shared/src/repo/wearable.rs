@@ -2,9 +2,7 @@
 //! alignments (migration 13). Every read of a session goes through its workspace.
 
 use crate::db::{Executor, Id, Ts};
-use crate::domain::wearable::codec::Chunk;
-use crate::domain::wearable::samples::Stream;
-use crate::domain::wearable::{SessionSource, SessionStatus, SyncMethod};
+use crate::model::wearable::{Chunk, Ride, SessionSource, SessionStatus, Stream, SyncMethod};
 use crate::{execute, sql};
 use serde_json::Value;
 use sqlx::FromRow;
@@ -252,7 +250,7 @@ pub async fn replace_rides(
     org: Id,
     session: Id,
     version: &str,
-    rides: &[crate::domain::wearable::detect::Ride],
+    rides: &[Ride],
 ) -> Result<(), sqlx::Error> {
     execute!(
         x,

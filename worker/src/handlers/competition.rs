@@ -9,9 +9,8 @@ use super::Ctx;
 use jobs::JobError;
 use serde::Serialize;
 use serde_json::Value;
-use shared::domain::competition::jobs::{
-    AchievementsCheck, AthleteResync, CompetitionImport, ImportOp,
-};
+use shared::domain::athletes::jobs::AthleteResync;
+use shared::domain::competition::jobs::{AchievementsCheck, CompetitionImport, ImportOp};
 use shared::domain::competition::{self as domain, SyncReport, circuits, roster, tourindex};
 
 /// The job's outcome for a report: when items were tried and every one failed, the job

@@ -28,8 +28,9 @@ use jobs::{JobError, progress};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use shared::db::Id;
+use shared::domain::athletes::jobs::AthleteResync;
 use shared::domain::billing::jobs::ApplyPaymentEvent;
-use shared::domain::competition::jobs::{AchievementsCheck, AthleteResync, CompetitionImport};
+use shared::domain::competition::jobs::{AchievementsCheck, CompetitionImport};
 use shared::domain::footage::jobs::{
     AnalyzeClip, CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip,
     StoreSession,

@@ -169,7 +169,7 @@ pub async fn add_result(
         org,
         athlete.parse().unwrap(),
         &shared::repo::competition::ResultRow {
-            provider: "heatsource".into(),
+            provider: shared::domain::competition::roster::Source::Heatsource,
             event_key: event.into(),
             division: "Men".into(),
             event_name: format!("Event {event}"),
@@ -317,7 +317,7 @@ pub async fn circuit_with_rankings(
     let (c, _) = shared::repo::competition::upsert_circuit(
         &mut tx,
         org,
-        "heatsource",
+        shared::domain::competition::roster::Source::Heatsource,
         "100",
         "Tour",
         None,

@@ -1,7 +1,7 @@
 //! The athletes area: the roster, coach assignments, merges and the public profile here;
 //! invites, claims and self-enrollment in [`invites`]; guardian consent in [`consent`]; who may
 //! do what with an athlete in [`permissions`]. The field rules are in [`fields`], the value
-//! sets in [`values`].
+//! sets in [`values`] (the model layer's `crate::model::athletes`, which the queries use too).
 //!
 //! Many athletes are minors: a minor's profile is published only with a guardian's consent,
 //! and an edit or a withdrawal that leaves a published minor without one unpublishes them.
@@ -9,8 +9,9 @@
 pub mod consent;
 pub mod fields;
 pub mod invites;
+pub mod jobs;
 pub mod permissions;
-pub mod values;
+pub use crate::model::athletes as values;
 
 pub use fields::{AthleteFields, AthletePatch, Naming, RawAthlete, RawPatch};
 pub use values::*;
@@ -444,7 +445,7 @@ pub async fn resync(ws: &InWorkspace, db: &Db, id: Id) -> Result<Enqueued> {
             "this athlete is not linked to a provider; there is nothing to re-import",
         ));
     }
-    let job = super::competition::jobs::AthleteResync {
+    let job = jobs::AthleteResync {
         org_id: a.org_id,
         athlete_id: a.id,
         only: None,

@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 
+pub use crate::model::competition::Metric;
+
 use crate::db::{Db, Executor, Id, Ts, Tx};
 use crate::domain::InWorkspace;
 use crate::domain::notifications;
@@ -21,22 +23,6 @@ use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::achievements::{self as repo, AwardRow, Definition};
 use crate::repo::notifications::NewNotification;
 use crate::repo::{athletes, audit};
-
-crate::text_enum! {
-    /// What a rule counts, per athlete.
-    pub enum Metric {
-        /// Results placed 1st to 3rd (any provider, any division).
-        Podiums = "podiums",
-        /// Results placed 1st.
-        Wins = "wins",
-        /// Training sessions attended.
-        Sessions = "sessions",
-        /// Wearable rides (waves ridden), every session.
-        Rides = "rides",
-        /// The most wearable rides in one session.
-        WavesInSession = "waves_in_session",
-    }
-}
 
 /// The definitions every workspace is seeded with: (code, name, description, metric, threshold).
 pub const DEFAULTS: &[(&str, &str, &str, Metric, i64)] = &[

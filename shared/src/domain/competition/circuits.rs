@@ -13,7 +13,7 @@ use super::roster::{self, Importer, Profile, Providers, Source};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::{Error, Result};
-use crate::providers::heatsource::{self, Event, Organisation};
+use crate::providers::heatsource::{Event, Organisation};
 use crate::repo::competition::{self as repo, RankingRow, ResultRow};
 use crate::repo::heatsource as synced;
 
@@ -35,7 +35,7 @@ impl From<repo::Circuit> for CircuitSummary {
         CircuitSummary {
             id: c.id,
             name: c.name,
-            provider: c.provider,
+            provider: c.provider.to_string(),
             external_id: c.external_id,
             created_at: c.created_at,
             updated_at: c.updated_at,
@@ -92,11 +92,7 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<CircuitView> {
 
 /// 404 unless the circuit is the workspace's (checked before a job is enqueued).
 pub async fn exists(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
-    let mut c = db.acquire().await?;
-    repo::circuit(&mut c, ws.org_id, id)
-        .await?
-        .map(|_| ())
-        .ok_or_else(|| Error::not_found("circuit"))
+    super::events::circuit_of(db, ws, id).await
 }
 
 /// What an import into a circuit did: the circuit, and the per-item report.
@@ -136,7 +132,7 @@ pub async fn import_rankings(
         let c = repo::upsert_circuit(
             &mut tx,
             by.org_id,
-            heatsource::PROVIDER,
+            Source::Heatsource,
             &series.id,
             &series.name,
             by.user_id,
@@ -214,7 +210,7 @@ pub async fn import_standings(
         .collect();
     let links: std::collections::HashMap<String, Id> = {
         let mut c = db.acquire().await?;
-        repo::links_to(&mut c, heatsource::PROVIDER, Some(by.org_id))
+        repo::links_to(&mut c, Source::Heatsource, Some(by.org_id))
             .await?
             .into_iter()
             .map(|l| (l.external_id, l.athlete_id))
@@ -263,7 +259,7 @@ pub async fn import_standings(
                     continue;
                 };
                 let row = ResultRow {
-                    provider: heatsource::PROVIDER.into(),
+                    provider: Source::Heatsource,
                     event_key: event.id.clone(),
                     division: d.division.name.clone(),
                     event_name: event.name.clone(),

@@ -175,8 +175,15 @@ fn check(v: &mut Validator, f: &EventFields) -> (Patch<String>, Patch<String>, P
     (name, date, status)
 }
 
-async fn circuit_of(db: &Db, ws: &InWorkspace, circuit: Id) -> Result<()> {
-    super::circuits::exists(db, ws, circuit).await
+/// 404 unless the circuit is the workspace's. It lives here, below [`super::circuits`] (whose
+/// views carry their events), and `circuits::exists` is this, so the two do not import each
+/// other.
+pub(super) async fn circuit_of(db: &Db, ws: &InWorkspace, circuit: Id) -> Result<()> {
+    let mut c = db.acquire().await?;
+    repo::circuit(&mut c, ws.org_id, circuit)
+        .await?
+        .map(|_| ())
+        .ok_or_else(|| Error::not_found("circuit"))
 }
 
 pub async fn list(db: &Db, ws: &InWorkspace, circuit: Id) -> Result<Vec<EventView>> {

@@ -25,7 +25,7 @@ use super::roster::Source;
 use crate::db::{Db, Id};
 use crate::domain::InWorkspace;
 use crate::error::{Error, Result};
-use crate::providers::heatsource::{self, Event, Heat};
+use crate::providers::heatsource::{Event, Heat};
 use crate::repo::competition::{self as competition, RankingRow};
 use crate::repo::heatsource as synced;
 use crate::repo::opponents as notes;
@@ -272,7 +272,7 @@ pub async fn suggestions(db: &Db, ws: &InWorkspace, athlete: Id) -> Result<Vec<S
     let me: HashSet<String> = competition::links_of(&mut c, a.id)
         .await?
         .into_iter()
-        .filter(|l| l.provider == heatsource::PROVIDER)
+        .filter(|l| l.provider == Source::Heatsource)
         .map(|l| l.external_id)
         .collect();
     if me.is_empty() {
@@ -282,7 +282,7 @@ pub async fn suggestions(db: &Db, ws: &InWorkspace, athlete: Id) -> Result<Vec<S
         ));
     }
     let rostered: HashMap<String, Id> =
-        competition::links_to(&mut c, heatsource::PROVIDER, Some(ws.org_id))
+        competition::links_to(&mut c, Source::Heatsource, Some(ws.org_id))
             .await?
             .into_iter()
             .map(|l| (l.external_id, l.athlete_id))

@@ -2,11 +2,12 @@
 //! key, and the operations that ask for them (each enqueues with an audit entry naming the job,
 //! in one transaction). The worker runs them (`worker::handlers::competition`).
 
-use super::roster::Source;
 use crate::db::{Db, Id};
 use crate::domain::InWorkspace;
+use crate::domain::athletes::jobs::AthleteResync;
 use crate::job::scheduled::CronTask;
 use crate::job::{Enqueued, Job, JobSpec, Owner, Queue, enqueue_spec};
+use crate::model::competition::Source;
 use crate::repo::audit;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -82,29 +83,6 @@ impl Job for AchievementsCheck {
 
     fn idempotency_key(&self) -> Option<String> {
         Some(self.org_id.to_string())
-    }
-}
-
-/// Re-import a provider-linked athlete from its provider (`POST /api/athletes/{id}/resync`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AthleteResync {
-    pub org_id: Id,
-    pub athlete_id: Id,
-    /// Only the links to this provider (`POST /api/tourindex/import-results`); all when absent.
-    #[serde(default)]
-    pub only: Option<Source>,
-}
-
-impl Job for AthleteResync {
-    const KIND: &'static str = "athletes.resync";
-    const QUEUE: Queue = Queue::Providers;
-
-    fn idempotency_key(&self) -> Option<String> {
-        Some(match self.only {
-            None => self.athlete_id.to_string(),
-            Some(s) => format!("{}:{s}", self.athlete_id),
-        })
     }
 }
 

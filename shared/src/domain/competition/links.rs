@@ -71,7 +71,7 @@ impl From<LinkRow> for LinkView {
             athlete_name: athlete_name(&l.first_name, &l.last_name),
             name: field("name"),
             country: field("country"),
-            source: l.provider,
+            source: l.provider.to_string(),
             external_id: l.external_id,
             status: LinkStatus::Linked,
             score: None,
@@ -87,7 +87,7 @@ impl From<Rejection> for LinkView {
             id: r.id,
             athlete_id: r.athlete_id,
             athlete_name: athlete_name(&r.first_name, &r.last_name),
-            source: r.provider,
+            source: r.provider.to_string(),
             external_id: r.external_id,
             status: LinkStatus::Rejected,
             name: r.name,
@@ -138,7 +138,7 @@ pub async fn list(
     if let Some(a) = f.athlete {
         athletes::load(&mut c, ws.org_id, a).await?;
     }
-    let source = f.source.map(Source::as_str);
+    let source = f.source;
     Ok(match f.status {
         LinkStatus::Linked => ids::list_links(&mut c, ws.org_id, f.athlete, source, limit, offset)
             .await?
@@ -258,8 +258,7 @@ pub async fn confirm(
         &|tx, done| {
             let (ws, external_id, linked) = (ws.clone(), d.external_id.clone(), done.linked);
             Box::pin(async move {
-                let forgot =
-                    ids::delete_rejection(&mut *tx, athlete, source.as_str(), &external_id).await?;
+                let forgot = ids::delete_rejection(&mut *tx, athlete, source, &external_id).await?;
                 if linked {
                     audit::record(
                         &mut *tx,
@@ -279,7 +278,7 @@ pub async fn confirm(
     )
     .await?;
     let mut c = db.acquire().await?;
-    let link = repo::link(&mut c, ws.org_id, d.source.as_str(), &profile.id)
+    let link = repo::link(&mut c, ws.org_id, d.source, &profile.id)
         .await?
         .ok_or_else(|| Error::internal(anyhow::anyhow!("the confirmed link is missing")))?;
     let row = ids::link_row(&mut c, link.id)
@@ -296,7 +295,7 @@ pub async fn confirm(
 pub async fn reject(db: &Db, ws: &InWorkspace, d: &LinkDecision) -> Result<Decided> {
     let mut tx = db.begin().await?;
     let a = athletes::load(&mut tx, ws.org_id, d.athlete).await?;
-    if repo::link(&mut tx, ws.org_id, d.source.as_str(), &d.external_id)
+    if repo::link(&mut tx, ws.org_id, d.source, &d.external_id)
         .await?
         .is_some_and(|l| l.athlete_id == a.id)
     {
@@ -309,7 +308,7 @@ pub async fn reject(db: &Db, ws: &InWorkspace, d: &LinkDecision) -> Result<Decid
         &mut tx,
         ws.org_id,
         a.id,
-        d.source.as_str(),
+        d.source,
         &d.external_id,
         d.name.as_deref(),
         d.score,
@@ -329,7 +328,7 @@ pub async fn reject(db: &Db, ws: &InWorkspace, d: &LinkDecision) -> Result<Decid
         )
         .await?;
     }
-    let row = ids::rejection(&mut tx, a.id, d.source.as_str(), &d.external_id)
+    let row = ids::rejection(&mut tx, a.id, d.source, &d.external_id)
         .await?
         .ok_or_else(|| Error::internal(anyhow::anyhow!("the rejection is missing")))?;
     tx.commit().await?;
@@ -356,17 +355,17 @@ pub async fn remove(
     let source = source.unwrap_or(Source::Heatsource);
     let mut tx = db.begin().await?;
     let a = athletes::load(&mut tx, ws.org_id, athlete).await?;
-    let status = match repo::link(&mut tx, ws.org_id, source.as_str(), &external_id).await? {
+    let status = match repo::link(&mut tx, ws.org_id, source, &external_id).await? {
         Some(l) if l.athlete_id == a.id => {
             ids::delete_link(&mut tx, ws.org_id, l.id).await?;
             let results = if repo::links_of(&mut tx, a.id)
                 .await?
                 .iter()
-                .any(|o| o.provider == source.as_str())
+                .any(|o| o.provider == source)
             {
                 0
             } else {
-                ids::delete_results(&mut tx, a.id, source.as_str()).await?
+                ids::delete_results(&mut tx, a.id, source).await?
             };
             audit::record(
                 &mut tx,
@@ -381,7 +380,7 @@ pub async fn remove(
             LinkStatus::Linked
         }
         _ => {
-            if ids::delete_rejection(&mut tx, a.id, source.as_str(), &external_id).await? == 0 {
+            if ids::delete_rejection(&mut tx, a.id, source, &external_id).await? == 0 {
                 return Err(Error::not_found("link"));
             }
             audit::record(

@@ -117,7 +117,7 @@ impl RosterData {
                     .push(r.division.clone());
             }
             d.events.entry(r.athlete_id).or_default().push(EventRef {
-                provider: r.provider,
+                provider: r.provider.to_string(),
                 name: r.event_name,
                 date: r.event_date,
             });
@@ -157,7 +157,7 @@ impl RosterData {
             email: a.email.clone(),
             links: links
                 .iter()
-                .map(|l| (l.provider.clone(), l.external_id.clone()))
+                .map(|l| (l.provider.to_string(), l.external_id.clone()))
                 .collect(),
             events: self.events.get(&a.id).cloned().unwrap_or_default(),
             divisions,
@@ -328,18 +328,14 @@ pub async fn candidates(
         let a = crate::domain::athletes::load(&mut c, ws.org_id, athlete).await?;
         let data = RosterData::load(&mut c, ws.org_id, Some(a.id)).await?;
         let me = data.person(&a);
-        let linked: HashSet<String> = data
-            .links(a.id)
-            .iter()
-            .map(|l| l.provider.clone())
-            .collect();
-        let rejected: HashSet<(String, String)> =
+        let linked: HashSet<Source> = data.links(a.id).iter().map(|l| l.provider).collect();
+        let rejected: HashSet<(Source, String)> =
             ids::rejected_of(&mut c, a.id).await?.into_iter().collect();
         (a, me, linked, rejected)
     }; // the connection goes back to the pool while the providers are asked
     let queries = search_queries(&a);
-    let skip_hs = linked.contains(heatsource::PROVIDER);
-    let skip_ti = linked.contains(tourindex::PROVIDER);
+    let skip_hs = linked.contains(&Source::Heatsource);
+    let skip_ti = linked.contains(&Source::Tourindex);
     let hs_f = async {
         let mut out = Vec::new();
         for q in &queries {
@@ -449,9 +445,7 @@ pub async fn candidates(
         }
     }
     for r in ids::org_rankings(&mut c, ws.org_id).await? {
-        let Ok(source) = Source::parse(&r.provider) else {
-            continue;
-        };
+        let source = r.provider;
         let g = if related(&r.athlete_name) {
             Some(pool.see(
                 source,
@@ -480,9 +474,7 @@ pub async fn candidates(
 
     let mut out = Vec::new();
     for ((source, id), mut g) in pool.by_key {
-        if linked.contains(source.as_str())
-            || rejected.contains(&(source.as_str().to_string(), id.clone()))
-        {
+        if linked.contains(&source) || rejected.contains(&(source, id.clone())) {
             continue;
         }
         if let Some((_, who)) = competed.iter().find(|(s, _)| *s == source)
@@ -514,7 +506,7 @@ pub async fn candidates(
         if score < identity::MATCH_MIN {
             continue;
         }
-        let linked_to = repo::link(&mut c, ws.org_id, source.as_str(), &id)
+        let linked_to = repo::link(&mut c, ws.org_id, source, &id)
             .await?
             .map(|l| l.athlete_id);
         out.push(MatchCandidate {

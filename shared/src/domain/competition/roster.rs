@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+pub use crate::model::competition::Source;
+
 use super::SyncReport;
 use crate::db::{self, Db, Id, Ts, Tx};
 use crate::domain::InWorkspace;
@@ -27,11 +29,6 @@ use crate::repo::athletes::{self as roster, NewAthlete};
 use crate::repo::audit;
 use crate::repo::competition::{self as repo, Link, ResultRow};
 use crate::repo::heatsource as synced;
-
-crate::text_enum! {
-    /// A competition data provider.
-    pub enum Source { Heatsource = "heatsource", Tourindex = "tourindex" }
-}
 
 /// The configured providers (either may be absent).
 #[derive(Clone, Copy, Default)]
@@ -360,7 +357,7 @@ async fn import_in(
     into: Option<Id>,
     circuit: Option<Id>,
 ) -> std::result::Result<Imported, Retry> {
-    let provider = profile.source.as_str();
+    let provider = profile.source;
     let circuit = match circuit {
         None => None,
         Some(id) => Some(
@@ -400,9 +397,14 @@ async fn import_in(
                 }
                 None => {
                     let (first, last) = split_name(&profile.name);
-                    let same =
-                        roster::unlinked_by_name(&mut *tx, by.org_id, &first, &last, provider)
-                            .await?;
+                    let same = roster::unlinked_by_name(
+                        &mut *tx,
+                        by.org_id,
+                        &first,
+                        &last,
+                        provider.as_str(),
+                    )
+                    .await?;
                     match same.as_slice() {
                         [one] => (*one, false),
                         [] => {
@@ -447,8 +449,14 @@ async fn import_in(
                     }
                 }
             };
-            match roster::add_provider_link(&mut *tx, by.org_id, athlete, provider, &profile.id)
-                .await
+            match roster::add_provider_link(
+                &mut *tx,
+                by.org_id,
+                athlete,
+                provider.as_str(),
+                &profile.id,
+            )
+            .await
             {
                 Ok(_) => {}
                 Err(e) if db::is_unique_violation(&e) => return Err(Retry::Again),
@@ -497,7 +505,7 @@ async fn store_profile(
     report.count(repo::set_link_profile(&mut *tx, link, &data, now).await?);
     for r in &profile.results {
         let row = ResultRow {
-            provider: link.provider.clone(),
+            provider: link.provider,
             event_key: r.event_key.clone(),
             division: r.division.clone(),
             event_name: r.event_name.clone(),
@@ -515,17 +523,14 @@ async fn store_profile(
 /// longer has, or that fails, is reported per link; the others are stored.
 pub async fn refresh_links(db: &Db, p: Providers<'_>, links: &[Link]) -> Result<SyncReport> {
     let mut report = SyncReport::default();
-    let mut fetched: HashMap<(String, String), Option<Profile>> = HashMap::new();
+    let mut fetched: HashMap<(Source, String), Option<Profile>> = HashMap::new();
     for link in links {
         let item = format!(
             "{} {} (athlete {})",
             link.provider, link.external_id, link.athlete_id
         );
-        let Ok(source) = Source::parse(&link.provider) else {
-            report.missing(item, "no adapter for this provider");
-            continue;
-        };
-        let key = (link.provider.clone(), link.external_id.clone());
+        let source = link.provider;
+        let key = (source, link.external_id.clone());
         let profile = match fetched.get(&key) {
             Some(p) => p.clone(),
             None => match fetch_profile(db, p, source, &link.external_id).await {
@@ -563,7 +568,7 @@ pub async fn resync(
         repo::links_of(&mut c, athlete)
             .await?
             .into_iter()
-            .filter(|l| only.is_none_or(|s| s.as_str() == l.provider))
+            .filter(|l| only.is_none_or(|s| s == l.provider))
             .collect()
     };
     refresh_links(db, p, &links).await
@@ -579,7 +584,7 @@ pub async fn tourindex_athletes_sync(
     p.tourindex()?;
     let links = {
         let mut c = db.acquire().await?;
-        repo::links_to(&mut c, tourindex::PROVIDER, org).await?
+        repo::links_to(&mut c, Source::Tourindex, org).await?
     };
     refresh_links(db, p, &links).await
 }
@@ -598,7 +603,7 @@ pub async fn linked_to(db: &Db, ws: &InWorkspace, athlete: Id, source: Source) -
     Ok(repo::links_of(&mut c, a.id)
         .await?
         .iter()
-        .any(|l| l.provider == source.as_str()))
+        .any(|l| l.provider == source))
 }
 
 /// Links `athlete` to the tour-index profile `external_id` for `import-results`, when it is
@@ -611,7 +616,7 @@ pub async fn link_tourindex(
 ) -> Result<()> {
     let mut tx = db.begin().await?;
     let a = crate::domain::athletes::load(&mut tx, ws.org_id, athlete).await?;
-    match repo::link(&mut tx, ws.org_id, tourindex::PROVIDER, external_id).await? {
+    match repo::link(&mut tx, ws.org_id, Source::Tourindex, external_id).await? {
         Some(l) if l.athlete_id == a.id => return Ok(()),
         Some(_) => {
             return Err(Error::conflict(
@@ -624,7 +629,7 @@ pub async fn link_tourindex(
     if repo::links_of(&mut tx, a.id)
         .await?
         .iter()
-        .any(|l| l.provider == tourindex::PROVIDER)
+        .any(|l| l.provider == Source::Tourindex)
     {
         return Err(Error::conflict(
             "athlete_already_linked",

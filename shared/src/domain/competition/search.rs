@@ -208,7 +208,7 @@ pub async fn search(
         Outcome::Ok(v) => v,
         _ => Vec::new(),
     }) {
-        let linked = repo::link(&mut c, ws.org_id, hit.source.as_str(), &hit.id).await?;
+        let linked = repo::link(&mut c, ws.org_id, hit.source, &hit.id).await?;
         let slot = match linked {
             Some(l) => match items.iter().position(|i| {
                 i.roster

@@ -15,11 +15,12 @@ use sqlx::types::Json;
 use utoipa::ToSchema;
 
 use super::events::EventView;
+use super::roster::Source;
 use super::standings::{self, Line, Outlook, Placing, Rules, StoredRules};
 use crate::db::{Db, Id, Ts};
 use crate::domain::InWorkspace;
 use crate::error::{Error, Result, Validator};
-use crate::providers::heatsource::{self, Event};
+use crate::providers::heatsource::Event;
 use crate::repo::audit;
 use crate::repo::competition::{self as repo, Circuit, RankingRow};
 use crate::repo::strategy::{self as goals, Goal};
@@ -259,7 +260,7 @@ pub async fn view_in(
     let ids: Vec<String> = repo::links_of(&mut c, a.id)
         .await?
         .into_iter()
-        .filter(|l| l.provider == heatsource::PROVIDER)
+        .filter(|l| l.provider == Source::Heatsource)
         .map(|l| l.external_id)
         .collect();
     let circuits = match circuit {

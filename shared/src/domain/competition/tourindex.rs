@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::roster::Providers;
+use super::roster::{Providers, Source};
 use super::{SEARCH_LIMIT, SyncReport, cached, provider_ref, search_query};
 use crate::db::{Db, Ts};
 use crate::error::{Error, Result};
@@ -294,7 +294,7 @@ pub async fn directory(
     let rows = repo::list_tour_athletes(&mut c, tour.as_deref(), q, limit, offset).await?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let linked = repo::link(&mut c, org, PROVIDER, &r.provider_id).await?;
+        let linked = repo::link(&mut c, org, Source::Tourindex, &r.provider_id).await?;
         out.push(DirectoryEntry {
             source: PROVIDER,
             id: r.provider_id,

@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
+pub use crate::model::competition::{WatchKind, WatchSource};
+
 use super::events::Patch;
 use super::roster::Source;
 use crate::db::{Db, Id, Ts};
@@ -20,30 +22,6 @@ use crate::domain::InWorkspace;
 use crate::error::{Error, Result, Validator};
 use crate::repo::audit;
 use crate::repo::opponents::{self as repo, WatchRow};
-
-crate::text_enum! {
-    /// What is watched.
-    pub enum WatchKind { Athlete = "athlete", Event = "event" }
-}
-
-crate::text_enum! {
-    /// Where the watched athlete or event lives: the roster, a circuit, or a provider.
-    pub enum WatchSource {
-        Roster = "roster",
-        Circuit = "circuit",
-        Heatsource = "heatsource",
-        Tourindex = "tourindex",
-    }
-}
-
-impl From<Source> for WatchSource {
-    fn from(s: Source) -> Self {
-        match s {
-            Source::Heatsource => WatchSource::Heatsource,
-            Source::Tourindex => WatchSource::Tourindex,
-        }
-    }
-}
 
 /// A note on an item, at most.
 pub const MAX_NOTE: usize = 1000;

@@ -16,26 +16,10 @@ pub mod sessions;
 pub mod status;
 pub mod uploads;
 
+pub use crate::model::footage::{SessionStatus, Verdict};
 pub use status::{ClipEvent, ClipStatus};
 
 use crate::db::Id;
-
-crate::text_enum! {
-    /// A footage session is `recording` while clips come in; `stored` once a session-level
-    /// store has copied every processed clip into our stores.
-    pub enum SessionStatus as FootageSessionStatus { Recording = "recording", Stored = "stored" }
-}
-
-crate::text_enum! {
-    /// A coach's verdict on a maneuver: a prediction confirmed, corrected (another type or
-    /// window) or rejected (not a maneuver), or a maneuver the model missed (added).
-    pub enum Verdict {
-        Confirmed = "confirmed",
-        Corrected = "corrected",
-        Rejected = "rejected",
-        Added = "added",
-    }
-}
 
 /// Where a clip's objects live. Keys are fixed per clip, so a re-run of an upload or a store
 /// overwrites the one copy instead of making a second.

@@ -14,36 +14,8 @@
 //! clip stays stored (a re-run of the store job is a no-op). Anything else is refused with 409
 //! `clip_state_conflict`, naming the status and the event.
 
+pub use crate::model::footage::ClipStatus;
 use crate::{Error, Result};
-
-crate::text_enum! {
-    /// Where a clip is in its life (see the module documentation for the transitions).
-    pub enum ClipStatus {
-        /// Made by a batch manifest; its file has not arrived yet.
-        AwaitingUpload = "awaiting_upload",
-        /// The original is in raw-uploads (or at an allow-listed external URL).
-        Uploaded = "uploaded",
-        /// ffprobe read its rotation, duration, codec, resolution and frame rate.
-        Probed = "probed",
-        /// Sent to the analysis backend, which has not started it yet.
-        Submitted = "submitted",
-        /// The backend is analysing it (`progress` rises).
-        Processing = "processing",
-        /// The backend finished; its result is recorded but not yet copied to our stores.
-        Processed = "processed",
-        /// The processed video and overlay are in session-videos and sidecars, stats saved.
-        Stored = "stored",
-        Failed = "failed",
-        Cancelled = "cancelled",
-    }
-}
-
-impl ClipStatus {
-    /// Whether the analysis backend is working on the clip (a second analyze returns the live job).
-    pub fn in_flight(self) -> bool {
-        matches!(self, ClipStatus::Submitted | ClipStatus::Processing)
-    }
-}
 
 /// What happens to a clip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

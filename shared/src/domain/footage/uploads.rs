@@ -10,6 +10,8 @@
 //! `uploading` → `joining` → `complete`, or `failed` (the join found the parts wrong) or
 //! `expired` (no bytes for `UPLOAD_EXPIRY_HOURS`; cleaned by the `uploads-expire` task).
 
+pub use crate::model::footage::UploadStatus;
+
 use super::jobs::{DeleteObjects, JoinUpload, ProbeClip, StoredObject};
 use super::{ClipStatus, keys};
 use crate::db::{Db, Id, Ts};
@@ -25,16 +27,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 const TARGET: &str = "clip_upload";
-
-crate::text_enum! {
-    pub enum UploadStatus {
-        Uploading = "uploading",
-        Joining = "joining",
-        Complete = "complete",
-        Failed = "failed",
-        Expired = "expired",
-    }
-}
 
 /// The limits of uploads (`UPLOAD_MAX_BYTES`, `UPLOAD_EXPIRY_HOURS`).
 #[derive(Debug, Clone, Copy)]

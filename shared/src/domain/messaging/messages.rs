@@ -143,7 +143,15 @@ pub async fn post(
         .await?
         .map(|u| u.name)
         .unwrap_or_default();
-    notifications::message_posted(&mut tx, &access, actor, &sender, &m).await?;
+    notifications::message_posted(
+        &mut tx,
+        access.other_user(),
+        &access.conv,
+        actor,
+        &sender,
+        &m,
+    )
+    .await?;
     tx.commit().await?;
     Ok(m)
 }

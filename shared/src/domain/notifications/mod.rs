@@ -14,11 +14,10 @@ pub mod sms;
 pub mod unsubscribe;
 
 use super::Actor;
-use super::messaging::Access;
 use crate::db::{Id, Tx};
 use crate::error::Result;
 use crate::job::{Enqueued, Owner};
-use crate::repo::messaging::Message;
+use crate::repo::messaging::{Conversation, Message};
 use crate::repo::notifications::{self, NewNotification};
 use serde_json::json;
 
@@ -51,25 +50,27 @@ fn preview(body: &str) -> String {
     }
 }
 
-/// A new message notifies the other participant (when they have a login), in the message's
-/// transaction. `sender` is the sender's name.
+/// A new message in `conv` notifies the other participant `to` (when they have a login: the
+/// caller, messaging, knows who that is), in the message's transaction. `sender` is the
+/// sender's name.
 pub async fn message_posted(
     tx: &mut Tx,
-    a: &Access,
+    to: Option<Id>,
+    conv: &Conversation,
     actor: &Actor,
     sender: &str,
     m: &Message,
 ) -> Result<()> {
-    let Some(to) = a.other_user() else {
+    let Some(to) = to else {
         return Ok(());
     };
-    let data = json!({ "conversationId": a.conv.id, "messageId": m.id });
+    let data = json!({ "conversationId": conv.id, "messageId": m.id });
     let dedupe = format!("message:{}", m.id);
     let created = notifications::insert(
         tx,
         &NewNotification {
             user_id: to,
-            org_id: Some(a.conv.org_id),
+            org_id: Some(conv.org_id),
             kind: "message.new",
             title: &format!("New message from {sender}"),
             body: &preview(&m.body),
@@ -80,7 +81,7 @@ pub async fn message_posted(
     )
     .await?;
     let owner = Owner {
-        org_id: Some(a.conv.org_id),
+        org_id: Some(conv.org_id),
         user_id: Some(actor.user_id),
     };
     fan_out(tx, created.into_iter().collect(), owner).await?;

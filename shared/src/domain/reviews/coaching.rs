@@ -8,6 +8,8 @@
 //! and [`store`]s every answer in one transaction, so a failed attempt writes nothing.
 //! Progress across sessions is [`super::progress`]; the printable report [`super::report`].
 
+pub use crate::model::reviews::{CoachingMode, FeedbackKind};
+
 use super::KeypointOrigin;
 use super::jobs::GenerateCoaching;
 use crate::config::ModelConfig;
@@ -24,23 +26,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::types::Json;
 use std::collections::BTreeSet;
-
-crate::text_enum! {
-    /// What a feedback row is about.
-    pub enum FeedbackKind {
-        /// One clip (`subject` = `clip:{clipId}`).
-        Clip = "clip",
-        /// Several clips of one session together (`subject` = `batch:{sessionId}`).
-        Batch = "batch",
-        /// An athlete across sessions (`subject` = `progress:{athleteId}`).
-        Progress = "progress",
-    }
-}
-
-crate::text_enum! {
-    /// How feedback is asked for: one per clip, or one for all the clips.
-    pub enum CoachingMode { PerClip = "per_clip", Batch = "batch" }
-}
 
 crate::text_enum! {
     /// An export's format: JSON, or the printable HTML report ([`super::report`]).

@@ -37,7 +37,7 @@ pub struct GenerateCoaching {
     pub session_id: Id,
     /// The clips, sorted, checked analysed when asked for.
     pub clip_ids: Vec<Id>,
-    pub mode: super::coaching::CoachingMode,
+    pub mode: crate::model::reviews::CoachingMode,
     /// Who asked (the feedback's `created_by`); not part of the idempotency key.
     pub requested_by: Option<Id>,
 }

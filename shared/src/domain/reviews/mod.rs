@@ -17,27 +17,5 @@ pub mod report;
 pub mod status;
 pub mod voice_notes;
 
+pub use crate::model::reviews::{KeypointOrigin, ReplyKind, TranscriptStatus};
 pub use status::{ReviewEvent, ReviewStatus};
-
-crate::text_enum! {
-    /// Who wrote a keypoint: suggested from the measurements, or the coach's (a suggestion the
-    /// coach edits becomes the coach's, and suggesting again never overwrites it).
-    pub enum KeypointOrigin { Suggested = "suggested", Coach = "coach" }
-}
-
-crate::text_enum! {
-    /// Where a voice note's transcript stands. `skipped`: no model configured; `failed`: the
-    /// model refused it or kept failing. Either way the note stays playable, and a rebuild asks
-    /// again; a `done` note is never transcribed twice.
-    pub enum TranscriptStatus {
-        Pending = "pending",
-        Done = "done",
-        Skipped = "skipped",
-        Failed = "failed",
-    }
-}
-
-crate::text_enum! {
-    /// An athlete's reply to a review: written, or recorded.
-    pub enum ReplyKind { Text = "text", Voice = "voice" }
-}

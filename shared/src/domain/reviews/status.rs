@@ -11,20 +11,8 @@
 //! `published` review is what the athlete read and stays as it is. Anything else is 409
 //! `review_state_conflict`.
 
+pub use crate::model::reviews::ReviewStatus;
 use crate::{Error, Result};
-
-crate::text_enum! {
-    pub enum ReviewStatus {
-        /// Being written: keypoints, voice notes, suggestions.
-        Draft = "draft",
-        /// The build job is assembling it (voice notes transcribed, best-effort).
-        Building = "building",
-        /// Built; the coach may publish it.
-        Ready = "ready",
-        /// The athlete (and a minor's guardians) can read it.
-        Published = "published",
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReviewEvent {

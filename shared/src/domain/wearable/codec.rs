@@ -17,6 +17,8 @@
 //!
 //! So a decoded sample equals the uploaded one to within half a unit.
 
+pub use crate::model::wearable::Chunk;
+
 use super::samples::{GpsFix, HeartRate, Imu, Samples, Stream};
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
@@ -31,16 +33,6 @@ pub fn chunk_capacity(stream: Stream) -> usize {
         Stream::Gps | Stream::Hr => 900,
         Stream::Imu => 6000,
     }
-}
-
-/// One encoded chunk, as stored.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chunk {
-    pub stream: Stream,
-    pub start_ms: i64,
-    pub end_ms: i64,
-    pub count: i64,
-    pub data: Vec<u8>,
 }
 
 #[derive(Debug, thiserror::Error)]

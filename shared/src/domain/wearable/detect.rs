@@ -23,6 +23,8 @@
 //!
 //! [`VERSION`] names this algorithm; a stored window records the version that made it.
 
+pub use crate::model::wearable::Ride;
+
 use super::samples::{GpsFix, Imu, Samples};
 
 /// The detector's version, recorded with every window it makes.
@@ -40,17 +42,6 @@ pub const BRIDGE_IMU_S: f64 = 12.0;
 pub const STROKE_SCORE: f64 = 0.5;
 pub const POPUP_MPS2: f64 = 5.0;
 const G: f64 = 9.81;
-
-/// One detected ride.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Ride {
-    pub start_ms: i64,
-    pub end_ms: i64,
-    pub distance_m: f64,
-    pub top_speed_kmh: f64,
-    pub mean_speed_kmh: f64,
-}
 
 /// Time spent in each activity, seconds.
 #[derive(

@@ -26,33 +26,11 @@ pub mod sessions;
 pub mod sync;
 pub mod synth;
 
+pub use crate::model::wearable::{SessionSource, SessionStatus, SyncMethod};
+
 use crate::db::Id;
 
 pub use jobs::{DeriveSession, ExpireSession, IngestFile};
-
-crate::text_enum! {
-    /// How a session arrived: samples in the request (`upload`), a bulk sample file through a
-    /// signed URL (`file`), a GPX import (`gpx`) or reported while it happened (`live`).
-    pub enum SessionSource as WatchSessionSource { Upload = "upload", File = "file", Gpx = "gpx", Live = "live" }
-}
-
-crate::text_enum! {
-    /// `awaiting_upload` (a signed URL was given, the file is not read yet), `live` (reporting),
-    /// `processing` (a job reads or derives it), `ready`, `failed` (the file could not be read).
-    pub enum SessionStatus as WatchSessionStatus {
-        AwaitingUpload = "awaiting_upload",
-        Live = "live",
-        Processing = "processing",
-        Ready = "ready",
-        Failed = "failed",
-    }
-}
-
-crate::text_enum! {
-    /// How a clip's offset to the watch was found: the two devices' `/api/time` measurements
-    /// (`clock`), matching ride windows (`rides`), or set by a coach (`manual`).
-    pub enum SyncMethod { Clock = "clock", Rides = "rides", Manual = "manual" }
-}
 
 /// A live session that has not reported for this long has ended.
 pub const LIVE_TIMEOUT_SECS: i64 = 120;

@@ -2,12 +2,9 @@
 //! 100 Hz). Times are Unix milliseconds of the watch's clock. On the wire samples travel
 //! columnar (`{"t": [...], "lat": [...], ...}`), which is compact and needs no per-sample keys.
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::wearable::Stream;
 
-crate::text_enum! {
-    /// A sample stream of a wearable session.
-    pub enum Stream { Gps = "gps", Hr = "hr", Imu = "imu" }
-}
+use serde::{Deserialize, Serialize};
 
 /// The largest IMU rate accepted (samples per second).
 pub const MAX_IMU_HZ: i64 = 100;
