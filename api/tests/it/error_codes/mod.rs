@@ -315,7 +315,7 @@ fn codes() -> BTreeMap<(u16, String), Entry> {
                             }
                             _ => None,
                         };
-                        let seen = used.entry(i).or_insert_with(BTreeSet::new);
+                        let seen = used.entry(i).or_default();
                         seen.extend(named.map(|s| s.as_u16()));
                     }
                     None => unaccounted.push(format!("{file}:{line}: {ctor}({expr}, …)")),
