@@ -38,7 +38,7 @@ pub fn load_config() -> Config {
 }
 
 pub async fn connect(cfg: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
+    let db = Db::connect(cfg.database_url.expose(), &cfg.pool_settings())
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     Ok(db)

@@ -95,7 +95,7 @@ impl AppState {
 
     /// [`AppState::new`] with `options`.
     pub async fn with_options(cfg: Config, db: Db, options: Options) -> anyhow::Result<AppState> {
-        anyhow::ensure!(!cfg.secret_key.is_empty(), "secret key missing");
+        anyhow::ensure!(!cfg.secret_key.expose().is_empty(), "secret key missing");
         let http = shared::providers::http::client();
         let mailer = Mailer::from_config(&cfg)?;
         let reviewvideo = cfg
@@ -133,7 +133,7 @@ impl AppState {
             crate::auth::AuthCache::start(cfg.auth_cache_ttl, &db, options.auth_cache_isolated);
         Ok(AppState(Arc::new(Inner {
             storage,
-            keys: Keys::new(&cfg.secret_key),
+            keys: Keys::new(cfg.secret_key.expose()),
             cfg,
             db,
             mailer,

@@ -1,8 +1,9 @@
 //! The one error type of the service.
 //!
 //! An error carries a [`ErrorKind`] (what went wrong, in the caller's terms), a stable snake_case
-//! `code` (defined where it is raised; a route's documented answers name its codes), a message
-//! and optional details.
+//! `code` (defined where it is raised, as a literal: `docs/errors.md` lists every code with its
+//! status, generated from those literals by `api/tests/it/error_codes/`), a message and optional
+//! details.
 //! `shared` knows no HTTP: the api maps kinds to statuses and writes
 //! `{"error": {"code", "message", "details"?}}` (`api/src/http/error.rs`); the worker maps them to
 //! job outcomes. Internal errors keep their cause for the log and never show it.

@@ -37,7 +37,7 @@ impl Mailer {
                 from,
             });
         };
-        let url = &smtp.url;
+        let url = smtp.url.expose();
         let host = url.host_str().unwrap_or("localhost");
         let mut builder = match url.scheme() {
             "smtps" => AsyncSmtpTransport::<Tokio1Executor>::relay(host)?,

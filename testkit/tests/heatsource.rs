@@ -17,7 +17,7 @@ fn adapter_with(fake: &FakeHeatsource, creds: Option<(&str, &str)>) -> Heatsourc
         HeatsourceConfig {
             base_url: fake.base_url().parse().unwrap(),
             client_id: creds.map(|c| c.0.to_string()),
-            client_secret: creds.map(|c| c.1.to_string()),
+            client_secret: creds.map(|c| c.1.into()),
             timeout: Duration::from_millis(300),
             cache_ttl: Duration::from_secs(600),
             organisations: Vec::new(),

@@ -65,7 +65,7 @@ impl Deps {
         Ok(Deps {
             mailer: Mailer::from_config(&cfg)?,
             storage: shared::storage::Storage::new(&cfg.storage).await?,
-            keys: shared::crypto::Keys::new(&cfg.secret_key),
+            keys: shared::crypto::Keys::new(cfg.secret_key.expose()),
             heatsource: cfg.heatsource.clone().map(|c| {
                 shared::providers::heatsource::Heatsource::new(
                     c,

@@ -25,8 +25,8 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(2)
     };
     let mut cfg = shared::config::Config::from_env().unwrap_or_else(|e| fail(e));
-    let wcfg =
-        WorkerConfig::from_env(cfg.database_url.starts_with("sqlite:")).unwrap_or_else(|e| fail(e));
+    let wcfg = WorkerConfig::from_env(cfg.database_url.expose().starts_with("sqlite:"))
+        .unwrap_or_else(|e| fail(e));
     if std::env::args().nth(1).as_deref() == Some("schedules") {
         println!(
             "{:<26} {:<18} {:<10} what",
@@ -45,10 +45,10 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let _log = shared::logging::init(cfg.log_json);
-    if cfg.secret_key.is_empty() {
+    if cfg.secret_key.expose().is_empty() {
         cfg.ensure_secret_key()?;
     }
-    let db = shared::db::Db::connect(&cfg.database_url, &cfg.pool_settings())
+    let db = shared::db::Db::connect(cfg.database_url.expose(), &cfg.pool_settings())
         .await
         .map_err(|e| anyhow::anyhow!("DATABASE_URL: cannot connect: {e}"))?;
     db.migrate().await?;

@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, Method, header, request::Parts};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use shared::authz::effective_permissions;
+use shared::config::Secret;
 use shared::crypto::constant_time_eq;
 use shared::db::{Conn, Id, Ts};
 use shared::repo::orgs::Membership;
@@ -105,9 +106,9 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             None => Ok(None),
         },
         Auth::Service => {
-            shared_secret(&parts.headers, g.app.cfg.service_role_key.as_deref()).map(|_| None)
+            shared_secret(&parts.headers, g.app.cfg.service_role_key.as_ref()).map(|_| None)
         }
-        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_deref()).map(|_| None),
+        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_ref()).map(|_| None),
         Auth::Tv => {
             let tv = Box::pin(tv_caller(g, &parts.headers)).await?;
             parts.extensions.insert(tv);
@@ -345,11 +346,11 @@ fn caller_of(user: User, via: Via) -> Caller {
 
 /// `Authorization: Bearer <secret>` compared in constant time with a configured secret. An
 /// unset secret refuses everyone.
-fn shared_secret(headers: &HeaderMap, expected: Option<&str>) -> Result<(), Error> {
+fn shared_secret(headers: &HeaderMap, expected: Option<&Secret>) -> Result<(), Error> {
     let given = bearer(headers)
         .ok_or_else(|| Error::unauthorized("unauthenticated", "missing bearer credentials"))?;
     match expected {
-        Some(secret) if constant_time_eq(given.as_bytes(), secret.as_bytes()) => Ok(()),
+        Some(secret) if constant_time_eq(given.as_bytes(), secret.expose().as_bytes()) => Ok(()),
         _ => Err(Error::unauthorized(
             "invalid_token",
             "the bearer credentials are not valid",

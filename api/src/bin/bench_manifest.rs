@@ -188,7 +188,7 @@ async fn open(database_url: &str, dir: &std::path::Path) -> Result<App> {
     .into_iter()
     .collect();
     let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
-    let db = Db::connect(&cfg.database_url, &PoolSettings::default()).await?;
+    let db = Db::connect(cfg.database_url.expose(), &PoolSettings::default()).await?;
     api::serve::migrate(&db).await?;
     let state = api::state::AppState::new(cfg, db).await?;
     Ok(App {

@@ -113,7 +113,7 @@ async fn scenario(
     .into_iter()
     .collect();
     let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
-    let db = Db::connect(&cfg.database_url, settings).await?;
+    let db = Db::connect(cfg.database_url.expose(), settings).await?;
     api::serve::migrate(&db).await?;
     let state = api::state::AppState::with_options(cfg, db, options).await?;
     let router = api::app::build(state);

@@ -51,25 +51,23 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let (code, field) = match inner.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                ("invalid_json", None)
-            }
-            _ => ("validation_failed", Some(path)),
-        };
         let message = inner.to_string();
-        match field {
-            None => Error::bad_request(code, format!("malformed JSON: {message}")),
-            Some(field) => {
+        match inner.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                Error::bad_request("invalid_json", format!("malformed JSON: {message}"))
+            }
+            _ => {
                 // serde names a missing field in the message, not the path.
-                let field = if field == "." {
-                    missing_field_name(&message).unwrap_or(field)
+                let field = if path == "." {
+                    missing_field_name(&message).unwrap_or(path)
                 } else {
-                    field
+                    path
                 };
-                Error::bad_request(code, format!("{field}: {message}")).with_details(json!({
-                    "fields": [{ "field": field, "code": "invalid", "message": message }]
-                }))
+                Error::bad_request("validation_failed", format!("{field}: {message}")).with_details(
+                    json!({
+                        "fields": [{ "field": field, "code": "invalid", "message": message }]
+                    }),
+                )
             }
         }
     })

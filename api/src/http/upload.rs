@@ -12,6 +12,7 @@ use shared::{Error, ErrorKind};
 use std::sync::{Arc, Mutex};
 
 /// What an upload route takes.
+#[derive(Clone, Copy)]
 pub struct Media {
     /// The type of a file from its first [`shared::video::sniff::NEEDED`] bytes, or `None`.
     pub sniff: fn(&[u8]) -> Option<&'static str>,
@@ -147,7 +148,7 @@ fn audio_only(
 ) -> impl Stream<Item = std::io::Result<Bytes>> + Send + 'static {
     let scan = Arc::new(Mutex::new(shared::video::isobmff::Scan::default()));
     let fed = Arc::clone(&scan);
-    let (code, refusal) = (media.refused_code, media.refused_message);
+    let media = *media;
     body.inspect(move |item| {
         if let Ok(chunk) = item {
             fed.lock().expect("scan lock").feed(chunk);
@@ -162,13 +163,13 @@ fn audio_only(
                 Ok(_) => "it holds no audio track".to_string(),
                 Err(e) => e,
             };
-            let msg = format!("{refusal} ({why})");
+            let msg = format!("{} ({why})", media.refused_message);
             verdict
                 .lock()
                 .expect("verdict lock")
                 .get_or_insert(Error::new(
                     ErrorKind::UnsupportedMediaType,
-                    code,
+                    media.refused_code,
                     msg.clone(),
                 ));
             Some(Err(std::io::Error::other(msg)))

@@ -10,6 +10,7 @@ mod chaos;
 mod coaches;
 mod competition;
 mod embedded;
+mod error_codes;
 mod footage;
 mod health;
 mod jobs;

@@ -232,7 +232,8 @@ impl Analysis {
         let secret = self
             .cfg
             .webhook_secret
-            .as_deref()
+            .as_ref()
+            .map(|s| s.expose().as_str())
             .ok_or(WebhookError::NotConfigured)?;
         let event = verify_webhook(secret, headers, body, now_unix)?;
         if event.event_type != COMPLETED_EVENT {
@@ -279,7 +280,7 @@ impl Analysis {
     ) -> Result<AnalysisJob, ProviderError> {
         let resp = send(PROVIDER, Retry::Idempotent, || {
             build()
-                .bearer_auth(&self.cfg.api_key)
+                .bearer_auth(self.cfg.api_key.expose())
                 .header(reqwest::header::ACCEPT, "application/json")
                 .timeout(self.timeout)
         })

@@ -93,7 +93,7 @@ impl Expo {
                 .header("Accept", "application/json")
                 .json(messages);
             if let Some(t) = &self.cfg.access_token {
-                r = r.bearer_auth(t);
+                r = r.bearer_auth(t.expose());
             }
             r
         })

@@ -478,7 +478,7 @@ impl Heatsource {
         let resp = send(PROVIDER, Retry::Idempotent, || {
             self.http
                 .post(url.clone())
-                .basic_auth(id, Some(secret))
+                .basic_auth(id, Some(secret.expose()))
                 .form(&[("grant_type", "client_credentials")])
                 .timeout(self.cfg.timeout)
         })

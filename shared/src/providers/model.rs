@@ -83,7 +83,7 @@ impl Model {
         let resp = send(PROVIDER, Retry::Idempotent, || {
             self.http
                 .post(url.clone())
-                .bearer_auth(&self.cfg.api_key)
+                .bearer_auth(self.cfg.api_key.expose())
                 .header(
                     reqwest::header::CONTENT_TYPE,
                     format!("multipart/form-data; boundary={boundary}"),
@@ -126,7 +126,7 @@ impl Model {
         let resp = send(PROVIDER, Retry::Idempotent, || {
             self.http
                 .post(url.clone())
-                .bearer_auth(&self.cfg.api_key)
+                .bearer_auth(self.cfg.api_key.expose())
                 .json(&req)
                 .timeout(self.cfg.timeout)
         })

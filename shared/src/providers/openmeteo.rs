@@ -68,7 +68,7 @@ impl OpenMeteo {
             q.append_pair("timezone", "GMT")
                 .append_pair("forecast_days", &FORECAST_DAYS.to_string());
             if let Some(k) = &self.cfg.api_key {
-                q.append_pair("apikey", k);
+                q.append_pair("apikey", k.expose());
             }
         }
         url

@@ -181,7 +181,7 @@ impl Payments {
         let resp = send(PROVIDER, Retry::Idempotent, || {
             self.http
                 .post(url.clone())
-                .bearer_auth(&self.cfg.secret_key)
+                .bearer_auth(self.cfg.secret_key.expose())
                 .header("Idempotency-Key", idempotency_key)
                 .form(form)
         })
@@ -192,7 +192,9 @@ impl Payments {
     async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<Option<T>, ProviderError> {
         let url = self.url(path);
         let resp = send(PROVIDER, Retry::Idempotent, || {
-            self.http.get(url.clone()).bearer_auth(&self.cfg.secret_key)
+            self.http
+                .get(url.clone())
+                .bearer_auth(self.cfg.secret_key.expose())
         })
         .await?;
         if resp.status() == reqwest::StatusCode::NOT_FOUND {

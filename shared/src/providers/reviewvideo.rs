@@ -86,7 +86,7 @@ impl ReviewVideo {
         let resp = send(PROVIDER, Retry::Once, || {
             self.http
                 .post(url.clone())
-                .basic_auth(&self.cfg.client_id, Some(&self.cfg.client_secret))
+                .basic_auth(&self.cfg.client_id, Some(self.cfg.client_secret.expose()))
                 .header(
                     "Accept",
                     "application/vnd.vimeo.*+json;version=3.4, application/json",

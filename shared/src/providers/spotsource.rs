@@ -66,7 +66,7 @@ impl Spotsource {
         send(PROVIDER, retry, || {
             let r = self.http.get(url.clone()).timeout(self.cfg.timeout);
             match &self.cfg.api_key {
-                Some(k) => r.bearer_auth(k),
+                Some(k) => r.bearer_auth(k.expose()),
                 None => r,
             }
         })

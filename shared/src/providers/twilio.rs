@@ -79,7 +79,7 @@ impl Twilio {
         let resp = send(PROVIDER, Retry::Once, || {
             self.http
                 .post(url.clone())
-                .basic_auth(&self.cfg.account_sid, Some(&self.cfg.auth_token))
+                .basic_auth(&self.cfg.account_sid, Some(self.cfg.auth_token.expose()))
                 .form(form)
         })
         .await?;
@@ -124,7 +124,7 @@ impl Twilio {
     }
 
     pub fn auth_token(&self) -> &str {
-        &self.cfg.auth_token
+        self.cfg.auth_token.expose()
     }
 }
 

@@ -12,13 +12,12 @@
 //!
 //! The `S3_*` variables are read only when `STORAGE_BACKEND=s3`.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use url::Url;
 
 use super::Store;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Secret};
 
 #[derive(Clone, Debug)]
 pub struct StorageConfig {
@@ -31,28 +30,15 @@ pub enum StorageBackend {
     S3(S3Config),
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct S3Config {
     /// Custom endpoint (S3-compatible server); `None` for AWS itself.
     pub endpoint: Option<String>,
     pub region: String,
     pub access_key_id: String,
-    pub secret_access_key: String,
+    pub secret_access_key: Secret,
     pub bucket_prefix: String,
     pub force_path_style: bool,
-}
-
-impl fmt::Debug for S3Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("S3Config")
-            .field("endpoint", &self.endpoint)
-            .field("region", &self.region)
-            .field("access_key_id", &self.access_key_id)
-            .field("secret_access_key", &"<redacted>")
-            .field("bucket_prefix", &self.bucket_prefix)
-            .field("force_path_style", &self.force_path_style)
-            .finish()
-    }
 }
 
 impl S3Config {
@@ -134,7 +120,7 @@ fn s3_from_lookup(get: &impl Fn(&str) -> Option<String>) -> Result<S3Config, Con
     let required =
         |var: &'static str| get(var).ok_or_else(|| err(var, "required when STORAGE_BACKEND=s3"));
     let access_key_id = required("S3_ACCESS_KEY_ID")?;
-    let secret_access_key = required("S3_SECRET_ACCESS_KEY")?;
+    let secret_access_key = Secret::from(required("S3_SECRET_ACCESS_KEY")?);
 
     let bucket_prefix = get("S3_BUCKET_PREFIX").unwrap_or_default();
     check_bucket_prefix(&bucket_prefix)?;

@@ -172,7 +172,7 @@ impl S3Store {
     pub(super) async fn connect(cfg: &S3Config) -> anyhow::Result<S3Store> {
         let credentials = Credentials::new(
             &cfg.access_key_id,
-            &cfg.secret_access_key,
+            cfg.secret_access_key.expose(),
             None,
             None,
             "storage-config",

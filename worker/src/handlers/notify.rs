@@ -181,7 +181,7 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
     match d.channel {
         Channel::Email => {
             drop(c);
-            let keys = Keys::new(&ctx.deps.cfg.secret_key);
+            let keys = Keys::new(ctx.deps.cfg.secret_key.expose());
             let base = ctx.deps.cfg.public_base_url.as_str();
             let url = domain::unsubscribe::link(&keys, base, user.id, category);
             let page = domain::unsubscribe::page_link(&keys, base, user.id, category);

@@ -98,7 +98,7 @@ impl TestApp {
             }
         }
         let cfg = Config::from_lookup(|k| env.get(k).cloned()).expect("test config");
-        let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
+        let db = Db::connect(cfg.database_url.expose(), &cfg.pool_settings())
             .await
             .expect("connect");
         api::serve::migrate(&db).await.expect("migrate");
@@ -182,7 +182,7 @@ impl TestApp {
     pub async fn second_process(&self, auth_cache_ttl: Duration) -> (AppState, Router) {
         let mut cfg = self.state.cfg.clone();
         cfg.auth_cache_ttl = auth_cache_ttl;
-        let db = Db::connect(&cfg.database_url, &cfg.pool_settings())
+        let db = Db::connect(cfg.database_url.expose(), &cfg.pool_settings())
             .await
             .expect("connect");
         let options = api::state::Options {

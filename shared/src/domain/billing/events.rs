@@ -106,12 +106,15 @@ pub fn verify(
     body: &[u8],
     now_unix: i64,
 ) -> Result<Verified> {
-    payments::verify_signature(&cfg.webhook_secrets, signature, body, now_unix).map_err(
-        |e| match e {
-            WebhookError::NotConfigured => Error::provider_not_configured("payments webhook"),
-            e => Error::new(ErrorKind::Unauthenticated, e.code(), e.to_string()),
-        },
-    )?;
+    let secrets: Vec<String> = cfg
+        .webhook_secrets
+        .iter()
+        .map(|s| s.expose().clone())
+        .collect();
+    payments::verify_signature(&secrets, signature, body, now_unix).map_err(|e| match e {
+        WebhookError::NotConfigured => Error::provider_not_configured("payments webhook"),
+        e => Error::new(ErrorKind::Unauthenticated, e.code(), e.to_string()),
+    })?;
     let ev =
         payments::parse_event(body).map_err(|e| Error::bad_request(e.code(), e.to_string()))?;
     if ev.livemode != cfg.livemode {
