@@ -1,4 +1,4 @@
-// The graphile-worker peer of the job-system benchmark (driven by `worker/src/bin/bench.rs`,
+// The graphile-worker peer of the job-system benchmark (driven by `bench/src/bin/bench.rs`,
 // run by `scripts/bench`; nothing else uses it).
 //
 //   node bench/graphile.mjs migrate   installs graphile-worker's schema into DATABASE_URL

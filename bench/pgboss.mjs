@@ -1,4 +1,4 @@
-// The pg-boss peer of the job-system benchmark (driven by `worker/src/bin/bench.rs`, run by
+// The pg-boss peer of the job-system benchmark (driven by `bench/src/bin/bench.rs`, run by
 // `scripts/bench`; nothing else uses it).
 //
 //   node bench/pgboss.mjs migrate        installs pg-boss's schema into DATABASE_URL and creates

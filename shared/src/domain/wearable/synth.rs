@@ -1,5 +1,5 @@
 //! A generator of realistic labelled surf sessions, deterministic for a seed: the ground truth
-//! for the detector's tests and for its benchmark (`shared/src/bin/bench_wearable.rs`), which
+//! for the detector's tests and for its benchmark (`bench/src/bin/bench_wearable.rs`), which
 //! share this one generator.
 //!
 //! A session is simulated at 10 Hz: sitting (drifting with the current), paddling (strokes near

@@ -38,6 +38,9 @@
 //! `local`).
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
+use bench::proc::{MachineCpu, children, cpu_secs, rss_kib};
+use bench::process::{Proc, Server, free_port};
+use bench::{env, say};
 use bytes::Bytes;
 use shared::crypto::Keys;
 use shared::db::Id;
@@ -47,7 +50,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -60,8 +63,6 @@ const CONTENT_TYPE: &str = "application/x-bench-video-v1";
 const SECRET_KEY: &str = "bench-video-secret-key-not-for-production-use";
 const MIB: u64 = 1 << 20;
 const GIB: f64 = (1u64 << 30) as f64;
-/// Linux's USER_HZ: the unit of utime/stime in /proc/<pid>/stat.
-const TICKS_PER_SEC: f64 = 100.0;
 
 struct Params {
     bytes: u64,
@@ -82,49 +83,35 @@ struct Params {
     api_bin: PathBuf,
 }
 
-fn env_num(name: &str, default: u64) -> Result<u64> {
-    match std::env::var(name).ok().filter(|v| !v.is_empty()) {
-        None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| anyhow!("{name} must be a whole number, got {v:?}")),
-    }
-}
-
-fn env_opt(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 impl Params {
     fn from_env() -> Result<Params> {
-        let root = PathBuf::from(env_opt("BENCH_ROOT").unwrap_or_else(|| ".".into()));
-        let readers = env_opt("BENCH_VIDEO_READERS")
+        let readers = env::opt("BENCH_VIDEO_READERS")
             .unwrap_or_else(|| "1,50".into())
             .split(',')
             .map(|n| n.trim().parse::<usize>().ok().filter(|&n| n > 0))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| anyhow!("BENCH_VIDEO_READERS must be positive numbers, e.g. 1,50"))?;
-        let placements = env_opt("BENCH_VIDEO_PLACEMENTS")
+        let placements = env::opt("BENCH_VIDEO_PLACEMENTS")
             .unwrap_or_else(|| "shared,split".into())
             .split(',')
             .map(|v| Placement::parse(v.trim()))
             .collect::<Result<Vec<_>>>()?;
         let exe = std::env::current_exe()?;
         let p = Params {
-            bytes: env_num("BENCH_VIDEO_BYTES", 1 << 30)?,
-            secs: Duration::from_secs(env_num("BENCH_VIDEO_SECS", 10)?),
-            range: env_num("BENCH_VIDEO_RANGE_MIB", 8)? * MIB,
+            bytes: env::num("BENCH_VIDEO_BYTES", 1 << 30)?,
+            secs: Duration::from_secs(env::num("BENCH_VIDEO_SECS", 10)?),
+            range: env::num("BENCH_VIDEO_RANGE_MIB", 8)? * MIB,
             readers,
             placements,
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            streams: env_num("BENCH_VIDEO_STREAMS", 50)? as usize,
-            read_rate: env_num("BENCH_VIDEO_READ_KIB_S", 1024)? * 1024,
-            mem_secs: Duration::from_secs(env_num("BENCH_VIDEO_MEM_SECS", 10)?),
-            only: env_opt("BENCH_ONLY").map(|v| v.split(',').map(|s| s.trim().into()).collect()),
-            s3_endpoint: env_opt("BENCH_S3_ENDPOINT"),
-            s3_pidfile: env_opt("BENCH_S3_PIDFILE").map(PathBuf::from),
-            nginx_pidfile: env_opt("BENCH_NGINX_PIDFILE").map(PathBuf::from),
-            work: root.join(".tmp/bench-video"),
+            streams: env::num("BENCH_VIDEO_STREAMS", 50)? as usize,
+            read_rate: env::num("BENCH_VIDEO_READ_KIB_S", 1024)? * 1024,
+            mem_secs: Duration::from_secs(env::num("BENCH_VIDEO_MEM_SECS", 10)?),
+            only: env::list("BENCH_ONLY"),
+            s3_endpoint: env::opt("BENCH_S3_ENDPOINT"),
+            s3_pidfile: env::opt("BENCH_S3_PIDFILE").map(PathBuf::from),
+            nginx_pidfile: env::opt("BENCH_NGINX_PIDFILE").map(PathBuf::from),
+            work: env::root().join(".tmp/bench-video"),
             api_bin: exe.with_file_name("api"),
         };
         ensure!(
@@ -148,10 +135,6 @@ impl Params {
             .as_ref()
             .is_none_or(|o| o.iter().any(|s| s == source))
     }
-}
-
-fn say(msg: impl std::fmt::Display) {
-    eprintln!("bench_video: {msg}");
 }
 
 // --- the object's content -------------------------------------------------------------------
@@ -214,133 +197,16 @@ const CHECKED: usize = 64;
 
 // --- processes ------------------------------------------------------------------------------
 
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-/// A child process killed when dropped (asked to stop with SIGTERM first when `term`: nginx's
-/// workers outlive a master that is killed).
-struct Proc {
-    child: Child,
-    name: String,
-    term: bool,
-}
-
-impl Proc {
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if self.term {
-            let _ = Command::new("kill")
-                .args(["-TERM", &self.pid().to_string()])
-                .status();
-            for _ in 0..50 {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        say(format_args!("stopped {}", self.name));
-    }
-}
-
-/// Starts `bin` with exactly `env` (nothing inherited, so the caller's STORAGE_BACKEND or
-/// RUST_LOG cannot leak in), logging to `log`, and waits until `ready_url` answers 200.
-async fn spawn(
-    name: &str,
-    bin: &Path,
-    args: &[&str],
-    env: &[(&str, String)],
-    log: &Path,
-    ready_url: &str,
-) -> Result<Proc> {
-    let out = File::create(log)?;
-    let child = Command::new(bin)
-        .args(args)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (*k, v)))
-        .stdin(Stdio::null())
-        .stdout(out.try_clone()?)
-        .stderr(out)
-        .spawn()
-        .with_context(|| format!("starting {}", bin.display()))?;
-    let mut proc = Proc {
-        child,
-        name: name.to_string(),
-        term: false,
-    };
-    let client = reqwest::Client::new();
-    for _ in 0..300 {
-        if let Ok(r) = client.get(ready_url).send().await
-            && r.status().is_success()
-        {
-            say(format_args!("{name} is up (pid {})", proc.pid()));
-            return Ok(proc);
-        }
-        if let Some(status) = proc.child.try_wait()? {
-            bail!("{name} exited with {status}; see {}", log.display());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!(
-        "{name} did not answer {ready_url} within 30 s; see {}",
-        log.display()
-    )
-}
-
-/// VmRSS of `pid`, in KiB.
-fn rss_kib(pid: u32) -> Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| anyhow!("no VmRSS for pid {pid}"))
-}
-
-/// User + system CPU seconds of `pid` (0 when it cannot be read).
-fn cpu_secs(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    // Fields after the command name, which may contain spaces but ends with ')'.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    (ticks(11) + ticks(12)) / TICKS_PER_SEC
-}
-
-/// (busy, total) jiffies of the whole machine.
-fn machine_jiffies() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let v: Vec<u64> = stat
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    let total: u64 = v.iter().sum();
-    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
-    (total - idle, total)
+/// Starts a server on every CPU (a placement pins it later) and waits up to 30 s for it.
+async fn start(server: Server<'_>) -> Result<Proc> {
+    server.start(None, Duration::from_secs(30)).await
 }
 
 /// CPU use of the processes that take part in a run, measured around it.
 struct CpuMeter {
     pids: Vec<(String, u32)>,
     start: Vec<f64>,
-    machine: (u64, u64),
+    machine: MachineCpu,
 }
 
 #[derive(Clone)]
@@ -357,13 +223,13 @@ impl CpuMeter {
         CpuMeter {
             pids,
             start,
-            machine: machine_jiffies(),
+            machine: MachineCpu::now(),
         }
     }
 
     /// Processes that share a name (nginx's workers) are summed.
     fn stop(self) -> CpuUse {
-        let (busy1, total1) = machine_jiffies();
+        let machine = MachineCpu::now();
         let mut per_proc: Vec<(String, f64)> = Vec::new();
         for ((n, p), s) in self.pids.iter().zip(&self.start) {
             let used = cpu_secs(*p) - s;
@@ -372,10 +238,9 @@ impl CpuMeter {
                 None => per_proc.push((n.clone(), used)),
             }
         }
-        let total = (total1 - self.machine.1).max(1) as f64;
         CpuUse {
             per_proc,
-            busy: (busy1 - self.machine.0) as f64 / total,
+            busy: machine.busy_since(self.machine),
         }
     }
 }
@@ -883,14 +748,14 @@ async fn bench_source(
     let dir = p.work.join(format!("api-{}", s.id));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let api = spawn(
-        &format!("api ({})", s.id),
-        &p.api_bin,
-        &[],
-        &env,
-        &p.work.join(format!("api-{}.log", s.id)),
-        &format!("{base}/api/health"),
-    )
+    let api = start(Server {
+        name: &format!("api ({})", s.id),
+        bin: &p.api_bin,
+        args: &[],
+        env: &env,
+        log: &p.work.join(format!("api-{}.log", s.id)),
+        ready_url: &format!("{base}/api/health"),
+    })
     .await?;
     let url = token_url(&base, s.video.clone());
 
@@ -1067,16 +932,17 @@ async fn peer_proxies(p: &Params, origin_port: u16) -> Result<PeerProxies> {
         return Ok(PeerProxies::default());
     }
     let ready = proxies[0].url.replace("/video.bin", "/health");
-    let mut proc = spawn(
-        "nginx proxy",
-        nginx,
-        &["-c", &conf_path.display().to_string(), "-g", "daemon off;"],
-        &[],
-        &dir.join("nginx.log"),
-        &ready,
-    )
-    .await?;
-    proc.term = true;
+    let conf_arg = conf_path.display().to_string();
+    let proc = start(Server {
+        name: "nginx proxy",
+        bin: nginx,
+        args: &["-c", &conf_arg, "-g", "daemon off;"],
+        env: &[],
+        log: &dir.join("nginx.log"),
+        ready_url: &ready,
+    })
+    .await?
+    .term_on_drop();
     let mut cpu = vec![(NGINX_CPU.to_string(), proc.pid())];
     cpu.extend(
         children(proc.pid())
@@ -1089,24 +955,6 @@ async fn peer_proxies(p: &Params, origin_port: u16) -> Result<PeerProxies> {
         cpu,
         _nginx: Some(proc),
     })
-}
-
-/// The pids whose parent is `pid` (nginx's workers).
-fn children(pid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|c| {
-            std::fs::read_to_string(format!("/proc/{c}/stat"))
-                .ok()
-                .and_then(|s| {
-                    let rest = s.rsplit_once(')')?.1.to_string();
-                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(pid)
-        })
-        .collect()
 }
 
 // --- main -----------------------------------------------------------------------------------
@@ -1234,9 +1082,7 @@ fn print_tables(p: &Params, rows: &[Row], other_rows: &[OtherRow], mems: &[(&str
 /// nginx serving the local store's directory (`BENCH_NGINX_URL`, `http://host:port`), when
 /// `scripts/bench-video` started one.
 fn nginx_url() -> Option<String> {
-    std::env::var("BENCH_NGINX_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
+    env::opt("BENCH_NGINX_URL")
 }
 
 /// The pid a server wrote to its pid file, if there is one.
@@ -1319,18 +1165,15 @@ async fn run(p: Params) -> Result<()> {
     if p.wants("external") {
         let port = free_port()?;
         let exe = std::env::current_exe()?;
-        let proc = spawn(
-            "origin",
-            &exe,
-            &[
-                "origin",
-                &store_dir.display().to_string(),
-                &port.to_string(),
-            ],
-            &[],
-            &p.work.join("origin.log"),
-            &format!("http://127.0.0.1:{port}/health"),
-        )
+        let (dir_arg, port_arg) = (store_dir.display().to_string(), port.to_string());
+        let proc = start(Server {
+            name: "origin",
+            bin: &exe,
+            args: &["origin", &dir_arg, &port_arg],
+            env: &[],
+            log: &p.work.join("origin.log"),
+            ready_url: &format!("http://127.0.0.1:{port}/health"),
+        })
         .await?;
         let url = format!("http://127.0.0.1:{port}/video.bin");
         others = peer_proxies(&p, port).await?;

@@ -6,23 +6,17 @@
 //! `BENCH_SESSIONS` (default 30 one-hour sessions), `BENCH_IMU_HZ` (default 100),
 //! `BENCH_SEED` (default 1).
 
+use bench::env;
 use shared::domain::wearable::accuracy::{Score, score};
 use shared::domain::wearable::codec;
 use shared::domain::wearable::detect::detect;
 use shared::domain::wearable::samples::Stream;
 use shared::domain::wearable::synth::{Options, generate};
 
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn main() {
-    let sessions = env("BENCH_SESSIONS", 30);
-    let hz = env("BENCH_IMU_HZ", 100) as u32;
-    let seed0 = env("BENCH_SEED", 1);
+fn main() -> anyhow::Result<()> {
+    let sessions = env::num("BENCH_SESSIONS", 30)?;
+    let hz = env::num("BENCH_IMU_HZ", 100)? as u32;
+    let seed0 = env::num("BENCH_SEED", 1)?;
     let (mut with_imu, mut gps_only) = (Score::default(), Score::default());
     let mut bytes = [0u64; 3];
     let mut counts = [0u64; 3];
@@ -135,4 +129,5 @@ fn main() {
         );
     }
     println!("| total | | {total:.0} | |");
+    Ok(())
 }

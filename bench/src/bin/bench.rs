@@ -46,7 +46,12 @@
 //! a before/after in one run on the same schema) and `BENCH_BASELINE_LABEL` (its name). When the PostgreSQL server preloads
 //! `pg_stat_statements`, the statements that took the most time per scenario are printed too.
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
+use bench::env;
+use bench::pg::{create_database, drop_database};
+use bench::proc::cpu_secs;
+use bench::process::{Proc, log_file};
+use bench::stats::percentile;
 use jobs::diagnostics::Probe;
 use shared::db::{Db, Id, PoolSettings, Ts};
 use shared::job::{Job, Owner};
@@ -99,57 +104,34 @@ struct Params {
     cpu_ms: u64,
 }
 
-fn env_num(name: &str, default: u64) -> Result<u64> {
-    match std::env::var(name).ok().filter(|v| !v.is_empty()) {
-        None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| anyhow!("{name} must be a whole number, got {v:?}")),
-    }
-}
-
 impl Params {
     fn from_env() -> Result<Params> {
-        let root = match std::env::var("BENCH_ROOT") {
-            Ok(r) if !r.is_empty() => PathBuf::from(r),
-            _ => Path::new(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .expect("worker crate lives in the repository")
-                .to_path_buf(),
-        };
+        let root = env::root();
         let exe = std::env::current_exe().context("locating the bench binary")?;
         let worker_bin = exe.with_file_name("worker");
         let p = Params {
-            jobs: env_num("BENCH_JOBS", 10_000)? as usize,
-            latency_jobs: env_num("BENCH_LATENCY_JOBS", 300)? as usize,
-            pace: Duration::from_millis(env_num("BENCH_PACE_MS", 10)?),
-            concurrency: env_num("BENCH_CONCURRENCY", 32)? as usize,
-            batch: env_num("BENCH_BATCH", 500)?.max(1) as usize,
-            timeout: Duration::from_secs(env_num("BENCH_TIMEOUT_SECS", 120)?),
-            only: std::env::var("BENCH_ONLY")
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-                .map(|v| v.split(',').map(|s| s.trim().to_string()).collect()),
-            pg_admin: std::env::var("BENCH_PG_URL").ok().filter(|v| !v.is_empty()),
+            jobs: env::num("BENCH_JOBS", 10_000)? as usize,
+            latency_jobs: env::num("BENCH_LATENCY_JOBS", 300)? as usize,
+            pace: Duration::from_millis(env::num("BENCH_PACE_MS", 10)?),
+            concurrency: env::num("BENCH_CONCURRENCY", 32)? as usize,
+            batch: env::num("BENCH_BATCH", 500)?.max(1) as usize,
+            timeout: Duration::from_secs(env::num("BENCH_TIMEOUT_SECS", 120)?),
+            only: env::list("BENCH_ONLY"),
+            pg_admin: env::opt("BENCH_PG_URL"),
             work: root.join(".tmp").join("bench"),
             root,
             worker_bin,
-            baseline_bin: std::env::var("BENCH_BASELINE_WORKER")
-                .ok()
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from),
-            baseline_label: std::env::var("BENCH_BASELINE_LABEL")
-                .ok()
-                .filter(|v| !v.is_empty())
+            baseline_bin: env::opt("BENCH_BASELINE_WORKER").map(PathBuf::from),
+            baseline_label: env::opt("BENCH_BASELINE_LABEL")
                 .unwrap_or_else(|| "ours, baseline build".into()),
             worker_rust_log: std::env::var("BENCH_WORKER_RUST_LOG").ok(),
             stat_statements: false,
-            keep: env_num("BENCH_KEEP", 0)? != 0,
-            pgboss_workers: env_num("BENCH_PGBOSS_WORKERS", 4)?.max(1) as usize,
-            pgboss_batch: env_num("BENCH_PGBOSS_BATCH", 250)?.max(1) as usize,
-            pgboss_default_box: Duration::from_secs(env_num("BENCH_PGBOSS_DEFAULT_SECS", 15)?),
-            cpu_jobs: env_num("BENCH_CPU_JOBS", 2000)?.max(1) as usize,
-            cpu_ms: env_num("BENCH_CPU_MS", 5)?.max(1),
+            keep: env::num("BENCH_KEEP", 0)? != 0,
+            pgboss_workers: env::num("BENCH_PGBOSS_WORKERS", 4)?.max(1) as usize,
+            pgboss_batch: env::num("BENCH_PGBOSS_BATCH", 250)?.max(1) as usize,
+            pgboss_default_box: Duration::from_secs(env::num("BENCH_PGBOSS_DEFAULT_SECS", 15)?),
+            cpu_jobs: env::num("BENCH_CPU_JOBS", 2000)?.max(1) as usize,
+            cpu_ms: env::num("BENCH_CPU_MS", 5)?.max(1),
         };
         if p.jobs == 0 || p.latency_jobs == 0 || p.concurrency == 0 {
             bail!("BENCH_JOBS, BENCH_LATENCY_JOBS and BENCH_CONCURRENCY must be at least 1");
@@ -658,15 +640,6 @@ fn verdict(p: &Params, results: &[Outcome]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
 struct Spread {
     p50: f64,
     p99: f64,
@@ -675,19 +648,20 @@ struct Spread {
 fn spread(label: &str, mut v: Vec<f64>) -> Spread {
     v.sort_by(|a, b| a.total_cmp(b));
     let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let percentile = |q| percentile(&v, q).unwrap_or(f64::NAN);
     eprintln!(
         "{label}: n={} min {:.2} p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} mean {:.2} ms",
         v.len(),
         v.first().copied().unwrap_or(f64::NAN),
-        percentile(&v, 0.5),
-        percentile(&v, 0.9),
-        percentile(&v, 0.99),
+        percentile(0.5),
+        percentile(0.9),
+        percentile(0.99),
         v.last().copied().unwrap_or(f64::NAN),
         mean
     );
     Spread {
-        p50: percentile(&v, 0.5),
-        p99: percentile(&v, 0.99),
+        p50: percentile(0.5),
+        p99: percentile(0.99),
     }
 }
 
@@ -695,87 +669,8 @@ fn ms_between(a: Ts, b: Ts) -> f64 {
     (b.0 - a.0).num_microseconds().unwrap_or(i64::MAX) as f64 / 1000.0
 }
 
-/// CPU seconds (user + system) a process has used so far; 0 when it is gone.
-fn cpu_seconds(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return 0.0;
-    };
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
-    let ticks = |i: usize| {
-        f.get(i - 3)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(14) + ticks(15)) / clock_ticks()
-}
-
-fn clock_ticks() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        std::process::Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-            .unwrap_or(100.0)
-    })
-}
-
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL databases
-
-fn db_url(admin: &str, name: &str) -> String {
-    let (base, query) = match admin.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (admin, None),
-    };
-    // postgres://user@host:port[/db]: replace or add the path.
-    let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-    let base = match base[scheme_end..].find('/') {
-        Some(i) => &base[..scheme_end + i],
-        None => base,
-    };
-    match query {
-        Some(q) => format!("{base}/{name}?{q}"),
-        None => format!("{base}/{name}"),
-    }
-}
-
-async fn create_database(admin: &str, name: &str) -> Result<String> {
-    let mut c = PgConnection::connect(admin)
-        .await
-        .context("connecting to BENCH_PG_URL")?;
-    for sql in [
-        format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-        format!("CREATE DATABASE \"{name}\""),
-    ] {
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut c)
-            .await
-            .with_context(|| format!("creating database {name}"))?;
-    }
-    Ok(db_url(admin, name))
-}
-
-async fn drop_database(admin: &str, name: &str) {
-    let r = async {
-        let mut c = PgConnection::connect(admin).await?;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
-        )))
-        .execute(&mut c)
-        .await
-    }
-    .await;
-    if let Err(e) = r {
-        eprintln!("warning: could not drop database {name}: {e}");
-    }
-}
 
 /// Drops databases left by an earlier bench run that was killed (its pid is gone).
 async fn drop_stale_databases(admin: &str) -> Result<()> {
@@ -810,7 +705,7 @@ async fn backend_cpu(admin: &str, db: &str) -> f64 {
         .fetch_all(&mut c)
         .await
         .unwrap_or_default();
-    pids.into_iter().map(|p| cpu_seconds(p as u32)).sum()
+    pids.into_iter().map(|p| cpu_secs(p as u32)).sum()
 }
 
 /// pg_stat_statements, when the server preloads it (the plain test server does not; see the
@@ -889,66 +784,6 @@ fn count_panics(dir: &Path) -> usize {
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .map(|t| t.matches("panicked at").count())
         .sum()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Child processes
-
-/// A process the bench started; killed if still running when dropped (an error path).
-struct Proc(std::process::Child);
-
-impl Proc {
-    fn spawn(cmd: &mut Command) -> std::io::Result<Proc> {
-        cmd.spawn().map(Proc)
-    }
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-    /// `Some(status)` once it has exited.
-    fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.0.try_wait().ok().flatten()
-    }
-    /// Waits up to `limit` for it to exit by itself.
-    async fn wait_for(&mut self, limit: Duration) -> bool {
-        let t = Instant::now();
-        while t.elapsed() < limit {
-            if self.exited().is_some() {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        false
-    }
-    /// SIGTERM (a graceful stop), then SIGKILL after `grace`.
-    async fn stop(&mut self, grace: Duration) {
-        if self.exited().is_some() {
-            return;
-        }
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.pid().to_string()])
-            .status();
-        if !self.wait_for(grace).await {
-            eprintln!(
-                "process {} did not stop within {grace:?}; killing it",
-                self.pid()
-            );
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if self.exited().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn log_file(path: &Path) -> Result<std::fs::File> {
-    std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1174,7 +1009,7 @@ async fn ours_phases(
 ) -> Result<(f64, Option<Spread>)> {
     ours_drained(db, p.timeout, children).await?;
     let seen = spawned.elapsed();
-    let worker_cpu: f64 = children.iter().map(|c| cpu_seconds(c.pid())).sum();
+    let worker_cpu: f64 = children.iter().map(|c| cpu_secs(c.pid())).sum();
     let pg_cpu = match pg {
         Some((admin, name)) => {
             if p.stat_statements {
@@ -1537,8 +1372,8 @@ async fn peer_inner(
             cmd.env(k, v);
         }
         let mut child = Proc::spawn(&mut cmd).context("starting a peer worker process")?;
-        let stdout = child.0.stdout.take().expect("piped");
-        let stdin = child.0.stdin.take();
+        let stdout = child.child_mut().stdout.take().expect("piped");
+        let stdin = child.child_mut().stdin.take();
         let mut log = log_file(&dir.join(format!("worker-{i}.log")))?;
         let tx = tx.clone();
         // A thread per process splits its output: reports to the channel, the rest to its log.
@@ -1566,7 +1401,7 @@ async fn peer_inner(
 
     let r = async {
         let drained = peer_drained(peer, &pool, p.timeout, time_box, &mut procs).await?;
-        let node_cpu: f64 = procs.iter().map(|pr| cpu_seconds(pr.child.pid())).sum();
+        let node_cpu: f64 = procs.iter().map(|pr| cpu_secs(pr.child.pid())).sum();
         let pg_cpu = backend_cpu(admin, name).await - pg_cpu0;
         if p.stat_statements {
             print_statements(&stats0, &statements(admin, name).await, p.jobs);

@@ -11,16 +11,14 @@
 //! new workspace; the re-run repeats the file just prepared. Markdown on stdout.
 
 use anyhow::{Context, Result, bail};
+use api::state::Options;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use bench::{app, env, pg, say};
 use serde_json::{Value, json};
-use shared::config::Config;
-use shared::db::{Db, PoolSettings};
-use sqlx::Connection;
+use shared::db::PoolSettings;
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
 
 const ROWS: usize = 1000;
 const ATHLETES: usize = 50;
@@ -52,13 +50,7 @@ impl App {
                 .header(header::COOKIE, format!("sc_session={}", s.cookie))
                 .header("x-csrf-token", &s.csrf);
         }
-        let mut req = req.body(Body::from(body))?;
-        req.extensions_mut()
-            .insert(axum::extract::ConnectInfo(SocketAddr::from((
-                [127, 0, 0, 1],
-                40000,
-            ))));
-        let resp = self.router.clone().oneshot(req).await?;
+        let resp = app::send(&self.router, req.body(Body::from(body))?).await?;
         let status = resp.status();
         let cookies = resp
             .headers()
@@ -174,34 +166,17 @@ fn ms(d: Duration) -> String {
     format!("{:.0}", d.as_secs_f64() * 1000.0)
 }
 
-async fn open(database_url: &str, dir: &std::path::Path) -> Result<App> {
-    let vars: HashMap<&str, String> = [
-        ("DATABASE_URL", database_url.to_string()),
-        ("DATA_DIR", dir.display().to_string()),
-        (
-            "SECRET_KEY",
-            "bench-secret-key-bench-secret-key-0123".to_string(),
-        ),
-        ("PUBLIC_BASE_URL", "http://bench.test".to_string()),
-        ("EMBEDDED_WORKER", "false".to_string()),
-    ]
-    .into_iter()
-    .collect();
-    let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
-    let db = Db::connect(cfg.database_url.expose(), &PoolSettings::default()).await?;
-    api::serve::migrate(&db).await?;
-    let state = api::state::AppState::new(cfg, db).await?;
-    Ok(App {
-        router: api::app::build(state),
-    })
-}
-
 async fn scenario(name: &str, database_url: &str, dir: &std::path::Path) -> Result<String> {
-    let app = open(database_url, dir).await?;
-    let repeat: usize = std::env::var("BENCH_REPEAT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let router = app::router(
+        database_url,
+        dir,
+        &[],
+        &PoolSettings::default(),
+        Options::default(),
+    )
+    .await?;
+    let app = App { router };
+    let repeat = env::num("BENCH_REPEAT", 5)?.max(1) as usize;
     let (m, t) = (manifest(), training_csv());
     let (mut first, mut again, mut peer) = (vec![], vec![], vec![]);
     for i in 0..repeat {
@@ -230,13 +205,13 @@ async fn scenario(name: &str, database_url: &str, dir: &std::path::Path) -> Resu
         )
         .await?;
         peer.push(d);
-        eprintln!(
-            "bench_manifest: {name} run {}: prepare {} ms, re-run {} ms, training import {} ms",
+        say(format_args!(
+            "{name} run {}: prepare {} ms, re-run {} ms, training import {} ms",
             i + 1,
             ms(first[i]),
             ms(again[i]),
             ms(peer[i])
-        );
+        ));
     }
     let (f, a, p) = (median(first), median(again), median(peer));
     Ok(format!(
@@ -257,25 +232,17 @@ async fn main() -> Result<()> {
     std::fs::create_dir_all(&sqlite_dir)?;
     let url = format!("sqlite://{}/bench.db", sqlite_dir.display());
     rows.push(scenario("SQLite", &url, &sqlite_dir).await?);
-    if let Ok(admin) = std::env::var("BENCH_PG_URL") {
+    if let Some(admin) = env::opt("BENCH_PG_URL") {
         let name = format!("bench_manifest_{}", std::process::id());
-        let mut c = sqlx::PgConnection::connect(&admin).await?;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-            .execute(&mut c)
-            .await?;
-        let mut u = url::Url::parse(&admin)?;
-        u.set_path(&name);
         let pg_dir = dir.join("pg");
         std::fs::create_dir_all(&pg_dir)?;
-        let r = scenario("PostgreSQL", u.as_str(), &pg_dir).await;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-            "DROP DATABASE \"{name}\" WITH (FORCE)"
-        )))
-        .execute(&mut c)
+        let row = pg::with_database(&admin, &name, async |url| {
+            scenario("PostgreSQL", url, &pg_dir).await
+        })
         .await?;
-        rows.push(r?);
+        rows.push(row);
     } else {
-        eprintln!("bench_manifest: BENCH_PG_URL unset: SQLite only");
+        say("BENCH_PG_URL unset: SQLite only");
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(

@@ -18,14 +18,11 @@ use anyhow::{Result, bail};
 use api::state::Options;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use bench::stats::percentile;
+use bench::{app, env, pg, say};
 use futures::StreamExt;
-use shared::config::Config;
-use shared::db::{Db, PoolSettings};
-use sqlx::Connection;
-use std::collections::HashMap;
-use std::net::SocketAddr;
+use shared::db::PoolSettings;
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
 
 const SECRET: &str = "whsec_bench_secret";
 
@@ -41,14 +38,8 @@ fn event(i: usize, tag: &str) -> String {
 }
 
 async fn call(router: &axum::Router, req: Request<Body>) -> Result<(StatusCode, Duration)> {
-    let mut req = req;
-    req.extensions_mut()
-        .insert(axum::extract::ConnectInfo(SocketAddr::from((
-            [127, 0, 0, 1],
-            40000,
-        ))));
     let started = Instant::now();
-    let resp = router.clone().oneshot(req).await?;
+    let resp = app::send(router, req).await?;
     let status = resp.status();
     axum::body::to_bytes(resp.into_body(), 1 << 20).await?;
     Ok((status, started.elapsed()))
@@ -70,19 +61,15 @@ async fn deliver(router: &axum::Router, body: String) -> Result<Duration> {
     Ok(d)
 }
 
-fn pct(v: &mut [Duration], p: f64) -> f64 {
-    v.sort();
-    let i = ((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1;
-    v[i].as_secs_f64() * 1000.0
-}
-
 fn row(db: &str, what: &str, mut v: Vec<Duration>) -> String {
+    v.sort();
+    let ms = |q| percentile(&v, q).map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
     format!(
         "| {db} | {what} | {} | {:.2} | {:.2} | {:.2} |",
         v.len(),
-        pct(&mut v, 0.5),
-        pct(&mut v, 0.99),
-        pct(&mut v, 1.0)
+        ms(0.5),
+        ms(0.99),
+        ms(1.0)
     )
 }
 
@@ -93,15 +80,7 @@ async fn scenario(
     settings: &PoolSettings,
     options: Options,
 ) -> Result<Vec<String>> {
-    let vars: HashMap<&str, String> = [
-        ("DATABASE_URL", database_url.to_string()),
-        ("DATA_DIR", dir.display().to_string()),
-        (
-            "SECRET_KEY",
-            "bench-secret-key-bench-secret-key-0123".into(),
-        ),
-        ("PUBLIC_BASE_URL", "http://bench.test".into()),
-        ("EMBEDDED_WORKER", "false".into()),
+    let payments = [
         // Never called: the events are applied by jobs, which no worker runs here.
         ("PAYMENTS_BASE_URL", "http://127.0.0.1:9".into()),
         ("PAYMENTS_SECRET_KEY", "sk_test_bench".into()),
@@ -109,18 +88,9 @@ async fn scenario(
             "PAYMENTS_WEBHOOK_SECRETS",
             format!("whsec_old_one,{SECRET}"),
         ),
-    ]
-    .into_iter()
-    .collect();
-    let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
-    let db = Db::connect(cfg.database_url.expose(), settings).await?;
-    api::serve::migrate(&db).await?;
-    let state = api::state::AppState::with_options(cfg, db, options).await?;
-    let router = api::app::build(state);
-    let n: usize = std::env::var("BENCH_WEBHOOK_EVENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
+    ];
+    let router = app::router(database_url, dir, &payments, settings, options).await?;
+    let n = env::num("BENCH_WEBHOOK_EVENTS", 2000)? as usize;
     // Warm-up (connections, caches).
     for i in 0..50 {
         deliver(&router, event(i, "warm")).await?;
@@ -145,7 +115,7 @@ async fn scenario(
     for i in 0..n {
         dup.push(deliver(&router, event(i, "seq")).await?);
     }
-    eprintln!("bench_webhook: {name} done");
+    say(format_args!("{name} done"));
     Ok(vec![
         row(name, "`GET /api/health` (floor)", health),
         row(name, "webhook, one sender", seq),
@@ -190,40 +160,28 @@ async fn main() -> Result<()> {
             }
         }
     }
-    if let Ok(admin) = std::env::var("BENCH_PG_URL") {
+    if let Some(admin) = env::opt("BENCH_PG_URL") {
         for round in 0..2 {
             for gc in [false, true] {
                 let name = format!("bench_webhook_{}_{round}_{gc}", std::process::id());
-                let mut c = sqlx::PgConnection::connect(&admin).await?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-                    .execute(&mut c)
-                    .await?;
-                let mut u = url::Url::parse(&admin)?;
-                u.set_path(&name);
                 let pg_dir = dir.join(format!("pg-{round}-{gc}"));
                 std::fs::create_dir_all(&pg_dir)?;
                 let options = Options {
                     webhook_group_commit: Some(gc),
                     ..Options::default()
                 };
-                let r = scenario(
-                    &label("PostgreSQL", gc),
-                    u.as_str(),
-                    &pg_dir,
-                    &PoolSettings::default(),
-                    options,
-                )
-                .await;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE \"{name}\" WITH (FORCE)"
-                )))
-                .execute(&mut c)
-                .await?;
-                rows.extend(r?);
+                let label = label("PostgreSQL", gc);
+                let settings = PoolSettings::default();
+                rows.extend(
+                    pg::with_database(&admin, &name, async |url| {
+                        scenario(&label, url, &pg_dir, &settings, options).await
+                    })
+                    .await?,
+                );
             }
         }
     } else {
-        eprintln!("bench_webhook: BENCH_PG_URL unset: SQLite only");
+        say("BENCH_PG_URL unset: SQLite only");
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("| database | requests | n | p50 (ms) | p99 (ms) | max (ms) |");

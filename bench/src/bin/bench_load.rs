@@ -32,14 +32,16 @@
 //! picks targets; `BENCH_SERVER_CPUS` (a taskset list, default `0`; empty: no pinning) pins the
 //! servers (the script pins this client to the other core).
 
-use anyhow::{Context, Result, anyhow, bail, ensure};
+use anyhow::{Result, anyhow, bail, ensure};
 use axum::http::{Method, Request, StatusCode, header};
+use bench::proc::{MachineCpu, cpu_secs};
+use bench::process::{Proc, Server, free_port};
+use bench::stats::percentile;
+use bench::{env, pg, say};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -47,26 +49,7 @@ use std::time::{Duration, Instant};
 const SECRET_KEY: &str = "bench-load-secret-key-not-for-production-use";
 const PASSWORD: &str = "bench-load-password-1";
 const EMAIL: &str = "coach@bench.test";
-/// Linux's USER_HZ: the unit of utime/stime in /proc/<pid>/stat.
-const TICKS_PER_SEC: f64 = 100.0;
 const LEVELS: [&str; 4] = ["beginner", "intermediate", "advanced", "pro"];
-
-fn say(msg: impl std::fmt::Display) {
-    eprintln!("bench_load: {msg}");
-}
-
-fn env_num(name: &str, default: u64) -> Result<u64> {
-    match env_opt(name) {
-        None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| anyhow!("{name} must be a whole number, got {v:?}")),
-    }
-}
-
-fn env_opt(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
 
 struct Params {
     secs: Duration,
@@ -86,23 +69,21 @@ struct Params {
 impl Params {
     fn from_env() -> Result<Params> {
         let exe = std::env::current_exe()?;
-        let list = |v: String| v.split(',').map(|s| s.trim().to_string()).collect();
-        let root = PathBuf::from(env_opt("BENCH_ROOT").unwrap_or_else(|| ".".into()));
         let p = Params {
-            secs: Duration::from_secs(env_num("BENCH_LOAD_SECS", 10)?),
-            warm: Duration::from_secs(env_num("BENCH_LOAD_WARM_SECS", 2)?),
-            conns: env_num("BENCH_LOAD_CONNS", 32)? as usize,
-            athletes: env_num("BENCH_LOAD_ATHLETES", 400)? as usize,
+            secs: Duration::from_secs(env::num("BENCH_LOAD_SECS", 10)?),
+            warm: Duration::from_secs(env::num("BENCH_LOAD_WARM_SECS", 2)?),
+            conns: env::num("BENCH_LOAD_CONNS", 32)? as usize,
+            athletes: env::num("BENCH_LOAD_ATHLETES", 400)? as usize,
             server_cpus: std::env::var("BENCH_SERVER_CPUS")
                 .unwrap_or_else(|_| "0".into())
                 .split_whitespace()
                 .next()
                 .map(str::to_string),
-            only: env_opt("BENCH_ONLY").map(list),
-            targets: env_opt("BENCH_TARGETS").map(list),
-            pg_url: env_opt("BENCH_PG_URL"),
-            work: root.join(".tmp/bench-load"),
-            api_bins: match env_opt("BENCH_API_BINS") {
+            only: env::list("BENCH_ONLY"),
+            targets: env::list("BENCH_TARGETS"),
+            pg_url: env::opt("BENCH_PG_URL"),
+            work: env::root().join(".tmp/bench-load"),
+            api_bins: match env::opt("BENCH_API_BINS") {
                 None => vec![(String::new(), exe.with_file_name("api"))],
                 Some(v) => v
                     .split(',')
@@ -139,114 +120,13 @@ impl Params {
             .as_ref()
             .is_none_or(|o| o.iter().any(|x| x == t))
     }
-}
 
-// --- processes ------------------------------------------------------------------------------
-
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-/// A child process killed when dropped.
-struct Proc {
-    child: Child,
-    name: String,
-}
-
-impl Proc {
-    fn pid(&self) -> u32 {
-        self.child.id()
+    /// Starts a server pinned to `BENCH_SERVER_CPUS`.
+    async fn start(&self, server: Server<'_>) -> Result<Proc> {
+        server
+            .start(self.server_cpus.as_deref(), Duration::from_secs(60))
+            .await
     }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        say(format_args!("stopped {}", self.name));
-    }
-}
-
-/// Starts `bin args` with exactly `env` (pinned to `BENCH_SERVER_CPUS` through taskset),
-/// logging to `log`, and waits until `ready_url` answers 200.
-async fn spawn(
-    p: &Params,
-    name: &str,
-    bin: &Path,
-    args: &[&str],
-    env: &[(&str, String)],
-    log: &Path,
-    ready_url: &str,
-) -> Result<Proc> {
-    let out = File::create(log)?;
-    let mut cmd = match &p.server_cpus {
-        Some(cpus) => {
-            let mut c = Command::new("taskset");
-            c.arg("-c").arg(cpus).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
-    // taskset execs the binary: the child's pid is the server's.
-    let child = cmd
-        .args(args)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (*k, v)))
-        .stdin(Stdio::null())
-        .stdout(out.try_clone()?)
-        .stderr(out)
-        .spawn()
-        .with_context(|| format!("starting {}", bin.display()))?;
-    let mut proc = Proc {
-        child,
-        name: name.to_string(),
-    };
-    let client = reqwest::Client::new();
-    for _ in 0..600 {
-        if let Ok(r) = client.get(ready_url).send().await
-            && r.status().is_success()
-        {
-            say(format_args!("{name} is up (pid {})", proc.pid()));
-            return Ok(proc);
-        }
-        if let Some(status) = proc.child.try_wait()? {
-            bail!("{name} exited with {status}; see {}", log.display());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!(
-        "{name} did not answer {ready_url} within 60 s; see {}",
-        log.display()
-    )
-}
-
-/// User + system CPU seconds of `pid` and its threads (0 when it cannot be read).
-fn cpu_secs(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / TICKS_PER_SEC
-}
-
-/// (busy, total) jiffies of the whole machine.
-fn machine_jiffies() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let v: Vec<u64> = stat
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    let total: u64 = v.iter().sum();
-    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
-    (total - idle, total)
 }
 
 // --- the hello-world peer -------------------------------------------------------------------
@@ -436,12 +316,9 @@ struct Cell {
     busy: f64,
 }
 
-fn percentile(sorted: &[u32], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[i] as f64 / 1000.0
+/// The percentile `q` of latencies in µs, in ms.
+fn percentile_ms(sorted_us: &[u32], q: f64) -> f64 {
+    percentile(sorted_us, q).map_or(f64::NAN, |us| us as f64 / 1000.0)
 }
 
 async fn measure<F, Fut>(level: String, target_rate: Option<f64>, server_pid: u32, run: F) -> Cell
@@ -450,12 +327,12 @@ where
     Fut: std::future::Future<Output = Vec<Tally>>,
 {
     let cpu0 = cpu_secs(server_pid);
-    let m0 = machine_jiffies();
+    let m0 = MachineCpu::now();
     let started = Instant::now();
     let tallies = run().await;
     let elapsed = started.elapsed().as_secs_f64();
     let cpu = cpu_secs(server_pid) - cpu0;
-    let m1 = machine_jiffies();
+    let busy = MachineCpu::now().busy_since(m0);
     let (ok, errors) = tallies
         .iter()
         .fold((0, 0), |(o, e), t| (o + t.ok, e + t.errors));
@@ -466,11 +343,11 @@ where
         level,
         target_rate,
         achieved: (ok + errors) as f64 / elapsed,
-        p50_ms: percentile(&lat, 0.5),
-        p99_ms: percentile(&lat, 0.99),
+        p50_ms: percentile_ms(&lat, 0.5),
+        p99_ms: percentile_ms(&lat, 0.99),
         error_rate: errors as f64 / n,
         cpu_us: cpu * 1e6 / n,
-        busy: (m1.0 - m0.0) as f64 / (m1.1 - m0.1).max(1) as f64,
+        busy,
     }
 }
 
@@ -696,16 +573,16 @@ async fn bench_db(
         ("EMBEDDED_WORKER", "false".to_string()),
         ("PUBLIC_BASE_URL", format!("http://{addr}")),
     ];
-    let api = spawn(
-        p,
-        &format!("api ({db})"),
-        bin,
-        &[],
-        &env,
-        &p.work.join(format!("api-{slug}.log")),
-        &format!("http://{addr}/api/health"),
-    )
-    .await?;
+    let api = p
+        .start(Server {
+            name: &format!("api ({db})"),
+            bin,
+            args: &[],
+            env: &env,
+            log: &p.work.join(format!("api-{slug}.log")),
+            ready_url: &format!("http://{addr}/api/health"),
+        })
+        .await?;
     say(format_args!("{db}: seeding {} athletes", p.athletes));
     let seed = seed(&format!("http://{addr}"), p.athletes).await?;
     let mut rows = vec![];
@@ -779,16 +656,16 @@ async fn run(p: Params) -> Result<()> {
     let hello_port = free_port()?;
     let hello_addr = format!("127.0.0.1:{hello_port}");
     let port_arg = hello_port.to_string();
-    let hello = spawn(
-        &p,
-        "hello",
-        &p.self_bin,
-        &["hello", &port_arg],
-        &[],
-        &p.work.join("hello.log"),
-        &format!("http://{hello_addr}/"),
-    )
-    .await?;
+    let hello = p
+        .start(Server {
+            name: "hello",
+            bin: &p.self_bin,
+            args: &["hello", &port_arg],
+            env: &[],
+            log: &p.work.join("hello.log"),
+            ready_url: &format!("http://{hello_addr}/"),
+        })
+        .await?;
     let mut runs = vec![];
     let named = |db: &str, label: &str| {
         if label.is_empty() {
@@ -821,31 +698,15 @@ async fn run(p: Params) -> Result<()> {
         match &p.pg_url {
             None => say("BENCH_PG_URL unset: SQLite only"),
             Some(admin) => {
-                use sqlx::Connection;
                 let name = format!("bench_load_{}_{i}", std::process::id());
-                let mut c = sqlx::PgConnection::connect(admin).await?;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-                    .execute(&mut c)
-                    .await?;
-                let mut u = url::Url::parse(admin)?;
-                u.set_path(&name);
                 let slug = format!("pg-{i}");
                 let db = named("PostgreSQL", label.as_str());
-                let r = bench_db(
-                    &p,
-                    db,
-                    (slug.as_str(), bin.as_path()),
-                    Some(u.as_str()),
-                    &hello,
-                    &hello_addr,
-                )
-                .await;
-                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                    "DROP DATABASE \"{name}\" WITH (FORCE)"
-                )))
-                .execute(&mut c)
+                let run = pg::with_database(admin, &name, async |url| {
+                    let bin = (slug.as_str(), bin.as_path());
+                    bench_db(&p, db, bin, Some(url), &hello, &hello_addr).await
+                })
                 .await?;
-                runs.push(r?);
+                runs.push(run);
             }
         }
     }
