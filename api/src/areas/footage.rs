@@ -1,6 +1,6 @@
 //! Footage: clips and footage sessions (`/api/clips/*`, `/api/sessions/*`). Handlers extract,
 //! call one `shared::domain::footage` operation and map the result; the work runs in jobs
-//! (`jobs::footage`), which clients follow through the clip's status or the job's poll URL.
+//! (`shared::domain::footage::jobs`), which clients follow through the clip's status or the job's poll URL.
 
 use super::jobs::{JobAccepted, accepted};
 use crate::auth::{Acting, Caller};

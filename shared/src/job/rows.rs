@@ -70,8 +70,8 @@ pub async fn push(
 
 /// Whether job `id` is queued or running.
 pub async fn is_live(x: &mut impl Executor, id: Id) -> Result<bool, sqlx::Error> {
-    let n: Option<i64> = sql!(x, c => sqlx::query_scalar(
-        "SELECT 1 FROM job_progress WHERE id = $1 AND status IN ('queued', 'running')")
+    let live: Option<Id> = sql!(x, c => sqlx::query_scalar(
+        "SELECT id FROM job_progress WHERE id = $1 AND status IN ('queued', 'running')")
         .bind(id).fetch_optional(&mut *c).await)?;
-    Ok(n.is_some())
+    Ok(live.is_some())
 }
