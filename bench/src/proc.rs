@@ -106,7 +106,10 @@ mod tests {
         // CPU time is counted in clock ticks: spin until one has been.
         let spin = std::time::Instant::now();
         while cpu_secs(me) == 0.0 {
-            assert!(spin.elapsed().as_secs() < 10, "no CPU time read for pid {me}");
+            assert!(
+                spin.elapsed().as_secs() < 10,
+                "no CPU time read for pid {me}"
+            );
         }
         assert!(rss_kib(me).unwrap() > 0);
         let parent = stat_fields(me).and_then(|f| field::<u32>(&f, 4)).unwrap();
