@@ -51,7 +51,7 @@ fn worker_name(queue: Queue) -> String {
 /// What a queue worker's handler reaches: the process's dependencies and dispatch table (shared by all queues) and its own worker's count of running jobs.
 struct Shared {
     deps: Arc<Deps>,
-    runners: Arc<Runners>,
+    runners: &'static Runners,
     running: AtomicUsize,
     queue: Queue,
     /// Set at shutdown: tasks delivered from now on are handed back, not started.
@@ -72,7 +72,7 @@ async fn handle(task: Claimed, shared: Data<Arc<Shared>>) -> Result<Outcome, Box
     if shared.draining.load(Ordering::SeqCst) {
         return Ok(Outcome::NotStarted(Ts::now().plus(RELEASE_DELAY)));
     }
-    execute(&shared.deps, &shared.runners, job)
+    execute(&shared.deps, shared.runners, job)
         .await
         .map_err(|e| e.into())
 }
@@ -180,14 +180,14 @@ async fn supervise(
 impl Runtime {
     pub async fn start(deps: Arc<Deps>) -> anyhow::Result<Runtime> {
         let cfg = deps.worker.clone();
-        let runners = Arc::new(Runners::new());
+        let runners = crate::handlers::registry();
         let mut workers = vec![];
         for (&queue, &concurrency) in &cfg.concurrency {
             let batch = cfg.fetch_batch.get(&queue).copied().unwrap_or(concurrency);
             let ctx = WorkerContext::new(&worker_name(queue));
             let shared = Arc::new(Shared {
                 deps: deps.clone(),
-                runners: runners.clone(),
+                runners,
                 running: AtomicUsize::new(0),
                 queue,
                 draining: AtomicBool::new(false),
