@@ -2,6 +2,7 @@
 // Debian's Chromium driven by playwright-core, and set-up through the JSON API itself.
 // api/tests/it/pages/browser.rs starts the api on a loopback port and runs this suite.
 import { chromium } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,9 +28,11 @@ export async function phone() {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(String(e)));
-  // A page's own error status is the page's business; a stylesheet or icon that fails is not.
+  // A page's own error status is the page's business (also when htmx loaded the page: its
+  // requests say HX-Request); a stylesheet or icon that fails is not.
   page.on('response', (r) => {
-    if (r.request().resourceType() !== 'document' && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    const isPage = r.request().resourceType() === 'document' || r.request().headers()['hx-request'];
+    if (!isPage && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
   });
   page.on('requestfailed', (r) => problems.push(`failed ${r.url()}`));
   page.problems = problems;
@@ -46,7 +49,13 @@ export async function closeBrowser() {
 export async function checkPage(page, response) {
   assert.deepEqual(page.problems, [], `console errors on ${page.url()}`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `${page.url()} scrolls sideways by ${overflow}px at phone width`);
+  if (overflow > 0) {
+    // Name the widest elements, so the failure says what to fix.
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth)
+      .slice(-3).map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)}px)`));
+    assert.fail(`${page.url()} scrolls sideways by ${overflow}px at phone width: ${wide.join(', ')}`);
+  }
   const unlabelled = await page.evaluate(() =>
     [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
       .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
@@ -55,9 +64,37 @@ export async function checkPage(page, response) {
   if (response) {
     const h = await response.allHeaders();
     assert.match(h['content-security-policy'] ?? '', /frame-ancestors 'none'/);
-    assert.doesNotMatch(h['content-security-policy'] ?? '', /script-src/);
+    assert.match(h['content-security-policy'] ?? '', /script-src 'self'/);
+    assert.doesNotMatch(h['content-security-policy'] ?? '', /unsafe/);
     assert.equal(h['referrer-policy'], 'no-referrer');
   }
+}
+
+/** axe-core's WCAG 2.2 A and AA rules on the page as it is now: no violation. */
+export async function accessible(page) {
+  const r = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const found = r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  assert.deepEqual(found, [], `accessibility violations on ${page.url()}`);
+}
+
+/** With SCREENSHOTS_DIR set (scripts/web-screenshots), keeps the page at phone width and at
+ * desktop width as docs/web/<name>-phone.png and <name>-desktop.png. */
+export async function screenshot(page, name) {
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (!dir) return;
+  const size = page.viewportSize();
+  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(dir, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(size);
+}
+
+/** The web session of a browser context, for checking results through the JSON API. */
+export async function sessionOf(ctx) {
+  const cookies = Object.fromEntries((await ctx.cookies()).map((c) => [c.name, c.value]));
+  return { cookie: cookies.sc_session, csrf: cookies.sc_csrf };
 }
 
 /** A JSON API call; returns { status, json, cookies }. */

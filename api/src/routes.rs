@@ -11,6 +11,7 @@ mod athletes;
 mod billing;
 mod competition;
 mod cron;
+mod desk;
 mod footage;
 mod jobs;
 mod messaging;
@@ -48,6 +49,7 @@ pub fn registry() -> Registry {
         wearable::routes(),
         competition::routes(),
         pages::routes(),
+        desk::routes(),
         cron::routes(),
     ];
     Registry::new(areas.into_iter().flatten().collect())

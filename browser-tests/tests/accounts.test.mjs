@@ -50,7 +50,8 @@ test('forgot password: mail, reset form with errors shown, sign in with the new 
   await page.getByText('The email or password is wrong').waitFor();
   await page.getByLabel('Password').fill('new password one');
   await page.getByLabel('Password').press('Enter');
-  await page.getByRole('heading', { name: 'Hello, Coach Kai' }).waitFor();
+  // A member lands on the desk of their workspace.
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.goto('/');

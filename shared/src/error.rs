@@ -365,6 +365,13 @@ impl Validator {
         }
     }
 
+    /// Parses an id (a UUID) given as text, as a form sends one (`invalid_id` otherwise).
+    pub fn id(&mut self, field: &str, value: &str) -> Option<crate::db::Id> {
+        let id = value.trim().parse().ok();
+        self.check(id.is_some(), field, "invalid_id", "must be an id");
+        id
+    }
+
     pub fn check(&mut self, ok: bool, field: &str, code: &'static str, message: &str) {
         if !ok {
             self.add(field, code, message);

@@ -87,24 +87,35 @@ pub async fn import<I: Background>(
         let enq = import::start::<I>(&state.db, ws.org_id, caller.user.id, q.dry_run, data).await?;
         return Ok(accepted(enq).into_response());
     }
-    let sha256 = import::sha256_hex(&data);
+    let report = run_now(state, caller, ws, importer, q.dry_run, &data).await?;
+    Ok(report_response(report))
+}
+
+/// Imports (or with `dry_run` only checks) `data` in the request, as the caller in `ws`: the
+/// same pipeline as the job, the report whether or not rows had errors.
+pub async fn run_now<I: Background>(
+    state: &AppState,
+    caller: &Caller,
+    ws: &Ws,
+    importer: &I,
+    dry_run: bool,
+    data: &[u8],
+) -> shared::Result<Report> {
     let options = Options {
-        dry_run: q.dry_run,
-        sha256,
+        dry_run,
+        sha256: import::sha256_hex(data),
     };
-    let source = Source::Bytes(&data);
-    let report = import::run(
+    import::run(
         &state.db,
         importer,
-        source,
+        Source::Bytes(data),
         options,
         ws.org_id,
         caller.actor(),
         &(),
     )
     .await
-    .map_err(Error::from)?;
-    Ok(report_response(report))
+    .map_err(Error::from)
 }
 
 /// A finished import's answer: 200 with the report, or 400 `import_invalid` with the report

@@ -15,6 +15,7 @@ pub mod coaches;
 pub mod coaching;
 pub mod competition_jobs;
 pub mod cron;
+pub mod desk;
 pub mod footage;
 pub mod heatsource;
 pub mod identity;

@@ -71,8 +71,41 @@ async fn guarded(g: &Guard, req: Request, next: Next) -> Response {
             }
             resp
         }
-        Err(e) => ApiError::from(e).into_response(),
+        Err(Refused::Api(e)) => ApiError::from(e).into_response(),
+        Err(Refused::SignInFirst) => {
+            let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            crate::areas::pages::sign_in_first(here)
+        }
+        Err(Refused::Page(e, who)) => {
+            crate::areas::pages::error_page(&crate::areas::pages::PageUser(Some(who)), &e)
+        }
     }
+}
+
+/// Why the guard turned a request away: the API's JSON error, or for a web-application page
+/// (`Auth::Desk`) the sign-in page or an HTML error page.
+enum Refused {
+    Api(Error),
+    SignInFirst,
+    Page(Error, super::SignedIn),
+}
+
+impl From<Error> for Refused {
+    fn from(e: Error) -> Self {
+        Refused::Api(e)
+    }
+}
+
+/// The `{ws}` path parameter of a web-application page; not a UUID: not found.
+async fn desk_org_id(parts: &mut Parts) -> Result<Id, Error> {
+    let params = RawPathParams::from_request_parts(parts, &())
+        .await
+        .map_err(|_| Error::not_found("workspace"))?;
+    params
+        .iter()
+        .find(|(k, _)| *k == "ws")
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or_else(|| Error::not_found("workspace"))
 }
 
 /// The TV device behind a bearer token. Boxed by its caller, as every database read of the
@@ -95,7 +128,7 @@ async fn tv_caller(g: &Guard, headers: &HeaderMap) -> Result<super::TvCaller, Er
 }
 
 /// Checks the policy; returns (admin, user) when an impersonation is in effect.
-async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Error> {
+async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Refused> {
     match g.auth {
         Auth::Public(_) | Auth::Token(_) | Auth::Webhook(_) => Ok(None),
         Auth::Page(_) => match page_session(g, parts).await? {
@@ -105,10 +138,28 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
             }
             None => Ok(None),
         },
-        Auth::Service => {
-            shared_secret(&parts.headers, g.app.cfg.service_role_key.as_ref()).map(|_| None)
+        Auth::Desk { perm, module } => {
+            let Some((signed_in, imp)) = page_session(g, parts).await? else {
+                return Err(Refused::SignInFirst);
+            };
+            let refuse = |e| Refused::Page(e, signed_in.clone());
+            let org = desk_org_id(parts).await.map_err(refuse)?;
+            let ws = pick_workspace(&signed_in.memberships, &signed_in.caller.user, Some(org))
+                .and_then(|ws| check_workspace(ws, module, perm))
+                .map_err(refuse)?;
+            parts.extensions.insert(signed_in.caller.clone());
+            parts.extensions.insert(ws);
+            parts.extensions.insert(signed_in);
+            Ok(imp)
         }
-        Auth::Cron => shared_secret(&parts.headers, g.app.cfg.cron_secret.as_ref()).map(|_| None),
+        Auth::Service => {
+            shared_secret(&parts.headers, g.app.cfg.service_role_key.as_ref())?;
+            Ok(None)
+        }
+        Auth::Cron => {
+            shared_secret(&parts.headers, g.app.cfg.cron_secret.as_ref())?;
+            Ok(None)
+        }
         Auth::Tv => {
             let tv = Box::pin(tv_caller(g, &parts.headers)).await?;
             parts.extensions.insert(tv);
@@ -131,7 +182,8 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Err
                 return Err(Error::forbidden(
                     "admin_required",
                     "this needs a platform administrator",
-                ));
+                )
+                .into());
             }
             let imp = signed_in
                 .impersonation
@@ -214,7 +266,14 @@ async fn page_session(
     };
     let (caller, imp) = acting(&signed_in)?;
     let csrf = g.app.keys.sign("csrf", token.as_bytes());
-    Ok(Some((super::SignedIn { caller, csrf }, imp)))
+    Ok(Some((
+        super::SignedIn {
+            caller,
+            csrf,
+            memberships: signed_in.memberships.clone(),
+        },
+        imp,
+    )))
 }
 
 /// The caller a request acts as: the impersonated user when the sign-in has an active

@@ -62,6 +62,15 @@ pub enum Auth {
     /// the browser to the sign-in page itself. Its form posts check the CSRF token in the form
     /// (the session's, as `X-CSRF-Token` is for the API). The text says why it is open.
     Page(&'static str),
+    /// A page of the web application inside a workspace (`/w/{ws}/…`, `areas/desk`): a web
+    /// session is required (without one the browser is sent to the sign-in page), the workspace
+    /// comes from the path and is checked as `Member` checks it (not a member: a 404 page;
+    /// module off or permission missing: a 403 page). Its forms carry the session's CSRF token
+    /// (`desk::DeskForm` refuses a post without it).
+    Desk {
+        perm: Option<Perm>,
+        module: Option<Module>,
+    },
 }
 
 impl Auth {
@@ -86,8 +95,26 @@ impl Auth {
             from: WsFrom::Path,
         }
     }
+    /// A web-application page needing `perm` in the path's workspace.
+    pub const fn desk(perm: Perm) -> Auth {
+        Auth::Desk {
+            perm: Some(perm),
+            module: None,
+        }
+    }
+    /// A web-application page open to every member of the path's workspace.
+    pub const fn desk_any() -> Auth {
+        Auth::Desk {
+            perm: None,
+            module: None,
+        }
+    }
     pub const fn in_module(self, m: Module) -> Auth {
         match self {
+            Auth::Desk { perm, .. } => Auth::Desk {
+                perm,
+                module: Some(m),
+            },
             Auth::Member { perm, from, .. } => Auth::Member {
                 perm,
                 module: Some(m),
@@ -135,6 +162,16 @@ impl Auth {
             Auth::Cron => "cron".into(),
             Auth::Tv => "tv device".into(),
             Auth::Page(_) => "page".into(),
+            Auth::Desk { perm, module } => {
+                let mut s = "page in workspace".to_string();
+                if let Some(p) = perm {
+                    s.push_str(&format!(" + {p}"));
+                }
+                if let Some(m) = module {
+                    s.push_str(&format!(" (module {})", m.key()));
+                }
+                s
+            }
         }
     }
 }
@@ -220,6 +257,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Memberships {
 pub struct SignedIn {
     pub caller: Caller,
     pub csrf: String,
+    /// The memberships of the user it acts as (the web application's workspace switcher).
+    pub memberships: std::sync::Arc<Vec<shared::repo::orgs::Membership>>,
 }
 
 /// The TV of a request under `Auth::Tv`.

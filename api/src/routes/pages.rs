@@ -19,6 +19,21 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/icon.svg", assets::icon)
             .auth(Auth::Page("the pages' icon; nothing secret in it"))
             .area("pages").summary("The pages' icon"),
+        route(GET, "/assets/vendor/htmx.min.js", assets::htmx)
+            .auth(Auth::Page("the vendored progressive-enhancement library (scripts/vendor-web); nothing secret in it"))
+            .area("pages").summary("htmx, vendored from npm at a pinned version"),
+        route(GET, "/assets/vendor/htmx.LICENSE", assets::htmx_licence)
+            .auth(Auth::Page("the vendored library's licence, published with it"))
+            .area("pages").summary("htmx's licence (Zero-Clause BSD)"),
+        route(GET, "/assets/js/desk.mjs", assets::desk_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("The desk's ES module (time zone, confirmations, search as you type)"),
+        route(GET, "/manifest.webmanifest", assets::manifest)
+            .auth(Auth::Page("the web app manifest a phone reads to add the app to its home screen"))
+            .area("pages").summary("Web app manifest"),
+        route(POST, "/impersonation/stop", crate::areas::pages::impersonation::stop)
+            .auth(Auth::Page(SIGNED_IN))
+            .area("pages").summary("The impersonation banner's stop button: the admin acts as themselves again"),
         route(GET, "/", acc::home)
             .auth(Auth::Page("the front page: who is signed in, or the way to sign in"))
             .area("pages").summary("Home: the signed-in user's workspaces, or sign-in and sign-up links"),

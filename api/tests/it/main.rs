@@ -9,6 +9,7 @@ mod billing;
 mod chaos;
 mod coaches;
 mod competition;
+mod desk;
 mod embedded;
 mod error_codes;
 mod footage;

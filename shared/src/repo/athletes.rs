@@ -230,6 +230,47 @@ pub async fn list(
         .bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// An athlete a coach should look at, with the reasons (the desk's dashboard).
+#[derive(Debug, Clone, FromRow)]
+pub struct Attention {
+    pub id: Id,
+    pub first_name: String,
+    pub last_name: String,
+    pub birth_date: Option<NaiveDate>,
+    /// An invite was made, is still valid and unused, and the athlete has no login yet.
+    pub invite_unclaimed: bool,
+    /// A guardian's consent is on record and not withdrawn.
+    pub consent: bool,
+    /// A guardian with a login looks after the athlete.
+    pub guardian: bool,
+}
+
+/// The org's athletes (not archived) with an unclaimed invite, or born after `adult_cutoff`
+/// (or of unknown birth date: treated as minors) without consent or without a guardian; by
+/// name, at most `limit`.
+pub async fn needing_attention(
+    x: &mut impl Executor,
+    org: Id,
+    now: Ts,
+    adult_cutoff: NaiveDate,
+    limit: i64,
+) -> Result<Vec<Attention>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Attention>(
+        "SELECT * FROM (
+            SELECT a.id, a.first_name, a.last_name, a.birth_date,
+              (a.user_id IS NULL AND EXISTS (SELECT 1 FROM athlete_invites i
+                 WHERE i.athlete_id = a.id AND i.used_at IS NULL AND i.expires_at > $2)) AS invite_unclaimed,
+              EXISTS (SELECT 1 FROM guardian_consents g
+                 WHERE g.athlete_id = a.id AND g.withdrawn_at IS NULL) AS consent,
+              EXISTS (SELECT 1 FROM athlete_guardians g WHERE g.athlete_id = a.id) AS guardian,
+              (a.birth_date IS NULL OR a.birth_date > $3) AS minor
+            FROM athletes a WHERE a.org_id = $1 AND a.status <> 'archived'
+         ) t
+         WHERE t.invite_unclaimed OR (t.minor AND (NOT t.consent OR NOT t.guardian))
+         ORDER BY t.last_name, t.first_name, t.id LIMIT $4")
+        .bind(org).bind(now).bind(adult_cutoff).bind(limit).fetch_all(&mut *c).await)
+}
+
 /// Every athlete of the org, oldest first (the CSV export).
 pub async fn all_of_org(x: &mut impl Executor, org: Id) -> Result<Vec<Athlete>, sqlx::Error> {
     let q = format!("SELECT {COLUMNS} FROM athletes WHERE org_id = $1 ORDER BY created_at, id");
@@ -357,6 +398,17 @@ pub struct Invite {
     pub created_at: Ts,
     pub expires_at: Ts,
     pub used_at: Option<Ts>,
+}
+
+/// The athlete's newest invite, if any was made.
+pub async fn latest_invite(
+    x: &mut impl Executor,
+    athlete: Id,
+) -> Result<Option<Invite>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Invite>(
+        "SELECT id, org_id, athlete_id, email, created_at, expires_at, used_at FROM athlete_invites
+         WHERE athlete_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1")
+        .bind(athlete).fetch_optional(&mut *c).await)
 }
 
 /// Creates an invite and returns it with its secret (shown once). Earlier unused invites of the

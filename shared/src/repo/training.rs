@@ -107,6 +107,29 @@ pub async fn list(
         .bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// One session an athlete is on the roster of, with their place there.
+#[derive(Debug, Clone, FromRow)]
+pub struct Attendance {
+    pub session_id: Id,
+    pub title: String,
+    pub starts_at: Ts,
+    pub status: ParticipantStatus,
+}
+
+/// The athlete's training sessions, newest first, at most `limit`.
+pub async fn attendance_of(
+    x: &mut impl Executor,
+    org: Id,
+    athlete: Id,
+    limit: i64,
+) -> Result<Vec<Attendance>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Attendance>(
+        "SELECT s.id AS session_id, s.title, s.starts_at, p.status FROM training_participants p
+         JOIN training_sessions s ON s.id = p.session_id
+         WHERE s.org_id = $1 AND p.athlete_id = $2 ORDER BY s.starts_at DESC, s.id LIMIT $3")
+        .bind(org).bind(athlete).bind(limit).fetch_all(&mut *c).await)
+}
+
 /// One training session as the workspace calendar shows it.
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

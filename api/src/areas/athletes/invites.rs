@@ -70,19 +70,42 @@ fn invite_url(state: &AppState, token: &str) -> String {
     state.cfg.public_url(&format!("/invite/{token}"))
 }
 
+/// Makes an invite as `ws` and, for `Delivery::Mail`, mails its link (a mail failure is
+/// logged and reported as `false`, the invite stays): what `POST /api/invite`, `/send` and the
+/// desk's profile page do. Returns the invite, its link and whether a mail went out.
+pub async fn make_invite(
+    state: &AppState,
+    ws: &shared::domain::InWorkspace,
+    req: NewInvite,
+    delivery: Delivery,
+) -> shared::Result<(domain::InviteMade, String, Option<bool>)> {
+    let made = domain::create(ws, &state.db, req, delivery).await?;
+    let url = invite_url(state, &made.token);
+    let sent = match delivery {
+        Delivery::Link => None,
+        Delivery::Mail => Some(match state.mailer.send(made.email(&url)).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(error = %e, "sending an athlete invite failed");
+                false
+            }
+        }),
+    };
+    Ok((made, url, sent))
+}
+
 pub async fn create(
     State(state): State<AppState>,
     Acting(ws): Acting,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
-    let req = req.parse()?;
-    let made = domain::create(&ws, &state.db, req, Delivery::Link).await?;
+    let (made, url, _) = make_invite(&state, &ws, req.parse()?, Delivery::Link).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(InviteCreated {
             invite_id: made.invite.id,
             athlete_id: made.athlete.id,
-            url: Some(invite_url(&state, &made.token)),
+            url: Some(url),
             token: Some(made.token),
             expires_at: made.invite.expires_at,
             email_sent: None,
@@ -97,16 +120,7 @@ pub async fn send(
     Acting(ws): Acting,
     Body(req): Body<CreateInvite>,
 ) -> Result<(StatusCode, axum::Json<InviteCreated>)> {
-    let req = req.parse()?;
-    let made = domain::create(&ws, &state.db, req, Delivery::Mail).await?;
-    let mail = made.email(&invite_url(&state, &made.token));
-    let sent = match state.mailer.send(mail).await {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::error!(error = %e, "sending an athlete invite failed");
-            false
-        }
-    };
+    let (made, _, sent) = make_invite(&state, &ws, req.parse()?, Delivery::Mail).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(InviteCreated {
@@ -115,7 +129,7 @@ pub async fn send(
             token: None,
             url: None,
             expires_at: made.invite.expires_at,
-            email_sent: Some(sent),
+            email_sent: sent,
         }),
     ))
 }

@@ -52,10 +52,15 @@ pub async fn home(State(state): State<AppState>, who: PageUser) -> Response {
             },
         );
     };
-    let (ms, _) = match domain::workspaces_of(&state.db, &caller.user).await {
+    let (ms, default) = match domain::workspaces_of(&state.db, &caller.user).await {
         Ok(w) => w,
         Err(e) => return error_page(&who, &e),
     };
+    // A member goes to the desk of their default workspace; athletes and guardians without a
+    // membership stay here.
+    if let Some(org) = default {
+        return see_other(&format!("/w/{org}/"), HeaderMap::new());
+    }
     page(
         StatusCode::OK,
         &Home {

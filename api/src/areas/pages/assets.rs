@@ -1,31 +1,106 @@
-//! The pages' stylesheet and icon, compiled into the binary (`api/assets/`).
+//! The pages' static files, compiled into the binary (`api/assets/`): the stylesheet, the icon,
+//! the web app manifest, the vendored script library (`scripts/vendor-web`) and the desk's own
+//! ES module. Text assets are gzipped once, on first use, for browsers that accept it.
 
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use std::io::Write;
+use std::sync::LazyLock;
 
 pub const SITE_CSS: &str = include_str!("../../../assets/site.css");
-
 pub const ICON_SVG: &str = include_str!("../../../assets/icon.svg");
+pub const MANIFEST: &str = include_str!("../../../assets/manifest.webmanifest");
+pub const HTMX_JS: &str = include_str!("../../../assets/vendor/htmx.min.js");
+pub const HTMX_LICENSE: &str = include_str!("../../../assets/vendor/htmx.LICENSE");
+pub const DESK_JS: &str = include_str!("../../../assets/js/desk.mjs");
 
-pub async fn site_css() -> Response {
-    asset(SITE_CSS, "text/css; charset=utf-8")
+/// One static file: its bytes, type, and gzipped bytes made on first use.
+pub struct Asset {
+    body: &'static str,
+    content_type: &'static str,
+    gzipped: LazyLock<Vec<u8>>,
 }
 
-pub async fn icon() -> Response {
-    asset(ICON_SVG, "image/svg+xml")
+macro_rules! asset {
+    ($name:ident, $body:expr, $ct:expr) => {
+        pub static $name: Asset = Asset {
+            body: $body,
+            content_type: $ct,
+            gzipped: LazyLock::new(|| gzip($body)),
+        };
+    };
 }
 
-fn asset(body: &'static str, content_type: &'static str) -> Response {
-    let mut r = body.into_response();
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    r
+asset!(CSS, SITE_CSS, "text/css; charset=utf-8");
+asset!(ICON, ICON_SVG, "image/svg+xml");
+asset!(WEBMANIFEST, MANIFEST, "application/manifest+json");
+asset!(HTMX, HTMX_JS, "text/javascript; charset=utf-8");
+asset!(HTMX_LICENCE, HTMX_LICENSE, "text/plain; charset=utf-8");
+asset!(DESK, DESK_JS, "text/javascript; charset=utf-8");
+
+fn gzip(s: &str) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(s.as_bytes()).expect("gzip into memory");
+    e.finish().expect("gzip into memory")
+}
+
+impl Asset {
+    /// The gzipped size, as a browser that accepts gzip downloads it.
+    pub fn compressed_len(&self) -> usize {
+        self.gzipped.len()
+    }
+
+    fn serve(&'static self, req: &HeaderMap) -> Response {
+        let gz = req
+            .get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+        let mut r = if gz {
+            let mut r = self.gzipped.as_slice().into_response();
+            r.headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            r
+        } else {
+            self.body.into_response()
+        };
+        let h = r.headers_mut();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(self.content_type),
+        );
+        h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=86400"),
+        );
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        r
+    }
+}
+
+pub async fn site_css(h: HeaderMap) -> Response {
+    CSS.serve(&h)
+}
+
+pub async fn icon(h: HeaderMap) -> Response {
+    ICON.serve(&h)
+}
+
+pub async fn manifest(h: HeaderMap) -> Response {
+    WEBMANIFEST.serve(&h)
+}
+
+pub async fn htmx(h: HeaderMap) -> Response {
+    HTMX.serve(&h)
+}
+
+pub async fn htmx_licence(h: HeaderMap) -> Response {
+    HTMX_LICENCE.serve(&h)
+}
+
+pub async fn desk_js(h: HeaderMap) -> Response {
+    DESK.serve(&h)
 }

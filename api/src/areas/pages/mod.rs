@@ -22,6 +22,7 @@
 pub mod accounts;
 pub mod assets;
 pub mod club;
+pub mod impersonation;
 pub mod invite;
 pub mod join;
 pub mod profile;
@@ -41,8 +42,9 @@ use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::crypto::constant_time_eq;
 
-/// The policy of every page: nothing may run, be framed or be posted elsewhere.
-pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The policy of every page: only this service's own files may run or style it (no inline
+/// script or style, no eval), nothing may frame it or receive its forms.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// What every page shows around its content: the title, and who is signed in (with the CSRF
 /// token of the sign-out form).
@@ -285,28 +287,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for Form<T> {
     type Rejection = Response;
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Response> {
         let who = PageUser(req.extensions().get::<SignedIn>().cloned());
-        if !same_origin(req.headers(), state) {
-            return Err(error_page(
-                &who,
-                &Error::forbidden("cross_site_form", "this form was sent from another site"),
-            ));
-        }
-        let form = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-        if !form {
-            return Err(error_page(
-                &who,
-                &Error::unsupported_media_type(
-                    "send the form as application/x-www-form-urlencoded",
-                ),
-            ));
-        }
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|_| error_page(&who, &Error::payload_too_large("the form is too large")))?;
+        let bytes = form_bytes(req, state, &who).await?;
         serde_urlencoded::from_bytes(&bytes).map(Form).map_err(|_| {
             error_page(
                 &who,
@@ -316,13 +297,38 @@ impl<T: DeserializeOwned> FromRequest<AppState> for Form<T> {
     }
 }
 
+/// The body of a form post from this site, as `application/x-www-form-urlencoded`; an error
+/// page for `who` otherwise (cross-site, another media type, too large).
+pub async fn form_bytes(req: Request, state: &AppState, who: &PageUser) -> Result<Bytes, Response> {
+    if !same_origin(req.headers(), state) {
+        return Err(error_page(
+            who,
+            &Error::forbidden("cross_site_form", "this form was sent from another site"),
+        ));
+    }
+    let form = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if !form {
+        return Err(error_page(
+            who,
+            &Error::unsupported_media_type("send the form as application/x-www-form-urlencoded"),
+        ));
+    }
+    Bytes::from_request(req, state)
+        .await
+        .map_err(|_| error_page(who, &Error::payload_too_large("the form is too large")))
+}
+
 /// Whether a form post comes from this site. Browsers say so in `Sec-Fetch-Site` (sent whatever
 /// the referrer policy); without it, an `Origin` must be this service's public origin or the
 /// request's own host. Pages send `Referrer-Policy: no-referrer`, under which a browser's form
 /// posts carry `Origin: null`, so `null` alone proves nothing and is refused. A post with
 /// neither header (a mail client's one-click unsubscribe, a script) is no browser's cross-site
 /// form and passes.
-fn same_origin(h: &HeaderMap, state: &AppState) -> bool {
+pub fn same_origin(h: &HeaderMap, state: &AppState) -> bool {
     if let Some(site) = h.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
         return matches!(site, "same-origin" | "none");
     }

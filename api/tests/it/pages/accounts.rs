@@ -111,9 +111,14 @@ async fn sign_in_sets_the_api_session_and_goes_to_a_local_next_only() {
     assert_eq!(me.status, StatusCode::OK);
     assert_eq!(me.json["user"]["email"], "kai@example.com");
 
-    // Signing out needs the form's CSRF token.
+    // Signing out needs the form's CSRF token (home sends a member on to their desk).
     let home = app
         .get("/")
+        .header("cookie", &format!("sc_session={cookie}"))
+        .send()
+        .await;
+    let home = app
+        .get(&home.location())
         .header("cookie", &format!("sc_session={cookie}"))
         .send()
         .await;

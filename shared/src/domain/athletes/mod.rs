@@ -11,6 +11,7 @@ pub mod fields;
 pub mod invites;
 pub mod jobs;
 pub mod permissions;
+pub mod profile;
 pub use crate::model::athletes as values;
 
 pub use fields::{AthleteFields, AthletePatch, Naming, RawAthlete, RawPatch};
@@ -85,6 +86,59 @@ pub async fn list(
 ) -> Result<Vec<Athlete>> {
     let mut c = db.acquire().await?;
     Ok(athletes::list(&mut c, ws.org_id, filter, limit, offset).await?)
+}
+
+/// Athletes needing a coach's attention: an invite not claimed, a minor's guardian consent
+/// missing, a minor without a guardian (`repo::athletes::needing_attention`).
+pub async fn needing_attention(
+    ws: &InWorkspace,
+    db: &Db,
+    limit: i64,
+) -> Result<Vec<athletes::Attention>> {
+    use chrono::Datelike;
+    let today = minors::today();
+    // 29 February: the cutoff falls back to 28 February of that year.
+    let year = today.year() - minors::ADULT_AGE as i32;
+    let cutoff = today
+        .with_year(year)
+        .or_else(|| chrono::NaiveDate::from_ymd_opt(year, 2, 28))
+        .unwrap_or(today);
+    let mut c = db.acquire().await?;
+    let now = crate::db::Ts::now();
+    Ok(athletes::needing_attention(&mut c, ws.org_id, now, cutoff, limit).await?)
+}
+
+/// The roster as CSV (every athlete, oldest first), each cell neutralised against formula
+/// injection.
+pub async fn export_csv(ws: &InWorkspace, db: &Db) -> Result<Vec<u8>> {
+    let mut c = db.acquire().await?;
+    let rows = athletes::all_of_org(&mut c, ws.org_id).await?;
+    Ok(crate::import::export_csv(
+        &[
+            "id",
+            "first_name",
+            "last_name",
+            "email",
+            "birth_date",
+            "stance",
+            "level",
+            "status",
+            "notes",
+        ],
+        rows.into_iter().map(|a| {
+            vec![
+                a.id.to_string(),
+                a.first_name,
+                a.last_name,
+                a.email.unwrap_or_default(),
+                a.birth_date.map(|d| d.to_string()).unwrap_or_default(),
+                a.stance.map(|s| s.to_string()).unwrap_or_default(),
+                a.level.map(|l| l.to_string()).unwrap_or_default(),
+                a.status.to_string(),
+                a.notes.unwrap_or_default(),
+            ]
+        }),
+    ))
 }
 
 pub async fn get(ws: &InWorkspace, db: &Db, id: Id) -> Result<Athlete> {

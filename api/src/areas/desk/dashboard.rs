@@ -1,0 +1,208 @@
+//! The desk's front page (`GET /w/{ws}/`): today's and this week's training sessions, recent
+//! clips and their status, unread conversations, athletes needing attention and jobs that
+//! failed. Each part shows only when its module is on and the member may read it.
+
+use super::{Chrome, Desk};
+use crate::areas::pages::page;
+use crate::state::AppState;
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use chrono::{Duration, TimeZone};
+use jobs::monitor::{self, JobFilter};
+use jobs::progress::JobStatus;
+use shared::authz::{Module, Perm};
+use shared::db::{Id, Ts};
+use shared::domain::athletes as athletes_domain;
+use shared::domain::footage::clips;
+use shared::domain::messaging::conversations;
+use shared::domain::training;
+use shared::repo::training::Filter;
+
+pub struct SessionLine {
+    pub href: String,
+    pub title: String,
+    pub when: String,
+    pub iso: String,
+    pub place: String,
+}
+
+pub struct Line {
+    pub href: String,
+    pub text: String,
+    pub badge: String,
+    pub tone: &'static str,
+}
+
+#[derive(Template)]
+#[template(path = "desk/dashboard.html")]
+pub struct Dashboard {
+    c: Chrome,
+    today: Option<Vec<SessionLine>>,
+    week: Option<Vec<SessionLine>>,
+    clips: Option<Vec<Line>>,
+    unread: Option<Vec<Line>>,
+    attention: Option<Vec<Line>>,
+    failed: Vec<Line>,
+}
+
+impl Desk {
+    /// Whether the workspace has `module` on and the member holds `perm`.
+    pub fn may(&self, module: Module, perm: Perm) -> bool {
+        !self.ws.disabled_modules.iter().any(|d| d == module.key()) && self.ws.can(perm)
+    }
+
+    /// Midnight today in the viewer's zone, as an instant.
+    pub fn start_of_today(&self) -> Ts {
+        let local = Ts::now().0.with_timezone(&self.tz).date_naive();
+        let midnight = local.and_hms_opt(0, 0, 0).expect("midnight exists");
+        let t = self
+            .tz
+            .from_local_datetime(&midnight)
+            .earliest()
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .unwrap_or_else(|| Ts::now().0);
+        Ts(t)
+    }
+}
+
+pub async fn show(State(state): State<AppState>, desk: Desk) -> Response {
+    match build(&state, &desk).await {
+        Ok(d) => page(StatusCode::OK, &d),
+        Err(e) => desk.error(&e),
+    }
+}
+
+async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
+    let acting = desk.acting();
+    let db = &state.db;
+    let (mut today, mut week) = (None, None);
+    if desk.may(Module::Training, Perm::TrainingRead) {
+        let from = desk.start_of_today();
+        let tomorrow = from.plus(Duration::days(1));
+        let filter = Filter {
+            from: Some(from),
+            to: Some(from.plus(Duration::days(7))),
+            ..Filter::default()
+        };
+        let rows = training::list(db, desk.org(), &filter, 100, 0).await?;
+        let line = |s: &shared::repo::training::Session| SessionLine {
+            // The training pages link here once they exist (issue 37's calendar).
+            href: String::new(),
+            title: s.title.clone(),
+            when: desk.time(s.starts_at),
+            iso: s.starts_at.0.to_rfc3339(),
+            place: s.spot.clone().or(s.location.clone()).unwrap_or_default(),
+        };
+        today = Some(
+            rows.iter()
+                .filter(|s| s.starts_at < tomorrow)
+                .map(line)
+                .collect(),
+        );
+        week = Some(
+            rows.iter()
+                .filter(|s| s.starts_at >= tomorrow)
+                .map(line)
+                .collect(),
+        );
+    }
+    let clips = if desk.may(Module::Footage, Perm::FootageRead) {
+        let rows = clips::list(db, &acting, clips::Filter::default(), 6, 0).await?;
+        Some(
+            rows.into_iter()
+                .map(|c| Line {
+                    href: String::new(),
+                    text: c.file_name,
+                    tone: tone(c.status.as_str()),
+                    badge: c.status.to_string(),
+                })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let unread = if desk.may(Module::Messaging, Perm::MessagingUse) {
+        let f = conversations::ListFilter::parse(None, Some(desk.org()))?;
+        let rows = conversations::list(&acting.actor, db, f, 100, 0).await?;
+        Some(
+            rows.into_iter()
+                .filter(|r| r.unread > 0)
+                .map(|r| Line {
+                    href: String::new(),
+                    text: format!("{} {}", r.athlete_first_name, r.athlete_last_name),
+                    badge: r.unread.to_string(),
+                    tone: "warn",
+                })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let attention = if desk.may(Module::Athletes, Perm::AthletesRead) {
+        let rows = athletes_domain::needing_attention(&acting, db, 20).await?;
+        Some(
+            rows.into_iter()
+                .map(|a| {
+                    let minor = shared::minors::is_minor(a.birth_date);
+                    let mut why = vec![];
+                    if a.invite_unclaimed {
+                        why.push(desk.cat.t("dash.invite_unclaimed"));
+                    }
+                    if minor && !a.consent {
+                        why.push(desk.cat.t("dash.consent_missing"));
+                    }
+                    if minor && !a.guardian {
+                        why.push(desk.cat.t("dash.no_guardian"));
+                    }
+                    Line {
+                        href: desk.path(&format!("/athletes/{}", a.id)),
+                        text: format!("{} {}", a.first_name, a.last_name),
+                        badge: why.join(", "),
+                        tone: "warn",
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let failed = failed_jobs(state, desk.org()).await?;
+    Ok(Dashboard {
+        c: Chrome::new(desk, desk.cat.t("dash.title")),
+        today,
+        week,
+        clips,
+        unread,
+        attention,
+        failed: failed
+            .into_iter()
+            .map(|j| Line {
+                href: format!("/w/{}/jobs/{}", desk.org(), j.id),
+                text: j.kind,
+                badge: desk.time(j.finished_at.unwrap_or(j.updated_at)),
+                tone: "bad",
+            })
+            .collect(),
+    })
+}
+
+async fn failed_jobs(state: &AppState, org: Id) -> shared::Result<Vec<jobs::progress::Progress>> {
+    let f = JobFilter {
+        status: Some(JobStatus::Failed),
+        org_id: Some(org),
+        ..JobFilter::default()
+    };
+    let mut c = state.db.acquire().await?;
+    Ok(monitor::list(&mut c, &f, 5, 0).await?)
+}
+
+/// The badge colour of a clip status.
+fn tone(status: &str) -> &'static str {
+    match status {
+        "failed" => "bad",
+        "stored" | "processed" => "ok",
+        _ => "",
+    }
+}

@@ -1,0 +1,66 @@
+//! The web application's routes (issue 37, `docs/web.md`): the coach's desk under `/w/{ws}/…`.
+//! Each is `Auth::Desk`: a web session, a membership of the path's workspace, and the module
+//! and permission of what the page shows or changes (the same ones as the JSON route of the
+//! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
+
+use super::{GET, POST};
+use crate::areas::desk::{athletes, dashboard, jobs};
+use crate::auth::Auth;
+use crate::registry::{RouteDef, route};
+use shared::authz::{Module, Perm};
+
+#[rustfmt::skip]
+pub(super) fn routes() -> Vec<RouteDef> {
+    let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
+    let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
+    let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
+    let delete = Auth::desk(Perm::AthletesDelete).in_module(Module::Athletes);
+    vec![
+        route(GET, "/w/{ws}/", dashboard::show)
+            .auth(Auth::desk_any()).area("web")
+            .summary("Dashboard: this week's training, recent clips, unread messages, athletes needing attention, failed jobs"),
+        route(GET, "/w/{ws}/jobs/{id}", jobs::show)
+            .auth(Auth::desk_any()).area("web")
+            .summary("A job's progress, live, then its result (back: where Continue leads)"),
+        route(GET, "/w/{ws}/athletes", athletes::list)
+            .auth(read).area("web")
+            .summary("The roster: search q, status, level, coach; 25 a page (offset)"),
+        route(GET, "/w/{ws}/athletes/new", athletes::new_form)
+            .auth(create).area("web").summary("New athlete form"),
+        route(POST, "/w/{ws}/athletes/new", athletes::create)
+            .auth(create).area("web").summary("Create an athlete, then their profile"),
+        route(GET, "/w/{ws}/athletes/export", athletes::export)
+            .auth(read).area("web").summary("The roster as CSV (as GET /api/athletes/export)"),
+        route(GET, "/w/{ws}/athletes/import", athletes::import_form)
+            .auth(create).area("web").summary("CSV import: choose a file"),
+        route(POST, "/w/{ws}/athletes/import", athletes::import_preview)
+            .auth(create).area("web").summary("CSV import preview: every line checked (a dry run), each error by line; nothing written"),
+        route(POST, "/w/{ws}/athletes/import/commit", athletes::import_commit)
+            .auth(create).area("web").summary("Import the previewed CSV: in the request when small, else as a job with its progress page"),
+        route(GET, "/w/{ws}/athletes/{id}", athletes::show)
+            .auth(read).area("web")
+            .summary("Profile: details, coaches, guardians and consent, invite, public profile, training, provider links, merge"),
+        route(GET, "/w/{ws}/athletes/{id}/edit", athletes::edit_form)
+            .auth(update).area("web").summary("Edit form"),
+        route(POST, "/w/{ws}/athletes/{id}/edit", athletes::update)
+            .auth(update).area("web").summary("Save the athlete's details (an empty field clears it)"),
+        route(POST, "/w/{ws}/athletes/{id}/status", athletes::set_status)
+            .auth(update).area("web").summary("Archive, or bring back to active"),
+        route(GET, "/w/{ws}/athletes/{id}/delete", athletes::delete_form)
+            .auth(delete).area("web").summary("Delete: the confirmation page"),
+        route(POST, "/w/{ws}/athletes/{id}/delete", athletes::delete)
+            .auth(delete).area("web").summary("Delete the athlete and everything theirs alone"),
+        route(POST, "/w/{ws}/athletes/{id}/coaches", athletes::assign)
+            .auth(update).area("web").summary("Assign a coach (head or assistant)"),
+        route(POST, "/w/{ws}/athletes/{id}/coaches/{sc}/remove", athletes::unassign)
+            .auth(update).area("web").summary("Remove a coach assignment"),
+        route(POST, "/w/{ws}/athletes/{id}/publish", athletes::publish)
+            .auth(update).area("web").summary("Publish or unpublish the public profile (a minor's needs consent)"),
+        route(POST, "/w/{ws}/athletes/{id}/invite", athletes::invite)
+            .auth(create).area("web").summary("Make an invite: the link shown once, or mailed"),
+        route(GET, "/w/{ws}/athletes/{id}/merge", athletes::merge_form)
+            .auth(delete).area("web").summary("Merge: the two athletes side by side (other: the duplicate)"),
+        route(POST, "/w/{ws}/athletes/{id}/merge/{other}", athletes::merge)
+            .auth(delete).area("web").summary("Merge the duplicate into this athlete"),
+    ]
+}

@@ -1,0 +1,31 @@
+//! The web application (issue 37): the desk's guard (sign-in, workspace, module, permission,
+//! CSRF on every post), its pages over form posts on both databases, the message catalogue and
+//! the assets. The real-browser workflows are in `browser-tests/` (run by `pages::browser`).
+
+mod assets;
+mod athletes;
+mod guard;
+
+use crate::support::*;
+
+/// A desk page of `s`'s workspace.
+pub fn ws_path(s: &Session, rest: &str) -> String {
+    format!("/w/{}{rest}", s.org_id)
+}
+
+/// GET a desk page as `s` (the browser sends both cookies).
+pub async fn get(app: &TestApp, s: &Session, path: &str) -> Resp {
+    app.get(path).header("cookie", &cookies_of(s)).send().await
+}
+
+/// POST a desk form as `s`, with its CSRF token, as a same-origin browser does.
+pub async fn post(app: &TestApp, s: &Session, path: &str, fields: &[(&str, &str)]) -> Resp {
+    let mut all = vec![("csrf", s.csrf.as_str())];
+    all.extend_from_slice(fields);
+    app.post(path)
+        .header("cookie", &cookies_of(s))
+        .header("sec-fetch-site", "same-origin")
+        .form(&all)
+        .send()
+        .await
+}

@@ -1,0 +1,174 @@
+// The coach's desk (issue 37) in a real browser, each workflow from the sign-in page and
+// checked through the JSON API; every page visited is checked (no console or CSP errors, no
+// sideways scrolling, labelled fields, headers) and run through axe-core (WCAG 2.2 AA).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, born, PASSWORD,
+} from '../lib.mjs';
+
+after(closeBrowser);
+
+/** A coach signed in through the page, on their desk. */
+async function signedIn() {
+  const c = await coach('Coach Kai');
+  const { ctx, page } = await phone();
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(c.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  return { c, ctx, page, session: await sessionOf(ctx) };
+}
+
+async function check(page, response) {
+  await checkPage(page, response);
+  await accessible(page);
+}
+
+test('the dashboard shows the desk and athletes needing attention', async () => {
+  const { c, ctx, page } = await signedIn();
+  const minor = await api('/api/athletes', {
+    method: 'POST', session: c, body: { firstName: 'Grom', lastName: 'Young', birthDate: born(12) },
+  });
+  assert.equal(minor.status, 201, minor.text);
+  const resp = await page.goto(`/w/${c.orgId}/`);
+  await check(page, resp);
+  const attention = page.locator('section', { has: page.getByRole('heading', { name: 'Athletes needing attention' }) });
+  await attention.getByRole('link', { name: 'Grom Young' }).waitFor();
+  await attention.getByText('guardian consent missing').waitFor();
+  // The navigation and the workspace switcher work with the keyboard.
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Athletes' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Athletes', level: 1 }).waitFor();
+  await screenshot(page, 'athletes');
+  await page.goto(`/w/${c.orgId}/`);
+  await screenshot(page, 'dashboard');
+  await ctx.close();
+});
+
+test('athletes: create with a field error, search as you type, edit, assign, publish, invite', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  await page.goto(`/w/${c.orgId}/athletes`);
+  await page.getByRole('link', { name: 'New athlete' }).click();
+  await page.getByLabel('First name').fill('Kai');
+  await page.getByLabel('Last name').fill('Lenny');
+  await page.getByLabel('Birth date').fill('2999-01-01');
+  await page.getByRole('button', { name: 'Create athlete' }).click();
+  await page.getByText('Please correct the fields below.').waitFor();
+  await check(page);
+  await page.getByLabel('Birth date').fill(born(25));
+  await page.getByLabel('Level').selectOption('pro');
+  await page.getByRole('button', { name: 'Create athlete' }).click();
+  await page.getByRole('heading', { name: 'Kai Lenny', level: 1 }).waitFor();
+  await page.getByText('Created.').waitFor();
+  await check(page);
+  await screenshot(page, 'athlete-profile');
+  const id = page.url().split('/athletes/')[1].split('?')[0];
+  let a = await api(`/api/athletes/${id}`, { session });
+  assert.equal(a.json.level, 'pro');
+
+  // Assign the coach themselves as head coach.
+  await page.getByLabel('Role').selectOption('head');
+  await page.getByRole('button', { name: 'Assign coach' }).click();
+  await page.getByText('Coach assigned.').waitFor();
+  const coaches = await api(`/api/athletes/${id}/coaches`, { session });
+  assert.equal(coaches.json[0].role, 'head');
+
+  // Edit.
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Notes').fill('Charges the big days');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').waitFor();
+  a = await api(`/api/athletes/${id}`, { session });
+  assert.equal(a.json.notes, 'Charges the big days');
+
+  // Publish, and the public page opens.
+  await page.getByLabel('Public bio').fill('Big-wave surfer');
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.getByText('Public profile updated.').waitFor();
+  a = await api(`/api/athletes/${id}`, { session });
+  assert.equal(a.json.published, true);
+
+  // An invite link, shown once.
+  await page.getByRole('button', { name: 'Create an invite link' }).click();
+  const link = await page.getByLabel(/Invite link/).inputValue();
+  assert.match(link, /\/invite\//);
+  await check(page);
+
+  // The roster: search as you type (no button press) finds her.
+  await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Moana', lastName: 'Kealoha' } });
+  await page.goto(`/w/${c.orgId}/athletes`);
+  await page.getByLabel('Search by name or email').pressSequentially('moa', { delay: 30 });
+  await page.waitForURL(/q=moa/);
+  await page.getByRole('link', { name: 'Moana Kealoha' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'Kai Lenny' }).count(), 0);
+  await check(page);
+  await ctx.close();
+});
+
+test('athletes: merge two duplicates side by side, then delete behind its confirmation', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  const keep = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Kai', lastName: 'Lenny' } });
+  const gone = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Kai', lastName: 'Lenny', email: 'kai.dup@example.com' } });
+  await page.goto(`/w/${c.orgId}/athletes/${keep.json.id}`);
+  await page.getByLabel('Duplicate to merge into this athlete').selectOption(gone.json.id);
+  await page.getByRole('button', { name: 'Review the merge' }).click();
+  await page.getByRole('heading', { name: 'Merge two athletes' }).waitFor();
+  await page.getByRole('cell', { name: 'kai.dup@example.com' }).waitFor();
+  await check(page);
+  await page.getByRole('button', { name: 'Merge them' }).click();
+  await page.getByText('Athletes merged.').waitFor();
+  const kept = await api(`/api/athletes/${keep.json.id}`, { session });
+  assert.equal(kept.json.email, 'kai.dup@example.com');
+  assert.equal((await api(`/api/athletes/${gone.json.id}`, { session })).status, 404);
+
+  await page.getByRole('link', { name: 'Delete athlete' }).click();
+  await page.getByText('cannot be undone').waitFor();
+  await check(page);
+  await page.getByRole('button', { name: 'Delete athlete' }).click();
+  await page.getByText('Deleted.').waitFor();
+  assert.equal((await api(`/api/athletes/${keep.json.id}`, { session })).status, 404);
+  await ctx.close();
+});
+
+test('athletes: CSV import shows each error by line before writing, then imports', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  await page.goto(`/w/${c.orgId}/athletes/import`);
+  await check(page);
+  const bad = 'first_name,last_name,email\nKai,Lenny,kai@example.com\n,Nobody,\nMoana,Kealoha,not-an-email\n';
+  await page.getByLabel('CSV file').setInputFiles({ name: 'roster.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByText('2 lines have errors').waitFor();
+  await page.getByRole('cell', { name: '3', exact: true }).waitFor();
+  await page.getByRole('cell', { name: '4', exact: true }).waitFor();
+  await check(page);
+  assert.equal((await api('/api/athletes', { session })).json.items.length, 0);
+  const good = 'first_name,last_name,email\nKai,Lenny,kai@example.com\nMoana,Kealoha,moana@example.com\n';
+  await page.getByLabel('CSV file').setInputFiles({ name: 'roster.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('button', { name: 'Import 2 athletes' }).click();
+  await page.getByText('Import finished.').waitFor();
+  assert.equal((await api('/api/athletes', { session })).json.items.length, 2);
+  await ctx.close();
+});
+
+test('a large import runs as a job whose progress the page shows live, then the result', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  const lines = ['first_name,last_name,email'];
+  for (let i = 0; lines.join('\n').length < 300 * 1024; i += 1) lines.push(`Surfer${i},Reef${i},surfer${i}@example.com`);
+  await page.goto(`/w/${c.orgId}/athletes/import`);
+  await page.getByLabel('CSV file').setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('button', { name: /^Import \d+ athletes$/ }).click();
+  await page.getByRole('heading', { name: 'Job progress' }).waitFor();
+  await check(page);
+  // The page updates itself (htmx polling) until the job is done.
+  await page.getByText('Done', { exact: true }).waitFor({ timeout: 60000 });
+  await page.getByRole('link', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: 'Athletes', level: 1 }).waitFor();
+  const r = await api('/api/athletes?limit=1', { session });
+  assert.equal(r.json.items.length, 1);
+  assert.ok(r.json.nextOffset, 'the roster holds the imported athletes');
+  await ctx.close();
+});
