@@ -20,7 +20,8 @@ export async function phone() {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-dev-shm-usage'],
   });
-  const ctx = await browser.newContext({ viewport: { width: 375, height: 740 }, baseURL: BASE });
+  // A zone far from UTC, so times shown in the viewer's zone are checked, not assumed.
+  const ctx = await browser.newContext({ viewport: { width: 375, height: 740 }, baseURL: BASE, timezoneId: 'Pacific/Honolulu' });
   const page = await ctx.newPage();
   const problems = [];
   // Console errors show CSP violations; the document's own 4xx status is logged there too.

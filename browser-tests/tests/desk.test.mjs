@@ -172,3 +172,51 @@ test('a large import runs as a job whose progress the page shows live, then the 
   assert.ok(r.json.nextOffset, 'the roster holds the imported athletes');
   await ctx.close();
 });
+
+test('training: create a session on the calendar, fill its roster, see the waitlist move up, start filming', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  for (const [f, l] of [['Kai', 'Lenny'], ['Moana', 'Kealoha']]) {
+    await api('/api/athletes', { method: 'POST', session: c, body: { firstName: f, lastName: l } });
+  }
+  await page.goto(`/w/${c.orgId}/training`);
+  await check(page);
+  await page.getByRole('link', { name: 'New session' }).click();
+  await page.getByLabel('Title').fill('Dawn patrol');
+  await page.getByLabel('Capacity').fill('1');
+  await page.getByRole('button', { name: 'Create session' }).click();
+  await page.getByRole('heading', { name: 'Dawn patrol', level: 1 }).waitFor();
+  await page.getByText('Created.').waitFor();
+  await page.getByText('Times in Pacific/Honolulu').waitFor();
+  const id = page.url().split('/training/')[1].split('?')[0];
+  // The form's 09:00 was Honolulu time (UTC-10): 19:00 UTC.
+  const made = await api(`/api/training-sessions/${id}`, { session });
+  assert.match(made.json.session.startsAt, /T19:00:00/);
+  // Two athletes on a one-place session: the second waits.
+  await page.getByLabel('Athlete').selectOption({ label: 'Kai Lenny' });
+  await page.getByRole('button', { name: 'Add to the roster' }).first().click();
+  await page.getByText('Added to the roster.').waitFor();
+  await page.getByLabel('Athlete').selectOption({ label: 'Moana Kealoha' });
+  await page.getByRole('button', { name: 'Add to the roster' }).first().click();
+  await page.locator('#roster .badge', { hasText: 'waitlisted' }).waitFor();
+  await check(page);
+  await screenshot(page, 'training-session');
+  // Removing Kai moves Moana up, and the page says so.
+  await page.getByRole('button', { name: 'Remove Kai Lenny' }).click();
+  await page.getByText('Moved up from the waitlist: Moana Kealoha.').waitFor();
+  await page.getByRole('button', { name: 'Attended Moana Kealoha' }).click();
+  await page.locator('#roster .badge', { hasText: 'attended' }).waitFor();
+  const roster = await api(`/api/training-sessions/${id}/participants`, { session });
+  assert.equal(roster.json.participants.length, 1);
+  assert.equal(roster.json.participants[0].status, 'attended');
+  await page.getByRole('button', { name: 'Start filming' }).click();
+  await page.getByText('Filming started').waitFor();
+  // The week and the month show it.
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Training' }).click();
+  await page.getByRole('link', { name: 'Dawn patrol' }).waitFor();
+  await screenshot(page, 'calendar-week');
+  await page.getByRole('link', { name: 'Month' }).click();
+  await page.getByRole('link', { name: /Dawn patrol/ }).waitFor();
+  await check(page);
+  await screenshot(page, 'calendar-month');
+  await ctx.close();
+});

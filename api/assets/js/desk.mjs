@@ -1,12 +1,15 @@
 // The desk's own module: small enhancements on pages that work without it.
 
-// Times are rendered on the server in the viewer's zone: tell it which one this browser is in
-// (once; the page is reloaded when the zone it was rendered in differs).
+// Times are rendered on the server in the viewer's zone: tell it which one this browser is in.
+// The sign-in page already sets it, so the desk is rendered in the right zone from the start;
+// a desk page rendered in another zone (a first visit from a mailed link, a trip) is reloaded
+// once.
 const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-const cookie = document.cookie.split("; ").find((c) => c.startsWith("sc_tz="));
-if (tz && document.body.dataset.tz !== tz && cookie !== `sc_tz=${encodeURIComponent(tz)}`) {
-  document.cookie = `sc_tz=${encodeURIComponent(tz)}; path=/; max-age=31536000; samesite=lax`;
-  location.reload();
+const want = `sc_tz=${encodeURIComponent(tz)}`;
+if (tz && !document.cookie.split("; ").includes(want)) {
+  document.cookie = `${want}; path=/; max-age=31536000; samesite=lax`;
+  const rendered = document.body.dataset.tz;
+  if (rendered && rendered !== tz) location.reload();
 }
 
 // A form with data-confirm asks before it is sent (its page also works without this: the

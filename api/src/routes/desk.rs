@@ -4,7 +4,7 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::{athletes, dashboard, jobs};
+use crate::areas::desk::{athletes, dashboard, jobs, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -15,6 +15,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
     let delete = Auth::desk(Perm::AthletesDelete).in_module(Module::Athletes);
+    let tr_read = Auth::desk(Perm::TrainingRead).in_module(Module::Training);
+    let tr_manage = Auth::desk(Perm::TrainingManage).in_module(Module::Training);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -62,5 +64,35 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(delete).area("web").summary("Merge: the two athletes side by side (other: the duplicate)"),
         route(POST, "/w/{ws}/athletes/{id}/merge/{other}", athletes::merge)
             .auth(delete).area("web").summary("Merge the duplicate into this athlete"),
+        route(GET, "/w/{ws}/training", training::calendar)
+            .auth(tr_read).area("web").summary("The team calendar: a week (view=week) or a month (view=month) around at (YYYY-MM-DD), in the viewer's time zone"),
+        route(GET, "/w/{ws}/training/new", training::new_form)
+            .auth(tr_manage).area("web").summary("New session form (date: the day)"),
+        route(POST, "/w/{ws}/training/new", training::create)
+            .auth(tr_manage).area("web").summary("Create a session, then its page"),
+        route(GET, "/w/{ws}/training/import", training::import_form)
+            .auth(tr_manage).area("web").summary("CSV import of past sessions: choose a file"),
+        route(POST, "/w/{ws}/training/import", training::import_preview)
+            .auth(tr_manage).area("web").summary("CSV import preview: every line checked, each error by line; nothing written"),
+        route(POST, "/w/{ws}/training/import/commit", training::import_commit)
+            .auth(tr_manage).area("web").summary("Import the previewed sessions (a job with its progress page above 256 KiB)"),
+        route(GET, "/w/{ws}/training/{id}", training::show)
+            .auth(tr_read).area("web").summary("A session: details and the roster (live), who moved up from the waitlist (promoted)"),
+        route(GET, "/w/{ws}/training/{id}/edit", training::edit_form)
+            .auth(tr_manage).area("web").summary("Edit form"),
+        route(POST, "/w/{ws}/training/{id}/edit", training::update)
+            .auth(tr_manage).area("web").summary("Save the session (an emptied field is cleared)"),
+        route(GET, "/w/{ws}/training/{id}/delete", training::delete_form)
+            .auth(tr_manage).area("web").summary("Delete: the confirmation page"),
+        route(POST, "/w/{ws}/training/{id}/delete", training::delete)
+            .auth(tr_manage).area("web").summary("Delete the session and its roster"),
+        route(POST, "/w/{ws}/training/{id}/participants", training::add)
+            .auth(tr_manage).area("web").summary("Add an athlete (the waitlist when full)"),
+        route(POST, "/w/{ws}/training/{id}/participants/{athlete}", training::set_status)
+            .auth(tr_manage).area("web").summary("Mark attended, no-show or registered"),
+        route(POST, "/w/{ws}/training/{id}/participants/{athlete}/remove", training::remove)
+            .auth(tr_manage).area("web").summary("Remove from the roster (the waitlist moves up)"),
+        route(POST, "/w/{ws}/training/{id}/film", training::film)
+            .auth(tr_manage).area("web").summary("Start filming: the session's footage session, made once"),
     ]
 }

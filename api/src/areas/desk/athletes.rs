@@ -3,10 +3,10 @@
 //! edit, archive, delete, merge and the CSV import (a preview of every line first) and export.
 //! Each calls the operation the JSON handler of `areas::athletes` calls.
 
+use super::imports;
 use super::upload::DeskUpload;
 use super::{Chrome, Desk, DeskForm, Pager, status_of};
 use crate::areas::athletes::invites::make_invite;
-use crate::areas::imports;
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
@@ -841,126 +841,29 @@ pub async fn merge(
 
 // ---- CSV import and export ----
 
-#[derive(Template)]
-#[template(path = "desk/athletes/import.html")]
-pub struct ImportPage {
-    c: Chrome,
-    action: String,
-    commit: String,
-    report: Option<shared::import::Report>,
-    csv: String,
-    notice: Option<Notice>,
-}
+/// The roster's import (`desk::imports`): athletes, back to the roster.
+const IMPORT: imports::Kind = imports::Kind {
+    path: "/athletes/import",
+    done: "/athletes",
+    title: "ath.import_title",
+    help: "ath.import_help",
+    commit: "ath.import_now",
+};
 
 pub async fn import_form(desk: Desk) -> Response {
-    page(
-        StatusCode::OK,
-        &ImportPage {
-            c: Chrome::new(&desk, desk.cat.t("ath.import_title")),
-            action: desk.path("/athletes/import"),
-            commit: desk.path("/athletes/import/commit"),
-            report: None,
-            csv: String::new(),
-            notice: None,
-        },
-    )
+    imports::form(&desk, &IMPORT)
 }
 
-/// The preview: the file checked line by line as the import would (a dry run), nothing written.
 pub async fn import_preview(State(state): State<AppState>, desk: Desk, up: DeskUpload) -> Response {
-    let (report, csv, notice) = match imports::run_now(
-        &state,
-        &desk.who.caller,
-        &desk.ws,
-        &AthleteImporter,
-        true,
-        &up.bytes,
-    )
-    .await
-    {
-        Ok(r) => {
-            let csv = String::from_utf8(up.bytes).unwrap_or_default();
-            (Some(r), csv, None)
-        }
-        Err(e) => (None, String::new(), Some(Notice::of(&e))),
-    };
-    let code = match (&report, &notice) {
-        (Some(r), _) if r.error_count > 0 => StatusCode::BAD_REQUEST,
-        (None, Some(_)) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    };
-    page(
-        code,
-        &ImportPage {
-            c: Chrome::new(&desk, desk.cat.t("ath.import_title")),
-            action: desk.path("/athletes/import"),
-            commit: desk.path("/athletes/import/commit"),
-            report,
-            csv,
-            notice,
-        },
-    )
+    imports::preview(&state, &desk, &IMPORT, &AthleteImporter, up).await
 }
 
-#[derive(Deserialize)]
-pub struct CommitForm {
-    #[serde(default)]
-    csv: String,
-}
-
-/// Imports the previewed file: in the request when small, else as a job whose page shows its
-/// progress and then leads back to the roster.
 pub async fn import_commit(
     State(state): State<AppState>,
     desk: Desk,
-    DeskForm(f): DeskForm<CommitForm>,
+    DeskForm(f): DeskForm<imports::CommitForm>,
 ) -> Response {
-    let data = f.csv.into_bytes();
-    if data.len() > imports::SYNC_MAX_BYTES {
-        return match shared::import::start::<AthleteImporter>(
-            &state.db,
-            desk.org(),
-            desk.who.caller.user.id,
-            false,
-            data,
-        )
-        .await
-        {
-            Ok(enq) => crate::areas::pages::see_other(
-                &format!(
-                    "{}?back={}",
-                    desk.path(&format!("/jobs/{}", enq.id)),
-                    crate::areas::pages::encode(&desk.path("/athletes"))
-                ),
-                axum::http::HeaderMap::new(),
-            ),
-            Err(e) => desk.error(&e),
-        };
-    }
-    match imports::run_now(
-        &state,
-        &desk.who.caller,
-        &desk.ws,
-        &AthleteImporter,
-        false,
-        &data,
-    )
-    .await
-    {
-        Ok(r) if r.error_count == 0 => desk.done("/athletes", "imported"),
-        Ok(r) => page(
-            StatusCode::BAD_REQUEST,
-            &ImportPage {
-                c: Chrome::new(&desk, desk.cat.t("ath.import_title")),
-                action: desk.path("/athletes/import"),
-                commit: desk.path("/athletes/import/commit"),
-                report: Some(r),
-                csv: String::from_utf8(data).unwrap_or_default(),
-                notice: None,
-            },
-        ),
-        Err(e) => desk.error(&e),
-    }
+    imports::commit(&state, &desk, &IMPORT, AthleteImporter, f).await
 }
 
 /// The roster as CSV, as `GET /api/athletes/export` answers it.

@@ -88,8 +88,7 @@ async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
         };
         let rows = training::list(db, desk.org(), &filter, 100, 0).await?;
         let line = |s: &shared::repo::training::Session| SessionLine {
-            // The training pages link here once they exist (issue 37's calendar).
-            href: String::new(),
+            href: desk.path(&format!("/training/{}", s.id)),
             title: s.title.clone(),
             when: desk.time(s.starts_at),
             iso: s.starts_at.0.to_rfc3339(),

@@ -47,6 +47,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Athletes),
         Some(Perm::AthletesRead),
     ),
+    (
+        "/training",
+        "nav.training",
+        Some(Module::Training),
+        Some(Perm::TrainingRead),
+    ),
 ];
 
 impl Chrome {

@@ -17,8 +17,10 @@
 pub mod athletes;
 pub mod dashboard;
 pub mod i18n;
+pub mod imports;
 pub mod jobs;
 pub mod layout;
+pub mod training;
 pub mod upload;
 
 use crate::areas::pages::{self, PageUser};
