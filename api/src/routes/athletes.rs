@@ -29,6 +29,10 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .query_of::<imports::ImportQuery>()
             .raw_body(&["text/csv"])
             .ok::<shared::import::Report>(200).ok::<jobs::JobAccepted>(202),
+        route(GET, "/api/me/athletes", athletes::mine)
+            .auth(Auth::User).mobile()
+            .area("athletes").summary("The athletes the caller is or looks after as a guardian, in every workspace: coaches and training sessions")
+            .ok::<Vec<athletes::MyAthleteView>>(200),
         route(GET, "/api/athletes/{id}", athletes::get)
             .auth(Auth::member(Perm::AthletesRead).in_module(Module::Athletes))
             .area("athletes").summary("Read an athlete")

@@ -271,6 +271,38 @@ pub async fn needing_attention(
         .bind(org).bind(now).bind(adult_cutoff).bind(limit).fetch_all(&mut *c).await)
 }
 
+/// An athlete a user is linked to: their own athlete record (`relationship` null) or one they
+/// look after as a guardian, with the workspace's name.
+#[derive(Debug, Clone, FromRow)]
+pub struct Linked {
+    #[sqlx(flatten)]
+    pub athlete: Athlete,
+    pub org_name: String,
+    pub relationship: Option<Relationship>,
+}
+
+/// The athletes `user` is (their own login) or looks after (guardian), not archived, in
+/// every workspace; by workspace, then name.
+pub async fn linked_to_user(x: &mut impl Executor, user: Id) -> Result<Vec<Linked>, sqlx::Error> {
+    let cols = COLUMNS
+        .split(", ")
+        .map(|c| format!("a.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!(
+        "SELECT * FROM (
+           SELECT {cols}, o.name AS org_name, CAST(NULL AS TEXT) AS relationship
+             FROM athletes a JOIN orgs o ON o.id = a.org_id
+            WHERE a.user_id = $1 AND a.status <> 'archived'
+           UNION ALL
+           SELECT {cols}, o.name AS org_name, g.relationship
+             FROM athlete_guardians g JOIN athletes a ON a.id = g.athlete_id JOIN orgs o ON o.id = a.org_id
+            WHERE g.user_id = $1 AND a.status <> 'archived'
+         ) t ORDER BY t.org_name, t.last_name, t.first_name, t.id"
+    );
+    sql!(x, c => sqlx::query_as::<_, Linked>(sqlx::AssertSqlSafe(q)).bind(user).fetch_all(&mut *c).await)
+}
+
 /// Every athlete of the org, oldest first (the CSV export).
 pub async fn all_of_org(x: &mut impl Executor, org: Id) -> Result<Vec<Athlete>, sqlx::Error> {
     let q = format!("SELECT {COLUMNS} FROM athletes WHERE org_id = $1 ORDER BY created_at, id");

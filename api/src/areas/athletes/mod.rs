@@ -561,3 +561,83 @@ pub async fn resync(
     let enq = domain::resync(&ws, &state.db, id).await?;
     Ok(accepted(enq))
 }
+
+// ---- the athletes a signed-in user is or looks after ----
+
+/// A coach of one's own athlete record: who and in what part.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MyCoachView {
+    pub name: String,
+    /// head or assistant
+    pub role: CoachRole,
+}
+
+/// A training session one's athlete is on the roster of.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MySessionView {
+    pub session_id: Id,
+    pub title: String,
+    pub starts_at: Ts,
+    /// registered, waitlisted, attended or no_show
+    pub status: shared::domain::training::ParticipantStatus,
+}
+
+/// An athlete the caller is (their own login) or looks after as a guardian: an allow-list
+/// (no coach notes, no other athletes).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MyAthleteView {
+    pub athlete_id: Id,
+    pub first_name: String,
+    pub last_name: String,
+    pub workspace_id: Id,
+    pub workspace_name: String,
+    /// Null: the caller is this athlete; else the caller is their guardian (the relationship).
+    pub guardian_as: Option<Relationship>,
+    pub coaches: Vec<MyCoachView>,
+    /// The newest 20 training sessions on the athlete's roster.
+    pub training_sessions: Vec<MySessionView>,
+}
+
+impl From<domain::profile::Mine> for MyAthleteView {
+    fn from(m: domain::profile::Mine) -> Self {
+        let a = m.linked.athlete;
+        MyAthleteView {
+            athlete_id: a.id,
+            first_name: a.first_name,
+            last_name: a.last_name,
+            workspace_id: a.org_id,
+            workspace_name: m.linked.org_name,
+            guardian_as: m.linked.relationship,
+            coaches: m
+                .coaches
+                .into_iter()
+                .map(|c| MyCoachView {
+                    name: c.name,
+                    role: c.role,
+                })
+                .collect(),
+            training_sessions: m
+                .attendance
+                .into_iter()
+                .map(|s| MySessionView {
+                    session_id: s.session_id,
+                    title: s.title,
+                    starts_at: s.starts_at,
+                    status: s.status,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The athletes the caller is or looks after, in every workspace.
+pub async fn mine(
+    State(state): State<AppState>,
+    caller: crate::auth::Caller,
+) -> Result<axum::Json<Vec<MyAthleteView>>> {
+    let rows = domain::profile::mine(&state.db, caller.user.id).await?;
+    Ok(axum::Json(rows.into_iter().map(Into::into).collect()))
+}

@@ -102,6 +102,13 @@ impl Desk {
 /// The time-zone cookie the desk's module sets from the browser (`Intl`); UTC without it.
 pub const TZ_COOKIE: &str = "sc_tz";
 
+/// The viewer's time zone: the `sc_tz` cookie when it names one, else UTC.
+pub fn viewer_tz(h: &HeaderMap) -> Tz {
+    crate::http::cookies::get(h, TZ_COOKIE)
+        .and_then(|v| v.replace("%2F", "/").parse::<Tz>().ok())
+        .unwrap_or(Tz::UTC)
+}
+
 impl FromRequestParts<AppState> for Desk {
     type Rejection = Response;
     async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, Response> {
@@ -115,9 +122,7 @@ impl FromRequestParts<AppState> for Desk {
                 &Error::internal(anyhow::anyhow!("a desk page registered without Auth::Desk")),
             ));
         };
-        let tz = crate::http::cookies::get(&parts.headers, TZ_COOKIE)
-            .and_then(|v| v.replace("%2F", "/").parse::<Tz>().ok())
-            .unwrap_or(Tz::UTC);
+        let tz = viewer_tz(&parts.headers);
         let cat = Catalogue::for_accept_language(
             parts
                 .headers

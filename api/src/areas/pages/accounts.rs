@@ -36,10 +36,24 @@ pub struct Home {
     email: String,
     verified: bool,
     workspaces: Vec<String>,
+    /// The athletes the user is or looks after (an athlete's or a guardian's home).
+    mine: Vec<MyAthlete>,
+}
+
+/// One athlete on an athlete's or guardian's home page.
+pub struct MyAthlete {
+    pub name: String,
+    pub club: String,
+    /// Empty: the user themself; else "guardian (parent)" and the like.
+    pub relation: String,
+    pub coaches: Vec<String>,
+    /// (title, when (UTC), status)
+    pub sessions: Vec<(String, String, String)>,
 }
 
 /// `/`: who is signed in and their workspaces, or the way to sign in.
-pub async fn home(State(state): State<AppState>, who: PageUser) -> Response {
+pub async fn home(State(state): State<AppState>, who: PageUser, headers: HeaderMap) -> Response {
+    let tz = crate::areas::desk::viewer_tz(&headers);
     let Some(caller) = who.caller() else {
         return page(
             StatusCode::OK,
@@ -49,6 +63,7 @@ pub async fn home(State(state): State<AppState>, who: PageUser) -> Response {
                 email: String::new(),
                 verified: false,
                 workspaces: vec![],
+                mine: vec![],
             },
         );
     };
@@ -61,6 +76,39 @@ pub async fn home(State(state): State<AppState>, who: PageUser) -> Response {
     if let Some(org) = default {
         return see_other(&format!("/w/{org}/"), HeaderMap::new());
     }
+    let mine = match shared::domain::athletes::profile::mine(&state.db, caller.user.id).await {
+        Ok(m) => m,
+        Err(e) => return error_page(&who, &e),
+    };
+    let mine = mine
+        .into_iter()
+        .map(|m| MyAthlete {
+            name: format!(
+                "{} {}",
+                m.linked.athlete.first_name, m.linked.athlete.last_name
+            ),
+            club: m.linked.org_name,
+            relation: m
+                .linked
+                .relationship
+                .map(|r| format!("you are their guardian ({r})"))
+                .unwrap_or_default(),
+            coaches: m
+                .coaches
+                .into_iter()
+                .map(|c| format!("{} ({})", c.name, c.role))
+                .collect(),
+            sessions: m
+                .attendance
+                .into_iter()
+                .map(|s| {
+                    let local = s.starts_at.0.with_timezone(&tz);
+                    let when = format!("{} ({tz})", local.format("%Y-%m-%d %H:%M"));
+                    (s.title, when, s.status.to_string())
+                })
+                .collect(),
+        })
+        .collect();
     page(
         StatusCode::OK,
         &Home {
@@ -69,6 +117,7 @@ pub async fn home(State(state): State<AppState>, who: PageUser) -> Response {
             email: caller.user.email.clone(),
             verified: caller.user.email_verified_at.is_some(),
             workspaces: ms.into_iter().map(|m| m.org_name).collect(),
+            mine,
         },
     )
 }

@@ -1,11 +1,12 @@
 //! Everything the athlete's profile page shows, read at once: the athlete, their coaches,
-//! guardians and consent, their newest invite, provider links and training attendance.
+//! guardians and consent, their newest invite, provider links and training attendance; and
+//! what an athlete or a guardian sees of the athletes they are or look after ([`mine`]).
 
 use super::consent::{self, ConsentStatus};
 use super::{InWorkspace, load};
 use crate::db::{Db, Id};
 use crate::error::Result;
-use crate::repo::athletes::{self, Assignment, Athlete, Guardian, Invite, ProviderLink};
+use crate::repo::athletes::{self, Assignment, Athlete, Guardian, Invite, Linked, ProviderLink};
 use crate::repo::training::{self, Attendance};
 
 /// How many training sessions the profile lists.
@@ -37,4 +38,28 @@ pub async fn get(ws: &InWorkspace, db: &Db, id: Id) -> Result<Profile> {
         consent,
         athlete,
     })
+}
+
+/// One athlete a signed-in user is, or looks after as a guardian, with what they may see:
+/// the coaches and the training sessions (never the coaches' notes or other athletes).
+pub struct Mine {
+    pub linked: Linked,
+    pub coaches: Vec<Assignment>,
+    pub attendance: Vec<Attendance>,
+}
+
+/// The athletes `user` is or looks after, in every workspace (not archived).
+pub async fn mine(db: &Db, user: Id) -> Result<Vec<Mine>> {
+    let mut c = db.acquire().await?;
+    let linked = athletes::linked_to_user(&mut c, user).await?;
+    let mut out = Vec::with_capacity(linked.len());
+    for l in linked {
+        let (org, id) = (l.athlete.org_id, l.athlete.id);
+        out.push(Mine {
+            coaches: athletes::assignments(&mut c, org, id).await?,
+            attendance: training::attendance_of(&mut c, org, id, ATTENDANCE_SHOWN).await?,
+            linked: l,
+        });
+    }
+    Ok(out)
 }
