@@ -3,7 +3,7 @@
 //! nothing of other athletes, and no coach notes.
 
 use crate::support::*;
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use serde_json::json;
 
 #[tokio::test]
@@ -11,7 +11,7 @@ async fn an_athlete_and_a_guardian_see_their_own_athletes_sessions_and_coaches()
     let app = TestApp::new().await;
     let ca = coach_and_athlete(&app).await;
     let (minor, leo, ana) = minor_with_guardian(&app, &ca.coach).await;
-    app.patch(&format!("/api/athletes/{}", ca.athlete_id))
+    app.req(Method::PATCH, &format!("/api/athletes/{}", ca.athlete_id))
         .session(&ca.coach)
         .json(json!({ "notes": "private coach note" }))
         .send()
@@ -81,7 +81,7 @@ async fn an_athlete_and_a_guardian_see_their_own_athletes_sessions_and_coaches()
         "another athlete stays hidden"
     );
     // Archived athletes drop out.
-    app.patch(&format!("/api/athletes/{minor}"))
+    app.req(Method::PATCH, &format!("/api/athletes/{minor}"))
         .session(&ca.coach)
         .json(json!({ "status": "archived" }))
         .send()
