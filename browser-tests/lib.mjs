@@ -86,9 +86,11 @@ export async function screenshot(page, name) {
   const dir = process.env.SCREENSHOTS_DIR;
   if (!dir) return;
   const size = page.viewportSize();
-  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  // caret: 'initial' so playwright injects no style of its own (the CSP would refuse it).
+  const opts = { fullPage: true, caret: 'initial' };
+  await page.screenshot({ ...opts, path: join(dir, `${name}-phone.png`) });
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: join(dir, `${name}-desktop.png`), fullPage: true });
+  await page.screenshot({ ...opts, path: join(dir, `${name}-desktop.png`) });
   await page.setViewportSize(size);
 }
 
