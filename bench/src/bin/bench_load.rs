@@ -14,7 +14,11 @@
 //!   match; the page has 50);
 //! - `create`: `POST /api/athletes`, a new athlete each time (201);
 //! - `enqueue`: `POST /api/reports/season/{athleteId}` with a period no request used before,
-//!   so every request enqueues a new job (202 + job; nothing runs it).
+//!   so every request enqueues a new job (202 + job; nothing runs it);
+//! - `desk-list`: the web application's roster page `GET /w/{ws}/athletes` (HTML, 25 rows and
+//!   the coach filter's members) with the web session cookie;
+//! - `desk-dashboard`: the web application's dashboard `GET /w/{ws}/` with the session cookie
+//!   (this week's training, unread conversations, athletes needing attention, failed jobs).
 //!
 //! Each target: a warm-up, then the **peak**: `BENCH_LOAD_CONNS` (32) connections sending
 //! back to back for `BENCH_LOAD_SECS` (10) seconds (closed loop; its latency is each request's
@@ -160,6 +164,8 @@ struct Target {
     expect: StatusCode,
     make: Box<dyn Fn(u64) -> (Method, String, Option<String>) + Send + Sync>,
     bearer: Option<String>,
+    /// A web session cookie (the desk's pages), sent instead of a bearer.
+    cookie: Option<String>,
     counter: AtomicU64,
 }
 
@@ -173,6 +179,9 @@ impl Target {
             .header(header::HOST, &self.host);
         if let Some(t) = &self.bearer {
             b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+        }
+        if let Some(c) = &self.cookie {
+            b = b.header(header::COOKIE, c);
         }
         match body {
             Some(body) => b
@@ -396,6 +405,9 @@ async fn drive(p: &Params, addr: &str, server_pid: u32, t: &Arc<Target>) -> Vec<
 struct Seed {
     token: String,
     athletes: Vec<String>,
+    /// The coach's workspace and a web session cookie (`sc_session=…`) for the desk.
+    org: String,
+    cookie: String,
 }
 
 async fn seed(base: &str, n: usize) -> Result<Seed> {
@@ -419,6 +431,26 @@ async fn seed(base: &str, n: usize) -> Result<Seed> {
         r.status(),
         r.text().await?
     );
+    let v: Value = r.json().await?;
+    let org = v["workspace"]["workspaceId"]
+        .as_str()
+        .ok_or_else(|| anyhow!("no workspace in {v}"))?
+        .to_string();
+    let r = post(
+        "/api/auth/signin",
+        json!({ "email": EMAIL, "password": PASSWORD }),
+        None,
+    )
+    .await?;
+    let cookie = r
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("sc_session="))
+        .and_then(|c| c.split(';').next())
+        .ok_or_else(|| anyhow!("no session cookie from the sign-in"))?
+        .to_string();
     let r = post(
         "/api/mobile/auth/token",
         json!({ "email": EMAIL, "password": PASSWORD, "clientName": "bench" }),
@@ -469,7 +501,12 @@ async fn seed(base: &str, n: usize) -> Result<Seed> {
         items == 50,
         "the list answers {items} items, not 50: {list}"
     );
-    Ok(Seed { token, athletes })
+    Ok(Seed {
+        token,
+        athletes,
+        org,
+        cookie,
+    })
 }
 
 const LIST_PATH: &str = "/api/athletes?limit=50&status=active&level=intermediate";
@@ -484,6 +521,17 @@ fn targets(addr: &str, hello_addr: &str, s: &Seed) -> Vec<Target> {
         expect,
         make,
         bearer,
+        cookie: None,
+        counter: AtomicU64::new(0),
+    };
+    let page = |key, label: &str, path: String| Target {
+        key,
+        label: label.to_string(),
+        host: addr.to_string(),
+        expect: StatusCode::OK,
+        make: Box::new(move |_: u64| (Method::GET, path.clone(), None)),
+        bearer: None,
+        cookie: Some(s.cookie.clone()),
         counter: AtomicU64::new(0),
     };
     let day0 = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a date");
@@ -538,6 +586,16 @@ fn targets(addr: &str, hello_addr: &str, s: &Seed) -> Vec<Target> {
                 let path = format!("/api/reports/season/{}", athletes[(i % n) as usize]);
                 (Method::POST, path, Some(body.to_string()))
             }),
+        ),
+        page(
+            "desk-list",
+            "web: the roster page `GET /w/{ws}/athletes` (cookie)",
+            format!("/w/{}/athletes", s.org),
+        ),
+        page(
+            "desk-dashboard",
+            "web: the dashboard `GET /w/{ws}/` (cookie)",
+            format!("/w/{}/", s.org),
         ),
     ]
 }

@@ -178,3 +178,44 @@ async fn every_desk_post_needs_the_csrf_token_and_this_site() {
     assert_eq!(app.count("athletes").await, 1, "nothing was written");
     assert_eq!(app.count("athlete_invites").await, 0, "nothing was written");
 }
+
+#[tokio::test]
+async fn an_impersonating_admin_sees_the_banner_and_stops_from_any_desk_page() {
+    let app = TestApp::new().await;
+    let admin = app.signup("admin@example.com").await;
+    make_admin(&app, &admin).await;
+    let coach = app.signup("coach@example.com").await;
+    let r = app
+        .post("/api/admin/impersonate")
+        .session(&admin)
+        .json(serde_json::json!({ "userId": coach.user_id, "reason": "support ticket 7" }))
+        .send()
+        .await;
+    assert!(r.status.is_success(), "{}", r.body);
+    // The admin's browser now shows the coach's desk, with the banner and its stop button.
+    let r = get(&app, &admin, &ws_path(&coach, "/athletes")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("You are acting as Coach Kai"), "{}", r.body);
+    assert!(r.body.contains("action=\"/impersonation/stop\""));
+    // The stop button needs the session's token, then ends it.
+    let r = app
+        .post("/impersonation/stop")
+        .header("cookie", &cookies_of(&admin))
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("csrf", "forged")])
+        .send()
+        .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = app
+        .post("/impersonation/stop")
+        .header("cookie", &cookies_of(&admin))
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("csrf", &admin.csrf)])
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let r = get(&app, &admin, &ws_path(&coach, "/athletes")).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(&app, &admin, &ws_path(&admin, "/")).await;
+    assert!(!r.body.contains("You are acting as"), "{}", r.body);
+}

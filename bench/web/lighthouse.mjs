@@ -1,0 +1,63 @@
+// Lighthouse (mobile: its default emulation and throttling) on the web application's main
+// pages: the dashboard, the athlete list (200 athletes) and the week calendar, signed in as a
+// coach. Run by scripts/bench-lighthouse against a release api it started (BASE_URL). Prints
+// a Markdown table; exits 1 when a score is under 95.
+import lighthouse from 'lighthouse';
+import * as chromeLauncher from 'chrome-launcher';
+
+const BASE = process.env.BASE_URL;
+const PASSWORD = 'correct horse battery staple';
+const CATEGORIES = ['performance', 'accessibility', 'best-practices'];
+
+async function call(path, { method = 'GET', body, cookie, csrf } = {}) {
+  const headers = { 'content-type': 'application/json' };
+  if (cookie) { headers.cookie = cookie; headers['x-csrf-token'] = csrf; }
+  const r = await fetch(BASE + path, { method, headers, body: body && JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r;
+}
+
+const signup = await (await call('/api/auth/signup', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD, name: 'Coach Bench' } })).json();
+const signin = await call('/api/auth/signin', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD } });
+const cookie = signin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+const csrf = (await signin.json()).csrfToken;
+const auth = { cookie, csrf };
+const levels = ['beginner', 'intermediate', 'advanced', 'pro'];
+for (let i = 0; i < 200; i += 1) {
+  await call('/api/athletes', { method: 'POST', ...auth, body: { firstName: `Rider${i}`, lastName: `Seed${(i * 7919) % 200}`, level: levels[i % 4], birthDate: i % 5 ? '2000-01-01' : '2014-01-01' } });
+}
+const day = 24 * 3600 * 1000;
+for (let d = 0; d < 7; d += 1) {
+  const start = new Date(Date.now() + d * day);
+  await call('/api/training-sessions', { method: 'POST', ...auth, body: { title: `Session ${d}`, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + 5400000).toISOString(), capacity: 8 } });
+}
+const ws = signup.workspace.workspaceId;
+const pages = [['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`]];
+
+const chrome = await chromeLauncher.launch({
+  chromePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
+});
+let failed = false;
+console.log(`| page | ${CATEGORIES.join(' | ')} |`);
+console.log(`|---|${CATEGORIES.map(() => '---').join('|')}|`);
+try {
+  for (const [name, path] of pages) {
+    const r = await lighthouse(BASE + path, {
+      port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES,
+      extraHeaders: { Cookie: cookie },
+    });
+    const scores = CATEGORIES.map((c) => Math.round(r.lhr.categories[c].score * 100));
+    if (scores.some((s) => s < 95)) failed = true;
+    console.log(`| ${name} | ${scores.join(' | ')} |`);
+    for (const c of CATEGORIES) {
+      const below = r.lhr.categories[c].auditRefs
+        .map((a) => r.lhr.audits[a.id])
+        .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative');
+      for (const a of below) console.error(`  ${name} / ${c}: ${a.id} (${a.score}) ${a.displayValue ?? ''}`);
+    }
+  }
+} finally {
+  await chrome.kill();
+}
+process.exit(failed ? 1 : 0);
