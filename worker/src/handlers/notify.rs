@@ -4,13 +4,22 @@
 //!
 //! - email: the user's address, with RFC 8058 one-click unsubscribe headers; skipped when the
 //!   user opted out of the category.
-//! - push: through Expo to every `ExponentPushToken[…]` of the user, in batches; a ticket
-//!   `DeviceNotRegistered` deletes that token. Skipped without a token (FCM tokens are stored but
-//!   not delivered yet); failed ("not configured") when `EXPO_PUSH_URL` is unset. SMS
-//!   notifications are not sent.
+//! - push: to every device of the user: Expo tokens in batches of 100 (each ok ticket is kept
+//!   for the `push-receipts` task), FCM tokens one request each (HTTP v1), browsers by Web Push;
+//!   a device its service calls gone (`DeviceNotRegistered`, `UNREGISTERED`/`INVALID_ARGUMENT`,
+//!   404/410) is deleted. What happened on each device is stored on the delivery (`devices`).
+//!   Sent when one device took it; skipped without a device; a service not configured fails
+//!   its devices ("not configured"). TTL and urgency follow the kind (`domain::push_policy`).
+//! - sms: through Twilio's Messages API to the user's verified phone, unless the number replied
+//!   STOP (Twilio's 21610 records that too).
 //!
-//! A transient failure puts the delivery back to pending with the job backoff and fails the job
-//! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
+//! Each person's choices decide (`domain::preferences`): a channel they turned off for the
+//! kind's category is skipped; push and SMS inside their quiet hours wait, pending, until the
+//! hours end (the `notifications-due` task sends them then).
+//!
+//! A transient failure puts the delivery back to pending with the job backoff (or the
+//! provider's `Retry-After`, when longer) and fails the job transiently, so the job's retry
+//! picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
 use super::{Ctx, RunJob};
 use jobs::JobError;
@@ -19,12 +28,18 @@ use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::domain::notifications as domain;
 use shared::domain::notifications::jobs::{Announcement, NotificationDrain, NotificationFanout};
+use shared::domain::notifications::preferences;
 use shared::mail::Email;
+use shared::providers::ProviderError;
 use shared::providers::expo::{Expo, PushMessage};
+use shared::providers::fcm::{self, Fcm, FcmMessage};
+use shared::providers::twilio::{SmsResult, Twilio};
+use shared::providers::webpush::{self, Pushed, WebPushMessage};
 use shared::repo::notifications::{
     self, Channel, Delivery, DeliveryStatus, PushPlatform, category_of,
 };
-use shared::repo::users;
+use shared::repo::{sms, users};
+use std::time::Duration;
 
 /// Attempts per delivery (the notify jobs allow as many).
 const MAX_ATTEMPTS: i64 = 5;
@@ -37,6 +52,7 @@ struct Tally {
     failed: u64,
     skipped: u64,
     retrying: u64,
+    deferred: u64,
 }
 
 impl Tally {
@@ -47,7 +63,9 @@ impl Tally {
                 self.retrying
             )));
         }
-        Ok(json!({ "sent": self.sent, "failed": self.failed, "skipped": self.skipped }))
+        Ok(
+            json!({ "sent": self.sent, "failed": self.failed, "skipped": self.skipped, "deferred": self.deferred }),
+        )
     }
 }
 
@@ -55,7 +73,10 @@ enum Outcome {
     Sent,
     Skipped(String),
     Failed(String),
-    Transient(String),
+    /// Retry later: at the job's backoff, or after the provider's `Retry-After` when longer.
+    Transient(String, Option<Duration>),
+    /// Quiet hours: back to pending until then, no attempt spent.
+    Deferred(Ts),
 }
 
 impl RunJob for NotificationFanout {
@@ -85,6 +106,13 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
 /// Every due delivery, in batches, until none is left.
 impl RunJob for NotificationDrain {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        due(ctx).await
+    }
+}
+
+/// The `notifications-due` task: what a drain does.
+pub async fn due(ctx: &Ctx) -> Result<Value, JobError> {
+    {
         let mut tally = Tally::default();
         loop {
             let due = {
@@ -94,11 +122,13 @@ impl RunJob for NotificationDrain {
             if due.is_empty() {
                 break;
             }
-            let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
+            let before =
+                tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred;
             for d in due {
                 deliver(ctx, d, &mut tally).await?;
             }
-            if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
+            if tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred == before
+            {
                 break; // every due row was claimed by another worker meanwhile
             }
         }
@@ -133,7 +163,14 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     let Some(d) = claimed else {
         return Ok(()); // not due yet, another worker has it, or it is done
     };
-    let outcome = send(ctx, &d).await?;
+    let outcome = match send(ctx, &d).await? {
+        (outcome, Some(devices)) => {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::set_devices(&mut c, d.id, &devices).await?;
+            outcome
+        }
+        (outcome, None) => outcome,
+    };
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
@@ -148,13 +185,19 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
             notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
-        Outcome::Transient(why) if d.attempts >= MAX_ATTEMPTS => {
+        Outcome::Deferred(until) => {
+            let why = format!("quiet hours until {}", until.0.to_rfc3339());
+            notifications::defer(&mut c, d.id, &why, until).await?;
+            tally.deferred += 1;
+        }
+        Outcome::Transient(why, _) if d.attempts >= MAX_ATTEMPTS => {
             let why = format!("gave up after {} attempts: {why}", d.attempts);
             notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
-        Outcome::Transient(why) => {
-            let wait = jobs::backoff(d.attempts as u32, ctx.deps.worker.backoff_base);
+        Outcome::Transient(why, asked) => {
+            let wait = jobs::backoff(d.attempts as u32, ctx.deps.worker.backoff_base)
+                .max(asked.unwrap_or_default());
             let at = Ts::now().plus(chrono::Duration::from_std(wait).unwrap_or_default());
             notifications::retry_later(&mut c, d.id, &why, at).await?;
             tally.retrying += 1;
@@ -163,20 +206,27 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     Ok(())
 }
 
-async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
+/// Sends one claimed delivery; the second value is what happened per device, when there are
+/// devices to tell about.
+async fn send(ctx: &Ctx, d: &Delivery) -> Result<(Outcome, Option<Value>), JobError> {
     let mut c = ctx.deps.db.acquire().await?;
     let Some(n) = notifications::get(&mut c, d.notification_id).await? else {
-        return Ok(Outcome::Skipped("notification deleted".into()));
+        return Ok((Outcome::Skipped("notification deleted".into()), None));
     };
     let Some(user) = users::by_id(&mut c, n.user_id).await? else {
-        return Ok(Outcome::Skipped("user deleted".into()));
+        return Ok((Outcome::Skipped("user deleted".into()), None));
     };
     let category = category_of(&n.kind);
-    if notifications::is_unsubscribed(&mut c, user.id, d.channel, category).await? {
-        return Ok(Outcome::Skipped(format!(
-            "unsubscribed from {category} by {}",
-            d.channel
-        )));
+    if !preferences::allows(&mut c, user.id, d.channel, &n.kind).await? {
+        return Ok((
+            Outcome::Skipped(format!("unsubscribed from {category} by {}", d.channel)),
+            None,
+        ));
+    }
+    if d.channel != Channel::Email
+        && let Some(until) = preferences::quiet_until(&mut c, user.id, Ts::now()).await?
+    {
+        return Ok((Outcome::Deferred(until), None));
     }
     match d.channel {
         Channel::Email => {
@@ -185,8 +235,9 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
             let base = ctx.deps.cfg.public_base_url.as_str();
             let url = domain::unsubscribe::link(&keys, base, user.id, category);
             let page = domain::unsubscribe::page_link(&keys, base, user.id, category);
+            let settings = ctx.deps.cfg.public_url(preferences::SETTINGS_PATH);
             let text = format!(
-                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {page}\n",
+                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {page}\nChoose how you are notified: {settings}\n",
                 n.title, n.body
             );
             let mail = Email {
@@ -201,115 +252,492 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
                     "List-Unsubscribe=One-Click".to_string(),
                 ),
             ];
-            Ok(
+            Ok((
                 match ctx.deps.mailer.send_with_headers(mail, &headers).await {
                     Ok(()) => Outcome::Sent,
-                    Err(e) => Outcome::Transient(format!("mail: {e}")),
+                    Err(e) => Outcome::Transient(format!("mail: {e}"), None),
                 },
-            )
+                None,
+            ))
         }
         Channel::Push => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
+            let browsers = notifications::web_subscriptions_of(&mut c, user.id).await?;
             drop(c);
-            push(ctx, &n, tokens).await
+            let mut devices = Devices::default();
+            push(ctx, d, &n, tokens, browsers, &mut devices).await?;
+            let outcome = devices.outcome();
+            Ok((outcome, Some(devices.json())))
         }
-        Channel::Sms => Ok(Outcome::Failed(format!(
-            "{} notifications are not sent by this service",
-            d.channel
-        ))),
+        Channel::Sms => {
+            let phone = sms::verified_phone(&mut c, user.id).await?;
+            let opted_out = match &phone {
+                Some((p, _)) => sms::is_opted_out(&mut c, p).await?,
+                None => false,
+            };
+            drop(c);
+            text_message(ctx, &n, phone.map(|p| p.0), opted_out).await
+        }
     }
 }
 
-/// Push to the user's Expo tokens. Sent when at least one ticket is ok; a token Expo no longer
-/// knows (`DeviceNotRegistered`) is deleted; a request that failed transiently (5xx, 429,
-/// timeout, or every ticket `MessageRateExceeded`) is retried as a whole.
-async fn push(
-    ctx: &Ctx,
-    n: &notifications::Notification,
-    tokens: Vec<notifications::PushToken>,
-) -> Result<Outcome, JobError> {
-    if tokens.is_empty() {
-        return Ok(Outcome::Skipped("no push token registered".into()));
+/// One device's result in a push delivery.
+struct DeviceResult {
+    platform: &'static str,
+    device: String,
+    status: &'static str,
+    error: Option<String>,
+    retry_after: Option<Duration>,
+}
+
+#[derive(Default)]
+struct Devices(Vec<DeviceResult>);
+
+impl Devices {
+    fn add(
+        &mut self,
+        platform: &'static str,
+        device: String,
+        status: &'static str,
+        error: Option<String>,
+    ) {
+        self.0.push(DeviceResult {
+            platform,
+            device,
+            status,
+            error,
+            retry_after: None,
+        });
     }
-    let Some(cfg) = ctx.deps.cfg.expo.clone() else {
-        return Ok(Outcome::Failed(
-            shared::providers::ProviderError::NotConfigured("push").to_string(),
-        ));
-    };
-    let expo_tokens: Vec<String> = tokens
-        .into_iter()
-        .filter(|t| t.platform == PushPlatform::Expo && Expo::is_expo_token(&t.token))
-        .map(|t| t.token)
-        .collect();
-    if expo_tokens.is_empty() {
-        return Ok(Outcome::Skipped(
-            "only FCM tokens registered; FCM delivery is not built".into(),
-        ));
+
+    fn failed(&mut self, platform: &'static str, device: String, e: &ProviderError) {
+        let status = if e.is_permanent() { "failed" } else { "retry" };
+        self.0.push(DeviceResult {
+            platform,
+            device,
+            status,
+            error: Some(e.to_string()),
+            retry_after: e.retry_after(),
+        });
     }
-    let expo = Expo::new(cfg, shared::providers::http::shared_client().clone());
+
+    fn errors(&self, status: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| {
+                format!(
+                    "{} {}: {}",
+                    r.platform,
+                    r.device,
+                    r.error.as_deref().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    /// Sent when one device took it (retrying would notify that one twice); else retried when
+    /// one failed transiently; skipped when every device is gone or none exists; else failed.
+    fn outcome(&self) -> Outcome {
+        if self.0.is_empty() {
+            return Outcome::Skipped("no push device registered".into());
+        }
+        if self.0.iter().any(|r| r.status == "sent") {
+            return Outcome::Sent;
+        }
+        let retry = self.errors("retry");
+        if !retry.is_empty() {
+            let wait = self.0.iter().filter_map(|r| r.retry_after).max();
+            return Outcome::Transient(retry.join("; "), wait);
+        }
+        let gone = self.errors("gone");
+        if gone.len() == self.0.len() {
+            return Outcome::Skipped(format!(
+                "every device is gone, removed: {}",
+                gone.join("; ")
+            ));
+        }
+        let mut failed = self.errors("failed");
+        failed.extend(gone.into_iter().map(|g| format!("{g} (removed)")));
+        Outcome::Failed(failed.join("; "))
+    }
+
+    /// As stored: transient failures of a delivery that went out elsewhere are final.
+    fn json(&self) -> Value {
+        let any_sent = self.0.iter().any(|r| r.status == "sent");
+        Value::Array(
+            self.0
+                .iter()
+                .map(|r| {
+                    let status = if r.status == "retry" && any_sent { "failed" } else { r.status };
+                    json!({ "platform": r.platform, "device": r.device, "status": status, "error": r.error })
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A device as the admin view shows it: its name, or the token's last characters.
+fn device_label(name: Option<&str>, token: &str) -> String {
+    match name {
+        Some(n) => n.to_string(),
+        None => {
+            let tail: String = token
+                .chars()
+                .rev()
+                .take(8)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            format!("…{tail}")
+        }
+    }
+}
+
+/// The push payload's data: the notification's own, with its id and kind.
+fn push_data(n: &notifications::Notification) -> Value {
     let mut data = n.data.0.clone();
     if !data.is_object() {
         data = json!({ "value": data });
     }
     data["notificationId"] = json!(n.id);
     data["kind"] = json!(n.kind);
-    let (mut ok, mut gone, mut errors, mut rate_limited) = (0usize, 0usize, Vec::new(), 0usize);
-    for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
-        let messages: Vec<PushMessage> = batch
-            .iter()
-            .map(|t| PushMessage {
-                to: t.clone(),
-                title: n.title.clone(),
-                body: n.body.clone(),
-                data: data.clone(),
-                sound: "default",
-            })
-            .collect();
-        let tickets = match expo.send(&messages).await {
-            Ok(t) => t,
-            Err(e) if e.is_permanent() => return Ok(Outcome::Failed(e.to_string())),
-            Err(e) if ok > 0 => {
-                // An earlier batch went out: retrying would notify those devices twice.
-                errors.push(e.to_string());
-                continue;
-            }
-            Err(e) => return Ok(Outcome::Transient(e.to_string())),
-        };
-        for (token, ticket) in batch.iter().zip(tickets) {
-            if ticket.is_ok() {
-                ok += 1;
-                continue;
-            }
-            match ticket.error() {
-                Some("DeviceNotRegistered") => {
-                    let mut c = ctx.deps.db.acquire().await?;
-                    notifications::forget_push_token(&mut c, token).await?;
-                    gone += 1;
+    data
+}
+
+/// Push to every device of the user (see the module doc).
+async fn push(
+    ctx: &Ctx,
+    d: &Delivery,
+    n: &notifications::Notification,
+    tokens: Vec<notifications::PushToken>,
+    browsers: Vec<notifications::WebSubscription>,
+    out: &mut Devices,
+) -> Result<(), JobError> {
+    let data = push_data(n);
+    let policy = domain::push_policy(&n.kind);
+    let http = &shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout);
+    let (expo_tokens, fcm_tokens): (Vec<_>, Vec<_>) = tokens
+        .into_iter()
+        .partition(|t| t.platform == PushPlatform::Expo);
+
+    // Expo, in batches of 100.
+    if !expo_tokens.is_empty() {
+        match ctx.deps.cfg.expo.clone() {
+            None => {
+                let e = ProviderError::NotConfigured("push");
+                for t in &expo_tokens {
+                    out.failed("expo", device_label(t.device_name.as_deref(), &t.token), &e);
                 }
-                Some("MessageRateExceeded") => rate_limited += 1,
-                other => errors.push(format!(
-                    "{}: {}",
-                    other.unwrap_or("error"),
-                    ticket.message.as_deref().unwrap_or("no message")
-                )),
+            }
+            Some(cfg) => {
+                let expo = Expo::new(cfg, http.clone());
+                for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
+                    let messages: Vec<PushMessage> = batch
+                        .iter()
+                        .map(|t| PushMessage {
+                            to: t.token.clone(),
+                            title: n.title.clone(),
+                            body: n.body.clone(),
+                            data: data.clone(),
+                            sound: "default",
+                        })
+                        .collect();
+                    match expo.send(&messages).await {
+                        Err(e) => {
+                            for t in batch {
+                                out.failed(
+                                    "expo",
+                                    device_label(t.device_name.as_deref(), &t.token),
+                                    &e,
+                                );
+                            }
+                        }
+                        Ok(tickets) => {
+                            let mut c = ctx.deps.db.acquire().await?;
+                            for (t, ticket) in batch.iter().zip(tickets) {
+                                let label = device_label(t.device_name.as_deref(), &t.token);
+                                if ticket.is_ok() {
+                                    if let Some(id) = &ticket.id {
+                                        notifications::add_ticket(&mut c, id, &t.token, Some(d.id))
+                                            .await?;
+                                    }
+                                    out.add("expo", label, "sent", None);
+                                    continue;
+                                }
+                                let code = ticket.error().unwrap_or("error").to_string();
+                                let msg = format!(
+                                    "{code}: {}",
+                                    ticket.message.as_deref().unwrap_or("no message")
+                                );
+                                match code.as_str() {
+                                    "DeviceNotRegistered" => {
+                                        notifications::forget_push_token(&mut c, &t.token).await?;
+                                        out.add("expo", label, "gone", Some(msg));
+                                    }
+                                    "MessageRateExceeded" => {
+                                        out.add("expo", label, "retry", Some(msg))
+                                    }
+                                    _ => out.add("expo", label, "failed", Some(msg)),
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
-    if ok > 0 {
-        return Ok(Outcome::Sent);
+
+    // FCM, one request per token.
+    if !fcm_tokens.is_empty() {
+        let client = match ctx.deps.cfg.fcm.clone() {
+            None => Err(ProviderError::NotConfigured("fcm")),
+            Some(cfg) => Fcm::new(cfg, http.clone()),
+        };
+        for t in &fcm_tokens {
+            let label = device_label(t.device_name.as_deref(), &t.token);
+            let fcm = match &client {
+                Ok(f) => f,
+                Err(e) => {
+                    out.failed("fcm", label, e);
+                    continue;
+                }
+            };
+            let m = FcmMessage {
+                token: &t.token,
+                title: &n.title,
+                body: &n.body,
+                data: &data,
+                high_priority: policy.urgency == webpush::Urgency::High,
+                ttl: Duration::from_secs(policy.ttl_secs.into()),
+            };
+            match fcm.send(&m).await {
+                Ok(fcm::Sent::Ok(_)) => out.add("fcm", label, "sent", None),
+                Ok(fcm::Sent::TokenGone(code)) => {
+                    let mut c = ctx.deps.db.acquire().await?;
+                    notifications::forget_push_token(&mut c, &t.token).await?;
+                    out.add("fcm", label, "gone", Some(code));
+                }
+                Err(e) => out.failed("fcm", label, &e),
+            }
+        }
     }
-    if rate_limited > 0 && errors.is_empty() {
-        return Ok(Outcome::Transient(format!(
-            "expo push: MessageRateExceeded for {rate_limited} device(s)"
-        )));
+
+    // Browsers.
+    if !browsers.is_empty() {
+        let vapid = ctx.deps.cfg.web_push.vapid();
+        let payload = web_payload(n, &data);
+        for b in &browsers {
+            let host = url::Url::parse(&b.endpoint)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default();
+            let label = match &b.device_name {
+                Some(name) => format!("{name} ({host})"),
+                None => host,
+            };
+            let vapid = match &vapid {
+                Ok(v) => v,
+                Err(e) => {
+                    out.add("web", label, "failed", Some(format!("VAPID key: {e}")));
+                    continue;
+                }
+            };
+            let allowed = url::Url::parse(&b.endpoint).is_ok_and(|u| {
+                webpush::endpoint_allowed(&u, &ctx.deps.cfg.web_push.endpoint_hosts)
+            });
+            if !allowed {
+                out.add(
+                    "web",
+                    label,
+                    "failed",
+                    Some("endpoint not on an allowed push service".into()),
+                );
+                continue;
+            }
+            let m = WebPushMessage {
+                endpoint: &b.endpoint,
+                p256dh: &b.p256dh,
+                auth: &b.auth,
+                payload: &payload,
+                ttl: policy.ttl_secs,
+                urgency: policy.urgency,
+                topic: None,
+            };
+            match webpush::send(http, vapid, &ctx.deps.cfg.web_push.subject, &m).await {
+                Ok(Pushed::Accepted) => out.add("web", label, "sent", None),
+                Ok(Pushed::Gone(status)) => {
+                    let mut c = ctx.deps.db.acquire().await?;
+                    notifications::forget_web_subscription(&mut c, &b.endpoint).await?;
+                    out.add("web", label, "gone", Some(format!("status {status}")));
+                }
+                Err(e) => out.failed("web", label, &e),
+            }
+        }
     }
-    if gone > 0 && errors.is_empty() && rate_limited == 0 {
-        return Ok(Outcome::Skipped(format!(
-            "expo push: DeviceNotRegistered, {gone} token(s) removed"
-        )));
+    Ok(())
+}
+
+/// What the service worker receives: JSON with the notification's id, kind, title, body and
+/// data, the body shortened to fit one encrypted record.
+fn web_payload(n: &notifications::Notification, data: &Value) -> Vec<u8> {
+    let mut body = n.body.clone();
+    loop {
+        let p = json!({ "notificationId": n.id, "kind": n.kind, "title": n.title, "body": body, "data": data })
+            .to_string()
+            .into_bytes();
+        if p.len() <= webpush::MAX_PLAINTEXT || body.is_empty() {
+            return p;
+        }
+        let keep = body
+            .chars()
+            .count()
+            .saturating_sub((p.len() - webpush::MAX_PLAINTEXT).max(16) + 1);
+        body = format!("{}…", body.chars().take(keep).collect::<String>());
     }
-    Ok(Outcome::Failed(format!(
-        "expo push: {} ({gone} token(s) removed)",
-        errors.join("; ")
-    )))
+}
+
+/// The SMS a notification becomes: title and body in at most 300 characters, and the opt-out
+/// reminder carriers expect.
+fn sms_text(n: &notifications::Notification) -> String {
+    let mut text = format!("{}: {}", n.title, n.body);
+    if text.chars().count() > 300 {
+        text = format!("{}…", text.chars().take(299).collect::<String>());
+    }
+    format!("{text}\nReply STOP to opt out.")
+}
+
+/// A notification by SMS to the user's verified phone.
+async fn text_message(
+    ctx: &Ctx,
+    n: &notifications::Notification,
+    phone: Option<String>,
+    opted_out: bool,
+) -> Result<(Outcome, Option<Value>), JobError> {
+    let Some(phone) = phone else {
+        return Ok((Outcome::Skipped("no verified phone".into()), None));
+    };
+    let label = device_label(None, &phone);
+    let one = |status: &str, error: Option<String>| {
+        Some(json!([{ "platform": "sms", "device": label, "status": status, "error": error }]))
+    };
+    if opted_out {
+        return Ok((
+            Outcome::Skipped("the number replied STOP".into()),
+            one("skipped", None),
+        ));
+    }
+    let twilio = match ctx.deps.cfg.twilio.clone() {
+        Some(cfg) => Twilio::new(
+            cfg,
+            shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout),
+        ),
+        None => {
+            let e = ProviderError::NotConfigured("sms notifications").to_string();
+            return Ok((Outcome::Failed(e.clone()), one("failed", Some(e))));
+        }
+    };
+    Ok(match twilio.send_sms(&phone, &sms_text(n)).await {
+        Ok(SmsResult::Queued(_)) => (Outcome::Sent, one("sent", None)),
+        Ok(SmsResult::Refused {
+            code: 21610,
+            message,
+            ..
+        }) => {
+            let mut c = ctx.deps.db.acquire().await?;
+            sms::opt_out(&mut c, &phone, "STOP", Ts::now()).await?;
+            let why = format!("the number replied STOP (21610: {message})");
+            (Outcome::Skipped(why.clone()), one("gone", Some(why)))
+        }
+        Ok(SmsResult::Refused {
+            status,
+            code,
+            message,
+        }) => {
+            let why = format!("sms (twilio) refused ({status} {code}): {message}");
+            (Outcome::Failed(why.clone()), one("failed", Some(why)))
+        }
+        Err(e) if e.is_permanent() => (
+            Outcome::Failed(e.to_string()),
+            one("failed", Some(e.to_string())),
+        ),
+        Err(e) => (
+            Outcome::Transient(e.to_string(), e.retry_after()),
+            one("retry", Some(e.to_string())),
+        ),
+    })
+}
+
+/// The `push-receipts` task: asks Expo for the receipts of tickets older than
+/// `EXPO_RECEIPT_DELAY_SECS`, 1,000 per request. `DeviceNotRegistered` deletes the token;
+/// other errors are logged with their ticket; a ticket with a receipt, or older than a day
+/// (Expo keeps receipts 24 hours), is done.
+pub async fn push_receipts(ctx: &Ctx) -> Result<Value, JobError> {
+    let Some(cfg) = ctx.deps.cfg.expo.clone() else {
+        return Ok(json!({ "skipped": "expo push is not configured" }));
+    };
+    let expo = Expo::new(
+        cfg.clone(),
+        shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout),
+    );
+    let now = Ts::now();
+    let before = now.plus(-chrono::Duration::from_std(cfg.receipt_delay).unwrap_or_default());
+    let expired = now.plus(-chrono::Duration::hours(24));
+    let (mut ok, mut gone, mut errors, mut pending, mut requests) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut after: Option<String> = None;
+    loop {
+        let page = {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::tickets_before(
+                &mut c,
+                before,
+                shared::providers::expo::RECEIPT_BATCH as i64,
+                after.as_deref(),
+            )
+            .await?
+        };
+        let Some(last) = page.last() else { break };
+        after = Some(last.ticket_id.clone());
+        let ids: Vec<String> = page.iter().map(|t| t.ticket_id.clone()).collect();
+        let receipts = expo.receipts(&ids).await.map_err(|e| {
+            if e.is_permanent() {
+                JobError::Permanent(e.to_string())
+            } else {
+                JobError::Transient(e.to_string())
+            }
+        })?;
+        requests += 1;
+        let mut done = Vec::new();
+        let mut c = ctx.deps.db.acquire().await?;
+        for t in &page {
+            match receipts.get(&t.ticket_id) {
+                Some(r) if r.is_ok() => ok += 1,
+                Some(r) if r.error() == Some("DeviceNotRegistered") => {
+                    notifications::forget_push_token(&mut c, &t.token).await?;
+                    gone += 1;
+                }
+                Some(r) => {
+                    tracing::warn!(
+                        ticket = %t.ticket_id,
+                        delivery = ?t.delivery_id,
+                        error = r.error().unwrap_or("error"),
+                        message = r.message.as_deref().unwrap_or(""),
+                        "expo push receipt error"
+                    );
+                    errors += 1;
+                }
+                None if t.created_at < expired => {}
+                None => {
+                    pending += 1;
+                    continue;
+                }
+            }
+            done.push(t.ticket_id.clone());
+        }
+        notifications::remove_tickets(&mut c, &done).await?;
+    }
+    Ok(
+        json!({ "ok": ok, "deviceNotRegistered": gone, "errors": errors, "pending": pending, "requests": requests }),
+    )
 }
