@@ -43,11 +43,17 @@ pub fn signing_key(pem: &str) -> Result<RsaKeyPair, &'static str> {
     RsaKeyPair::from_pkcs8(&der).map_err(|_| "not a PKCS#8 RSA private key")
 }
 
-type TokenCache = Mutex<HashMap<String, (String, Instant)>>;
+/// One slot per service account; its lock is held while a token is fetched, so concurrent
+/// sends wait for that one exchange instead of each making their own.
+type Slot = Arc<tokio::sync::Mutex<Option<(String, Instant)>>>;
 
-fn cache() -> &'static TokenCache {
-    static CACHE: std::sync::OnceLock<TokenCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
+fn slot(key: String) -> Slot {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<String, Slot>>> = std::sync::OnceLock::new();
+    let mut g = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    g.entry(key).or_default().clone()
 }
 
 #[derive(Clone)]
@@ -139,16 +145,16 @@ impl Fcm {
         format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig))
     }
 
-    /// A valid access token: the cached one, or a new one from the token endpoint.
-    async fn access_token(&self, renew: bool) -> Result<String, ProviderError> {
-        let key = self.cache_key();
-        if !renew {
-            let c = cache().lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((t, until)) = c.get(&key)
-                && Instant::now() < *until
-            {
-                return Ok(t.clone());
-            }
+    /// A valid access token: the cached one, or a new one from the token endpoint. `refused`
+    /// is a token FCM just refused: it is not returned again.
+    async fn access_token(&self, refused: Option<&str>) -> Result<String, ProviderError> {
+        let slot = slot(self.cache_key());
+        let mut cached = slot.lock().await;
+        if let Some((t, until)) = cached.as_ref()
+            && Instant::now() < *until
+            && refused != Some(t.as_str())
+        {
+            return Ok(t.clone());
         }
         let assertion = self.assertion(chrono::Utc::now().timestamp());
         let form = [
@@ -196,10 +202,7 @@ impl Fcm {
             })?;
         let life = Duration::from_secs(t.expires_in.unwrap_or(3600));
         let until = Instant::now() + life.saturating_sub(RENEW_BEFORE);
-        cache()
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, (t.access_token.clone(), until));
+        *cached = Some((t.access_token.clone(), until));
         Ok(t.access_token)
     }
 
@@ -238,7 +241,7 @@ impl Fcm {
         let renewed = &std::sync::atomic::AtomicBool::new(false);
         let (url, body) = (&url, &body);
         super::retry::with_backoff(PROVIDER, move || async move {
-            let mut token = self.access_token(false).await?;
+            let mut token = self.access_token(None).await?;
             loop {
                 let resp = self
                     .http
@@ -263,7 +266,7 @@ impl Fcm {
                 return match status {
                     200..=299 => Ok(Sent::Ok(v["name"].as_str().unwrap_or_default().to_string())),
                     401 if !renewed.swap(true, std::sync::atomic::Ordering::SeqCst) => {
-                        token = self.access_token(true).await?;
+                        token = self.access_token(Some(&token)).await?;
                         continue;
                     }
                     404 if code == "UNREGISTERED" || code == "NOT_FOUND" => {

@@ -22,6 +22,7 @@
 //! picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
 use super::{Ctx, RunJob};
+use futures::StreamExt;
 use jobs::JobError;
 use serde_json::{Value, json};
 use shared::crypto::Keys;
@@ -93,12 +94,11 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
             let mut c = ctx.deps.db.acquire().await?;
             notifications::deliveries_of(&mut c, chunk).await?
         };
-        for d in ds {
-            match d.status {
-                DeliveryStatus::Pending | DeliveryStatus::Sending => deliver(ctx, d, tally).await?,
-                DeliveryStatus::Sent | DeliveryStatus::Failed | DeliveryStatus::Skipped => {}
-            }
-        }
+        let open: Vec<Delivery> = ds
+            .into_iter()
+            .filter(|d| matches!(d.status, DeliveryStatus::Pending | DeliveryStatus::Sending))
+            .collect();
+        deliver_many(ctx, open, tally).await?;
     }
     Ok(())
 }
@@ -124,9 +124,7 @@ pub async fn due(ctx: &Ctx) -> Result<Value, JobError> {
             }
             let before =
                 tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred;
-            for d in due {
-                deliver(ctx, d, &mut tally).await?;
-            }
+            deliver_many(ctx, due, &mut tally).await?;
             if tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred == before
             {
                 break; // every due row was claimed by another worker meanwhile
@@ -154,23 +152,60 @@ async fn announce(ctx: &Ctx, a: Announcement) -> Result<Value, JobError> {
     Ok(result)
 }
 
-async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobError> {
-    let now = Ts::now();
-    let claimed = {
-        let mut c = ctx.deps.db.acquire().await?;
-        notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
-    };
-    let Some(d) = claimed else {
-        return Ok(()); // not due yet, another worker has it, or it is done
-    };
-    let outcome = match send(ctx, &d).await? {
-        (outcome, Some(devices)) => {
+/// A push delivery claimed and ready to go: what it sends, to which devices.
+struct PushPlan {
+    delivery: Delivery,
+    notification: notifications::Notification,
+    tokens: Vec<notifications::PushToken>,
+    browsers: Vec<notifications::WebSubscription>,
+}
+
+/// Claims and sends these deliveries. Push deliveries go out together, so that Expo gets its
+/// 100 messages per request across recipients and FCM and push services get requests in
+/// parallel; the others one by one.
+async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result<(), JobError> {
+    let mut plans = Vec::new();
+    for d in ds {
+        let now = Ts::now();
+        let claimed = {
             let mut c = ctx.deps.db.acquire().await?;
-            notifications::set_devices(&mut c, d.id, &devices).await?;
-            outcome
+            notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
+        };
+        let Some(d) = claimed else {
+            continue; // not due yet, another worker has it, or it is done
+        };
+        match send(ctx, &d).await? {
+            Sending::Done(outcome, devices) => record(ctx, &d, outcome, devices, tally).await?,
+            Sending::Push(n, tokens, browsers) => plans.push(PushPlan {
+                delivery: d,
+                notification: n,
+                tokens,
+                browsers,
+            }),
         }
-        (outcome, None) => outcome,
-    };
+    }
+    if !plans.is_empty() {
+        let results = push(ctx, &plans).await?;
+        for (plan, devices) in plans.iter().zip(results) {
+            let outcome = devices.outcome();
+            record(ctx, &plan.delivery, outcome, Some(devices.json()), tally).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Closes (or puts back) a delivery with its outcome.
+async fn record(
+    ctx: &Ctx,
+    d: &Delivery,
+    outcome: Outcome,
+    devices: Option<Value>,
+    tally: &mut Tally,
+) -> Result<(), JobError> {
+    if let Some(devices) = devices {
+        let mut c = ctx.deps.db.acquire().await?;
+        notifications::set_devices(&mut c, d.id, &devices).await?;
+    }
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
@@ -206,27 +241,49 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     Ok(())
 }
 
-/// Sends one claimed delivery; the second value is what happened per device, when there are
-/// devices to tell about.
-async fn send(ctx: &Ctx, d: &Delivery) -> Result<(Outcome, Option<Value>), JobError> {
+/// What [`send`] did with a claimed delivery.
+enum Sending {
+    /// Sent or decided, with what happened per device when there are devices to tell about.
+    Done(Outcome, Option<Value>),
+    /// A push to these devices, sent with the others of the batch ([`push`]).
+    Push(
+        notifications::Notification,
+        Vec<notifications::PushToken>,
+        Vec<notifications::WebSubscription>,
+    ),
+}
+
+/// Sends one claimed delivery (a push is only prepared: [`deliver_many`] sends pushes
+/// together).
+async fn send(ctx: &Ctx, d: &Delivery) -> Result<Sending, JobError> {
+    match decide(ctx, d).await? {
+        Ok(push) => Ok(push),
+        Err((outcome, devices)) => Ok(Sending::Done(outcome, devices)),
+    }
+}
+
+/// What was decided (or sent) without a push: the outcome and, for SMS, the device record.
+type Decided = (Outcome, Option<Value>);
+
+async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, JobError> {
     let mut c = ctx.deps.db.acquire().await?;
     let Some(n) = notifications::get(&mut c, d.notification_id).await? else {
-        return Ok((Outcome::Skipped("notification deleted".into()), None));
+        return Ok(Err((Outcome::Skipped("notification deleted".into()), None)));
     };
     let Some(user) = users::by_id(&mut c, n.user_id).await? else {
-        return Ok((Outcome::Skipped("user deleted".into()), None));
+        return Ok(Err((Outcome::Skipped("user deleted".into()), None)));
     };
     let category = category_of(&n.kind);
     if !preferences::allows(&mut c, user.id, d.channel, &n.kind).await? {
-        return Ok((
+        return Ok(Err((
             Outcome::Skipped(format!("unsubscribed from {category} by {}", d.channel)),
             None,
-        ));
+        )));
     }
     if d.channel != Channel::Email
         && let Some(until) = preferences::quiet_until(&mut c, user.id, Ts::now()).await?
     {
-        return Ok((Outcome::Deferred(until), None));
+        return Ok(Err((Outcome::Deferred(until), None)));
     }
     match d.channel {
         Channel::Email => {
@@ -252,22 +309,18 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<(Outcome, Option<Value>), JobEr
                     "List-Unsubscribe=One-Click".to_string(),
                 ),
             ];
-            Ok((
+            Ok(Err((
                 match ctx.deps.mailer.send_with_headers(mail, &headers).await {
                     Ok(()) => Outcome::Sent,
                     Err(e) => Outcome::Transient(format!("mail: {e}"), None),
                 },
                 None,
-            ))
+            )))
         }
         Channel::Push => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
             let browsers = notifications::web_subscriptions_of(&mut c, user.id).await?;
-            drop(c);
-            let mut devices = Devices::default();
-            push(ctx, d, &n, tokens, browsers, &mut devices).await?;
-            let outcome = devices.outcome();
-            Ok((outcome, Some(devices.json())))
+            Ok(Ok(Sending::Push(n, tokens, browsers)))
         }
         Channel::Sms => {
             let phone = sms::verified_phone(&mut c, user.id).await?;
@@ -276,7 +329,9 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<(Outcome, Option<Value>), JobEr
                 None => false,
             };
             drop(c);
-            text_message(ctx, &n, phone.map(|p| p.0), opted_out).await
+            Ok(Err(
+                text_message(ctx, &n, phone.map(|p| p.0), opted_out).await?
+            ))
         }
     }
 }
@@ -288,6 +343,33 @@ struct DeviceResult {
     status: &'static str,
     error: Option<String>,
     retry_after: Option<Duration>,
+}
+
+impl DeviceResult {
+    fn new(
+        platform: &'static str,
+        device: String,
+        status: &'static str,
+        error: Option<String>,
+    ) -> Self {
+        DeviceResult {
+            platform,
+            device,
+            status,
+            error,
+            retry_after: None,
+        }
+    }
+
+    fn error(platform: &'static str, device: String, e: &ProviderError) -> Self {
+        DeviceResult {
+            platform,
+            device,
+            status: if e.is_permanent() { "failed" } else { "retry" },
+            error: Some(e.to_string()),
+            retry_after: e.retry_after(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -406,29 +488,26 @@ fn push_data(n: &notifications::Notification) -> Value {
     data
 }
 
-/// Push to every device of the user (see the module doc).
-async fn push(
-    ctx: &Ctx,
-    d: &Delivery,
-    n: &notifications::Notification,
-    tokens: Vec<notifications::PushToken>,
-    browsers: Vec<notifications::WebSubscription>,
-    out: &mut Devices,
-) -> Result<(), JobError> {
-    let data = push_data(n);
-    let policy = domain::push_policy(&n.kind);
+/// Push to every device of every plan (see the module doc): Expo's messages of all plans in
+/// requests of 100, FCM and Web Push requests [`PARALLEL`] at a time. One [`Devices`] per plan.
+async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
+    let mut out: Vec<Devices> = plans.iter().map(|_| Devices::default()).collect();
     let http = &shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout);
-    let (expo_tokens, fcm_tokens): (Vec<_>, Vec<_>) = tokens
-        .into_iter()
-        .partition(|t| t.platform == PushPlatform::Expo);
+    let data: Vec<Value> = plans.iter().map(|p| push_data(&p.notification)).collect();
 
-    // Expo, in batches of 100.
+    // Expo, 100 messages per request across the plans.
+    let expo_tokens: Vec<(usize, &notifications::PushToken)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.tokens.iter().map(move |t| (i, t)))
+        .filter(|(_, t)| t.platform == PushPlatform::Expo)
+        .collect();
     if !expo_tokens.is_empty() {
         match ctx.deps.cfg.expo.clone() {
             None => {
                 let e = ProviderError::NotConfigured("push");
-                for t in &expo_tokens {
-                    out.failed("expo", device_label(t.device_name.as_deref(), &t.token), &e);
+                for (i, t) in &expo_tokens {
+                    out[*i].failed("expo", device_label(t.device_name.as_deref(), &t.token), &e);
                 }
             }
             Some(cfg) => {
@@ -436,52 +515,47 @@ async fn push(
                 for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
                     let messages: Vec<PushMessage> = batch
                         .iter()
-                        .map(|t| PushMessage {
+                        .map(|(i, t)| PushMessage {
                             to: t.token.clone(),
-                            title: n.title.clone(),
-                            body: n.body.clone(),
-                            data: data.clone(),
+                            title: plans[*i].notification.title.clone(),
+                            body: plans[*i].notification.body.clone(),
+                            data: data[*i].clone(),
                             sound: "default",
                         })
                         .collect();
-                    match expo.send(&messages).await {
+                    let tickets = match expo.send(&messages).await {
+                        Ok(t) => t,
                         Err(e) => {
-                            for t in batch {
-                                out.failed(
-                                    "expo",
-                                    device_label(t.device_name.as_deref(), &t.token),
-                                    &e,
-                                );
-                            }
-                        }
-                        Ok(tickets) => {
-                            let mut c = ctx.deps.db.acquire().await?;
-                            for (t, ticket) in batch.iter().zip(tickets) {
+                            for (i, t) in batch {
                                 let label = device_label(t.device_name.as_deref(), &t.token);
-                                if ticket.is_ok() {
-                                    if let Some(id) = &ticket.id {
-                                        notifications::add_ticket(&mut c, id, &t.token, Some(d.id))
-                                            .await?;
-                                    }
-                                    out.add("expo", label, "sent", None);
-                                    continue;
-                                }
-                                let code = ticket.error().unwrap_or("error").to_string();
-                                let msg = format!(
-                                    "{code}: {}",
-                                    ticket.message.as_deref().unwrap_or("no message")
-                                );
-                                match code.as_str() {
-                                    "DeviceNotRegistered" => {
-                                        notifications::forget_push_token(&mut c, &t.token).await?;
-                                        out.add("expo", label, "gone", Some(msg));
-                                    }
-                                    "MessageRateExceeded" => {
-                                        out.add("expo", label, "retry", Some(msg))
-                                    }
-                                    _ => out.add("expo", label, "failed", Some(msg)),
-                                }
+                                out[*i].failed("expo", label, &e);
                             }
+                            continue;
+                        }
+                    };
+                    let mut c = ctx.deps.db.acquire().await?;
+                    for ((i, t), ticket) in batch.iter().zip(tickets) {
+                        let label = device_label(t.device_name.as_deref(), &t.token);
+                        if ticket.is_ok() {
+                            if let Some(id) = &ticket.id {
+                                let d = plans[*i].delivery.id;
+                                notifications::add_ticket(&mut c, id, &t.token, Some(d)).await?;
+                            }
+                            out[*i].add("expo", label, "sent", None);
+                            continue;
+                        }
+                        let code = ticket.error().unwrap_or("error").to_string();
+                        let msg = format!(
+                            "{code}: {}",
+                            ticket.message.as_deref().unwrap_or("no message")
+                        );
+                        match code.as_str() {
+                            "DeviceNotRegistered" => {
+                                notifications::forget_push_token(&mut c, &t.token).await?;
+                                out[*i].add("expo", label, "gone", Some(msg));
+                            }
+                            "MessageRateExceeded" => out[*i].add("expo", label, "retry", Some(msg)),
+                            _ => out[*i].add("expo", label, "failed", Some(msg)),
                         }
                     }
                 }
@@ -489,46 +563,58 @@ async fn push(
         }
     }
 
-    // FCM, one request per token.
-    if !fcm_tokens.is_empty() {
-        let client = match ctx.deps.cfg.fcm.clone() {
-            None => Err(ProviderError::NotConfigured("fcm")),
-            Some(cfg) => Fcm::new(cfg, http.clone()),
-        };
-        for t in &fcm_tokens {
+    // FCM (one request per token) and browsers, in parallel.
+    let fcm_client = ctx
+        .deps
+        .cfg
+        .fcm
+        .clone()
+        .map(|cfg| Fcm::new(cfg, http.clone()));
+    let vapid = ctx.deps.cfg.web_push.vapid();
+    let mut work: Vec<futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>> =
+        Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let n = &p.notification;
+        let policy = domain::push_policy(&n.kind);
+        for t in p.tokens.iter().filter(|t| t.platform == PushPlatform::Fcm) {
             let label = device_label(t.device_name.as_deref(), &t.token);
-            let fcm = match &client {
-                Ok(f) => f,
-                Err(e) => {
-                    out.failed("fcm", label, e);
-                    continue;
+            let client = &fcm_client;
+            let data = &data[i];
+            work.push(Box::pin(async move {
+                let fcm = match client {
+                    Some(Ok(f)) => f,
+                    Some(Err(e)) => return (i, DeviceResult::error("fcm", label, e), None),
+                    None => {
+                        let e = ProviderError::NotConfigured("fcm");
+                        return (i, DeviceResult::error("fcm", label, &e), None);
+                    }
+                };
+                let m = FcmMessage {
+                    token: &t.token,
+                    title: &n.title,
+                    body: &n.body,
+                    data,
+                    high_priority: policy.urgency == webpush::Urgency::High,
+                    ttl: Duration::from_secs(policy.ttl_secs.into()),
+                };
+                match fcm.send(&m).await {
+                    Ok(fcm::Sent::Ok(_)) => {
+                        (i, DeviceResult::new("fcm", label, "sent", None), None)
+                    }
+                    Ok(fcm::Sent::TokenGone(code)) => (
+                        i,
+                        DeviceResult::new("fcm", label, "gone", Some(code)),
+                        Some(Gone::Token(t.token.clone())),
+                    ),
+                    Err(e) => (i, DeviceResult::error("fcm", label, &e), None),
                 }
-            };
-            let m = FcmMessage {
-                token: &t.token,
-                title: &n.title,
-                body: &n.body,
-                data: &data,
-                high_priority: policy.urgency == webpush::Urgency::High,
-                ttl: Duration::from_secs(policy.ttl_secs.into()),
-            };
-            match fcm.send(&m).await {
-                Ok(fcm::Sent::Ok(_)) => out.add("fcm", label, "sent", None),
-                Ok(fcm::Sent::TokenGone(code)) => {
-                    let mut c = ctx.deps.db.acquire().await?;
-                    notifications::forget_push_token(&mut c, &t.token).await?;
-                    out.add("fcm", label, "gone", Some(code));
-                }
-                Err(e) => out.failed("fcm", label, &e),
-            }
+            }));
         }
-    }
-
-    // Browsers.
-    if !browsers.is_empty() {
-        let vapid = ctx.deps.cfg.web_push.vapid();
-        let payload = web_payload(n, &data);
-        for b in &browsers {
+        if p.browsers.is_empty() {
+            continue;
+        }
+        let payload = web_payload(n, &data[i]);
+        for b in &p.browsers {
             let host = url::Url::parse(&b.endpoint)
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
@@ -537,46 +623,69 @@ async fn push(
                 Some(name) => format!("{name} ({host})"),
                 None => host,
             };
-            let vapid = match &vapid {
-                Ok(v) => v,
-                Err(e) => {
-                    out.add("web", label, "failed", Some(format!("VAPID key: {e}")));
-                    continue;
+            let vapid = &vapid;
+            let payload = payload.clone();
+            let cfg = &ctx.deps.cfg.web_push;
+            work.push(Box::pin(async move {
+                let vapid = match vapid {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let why = Some(format!("VAPID key: {e}"));
+                        return (i, DeviceResult::new("web", label, "failed", why), None);
+                    }
+                };
+                let allowed = url::Url::parse(&b.endpoint)
+                    .is_ok_and(|u| webpush::endpoint_allowed(&u, &cfg.endpoint_hosts));
+                if !allowed {
+                    let why = Some("endpoint not on an allowed push service".to_string());
+                    return (i, DeviceResult::new("web", label, "failed", why), None);
                 }
-            };
-            let allowed = url::Url::parse(&b.endpoint).is_ok_and(|u| {
-                webpush::endpoint_allowed(&u, &ctx.deps.cfg.web_push.endpoint_hosts)
-            });
-            if !allowed {
-                out.add(
-                    "web",
-                    label,
-                    "failed",
-                    Some("endpoint not on an allowed push service".into()),
-                );
-                continue;
-            }
-            let m = WebPushMessage {
-                endpoint: &b.endpoint,
-                p256dh: &b.p256dh,
-                auth: &b.auth,
-                payload: &payload,
-                ttl: policy.ttl_secs,
-                urgency: policy.urgency,
-                topic: None,
-            };
-            match webpush::send(http, vapid, &ctx.deps.cfg.web_push.subject, &m).await {
-                Ok(Pushed::Accepted) => out.add("web", label, "sent", None),
-                Ok(Pushed::Gone(status)) => {
-                    let mut c = ctx.deps.db.acquire().await?;
-                    notifications::forget_web_subscription(&mut c, &b.endpoint).await?;
-                    out.add("web", label, "gone", Some(format!("status {status}")));
+                let m = WebPushMessage {
+                    endpoint: &b.endpoint,
+                    p256dh: &b.p256dh,
+                    auth: &b.auth,
+                    payload: &payload,
+                    ttl: policy.ttl_secs,
+                    urgency: policy.urgency,
+                    topic: None,
+                };
+                match webpush::send(http, vapid, &cfg.subject, &m).await {
+                    Ok(Pushed::Accepted) => {
+                        (i, DeviceResult::new("web", label, "sent", None), None)
+                    }
+                    Ok(Pushed::Gone(status)) => (
+                        i,
+                        DeviceResult::new("web", label, "gone", Some(format!("status {status}"))),
+                        Some(Gone::Browser(b.endpoint.clone())),
+                    ),
+                    Err(e) => (i, DeviceResult::error("web", label, &e), None),
                 }
-                Err(e) => out.failed("web", label, &e),
-            }
+            }));
         }
     }
-    Ok(())
+    let results: Vec<_> = futures::stream::iter(work)
+        .buffer_unordered(PARALLEL)
+        .collect()
+        .await;
+    let mut c = ctx.deps.db.acquire().await?;
+    for (i, r, gone) in results {
+        match gone {
+            Some(Gone::Token(t)) => notifications::forget_push_token(&mut c, &t).await?,
+            Some(Gone::Browser(e)) => notifications::forget_web_subscription(&mut c, &e).await?,
+            None => {}
+        }
+        out[i].0.push(r);
+    }
+    Ok(out)
+}
+
+/// FCM and Web Push requests in flight at once, per batch of deliveries.
+const PARALLEL: usize = 16;
+
+/// A device its push service says is gone, to delete.
+enum Gone {
+    Token(String),
+    Browser(String),
 }
 
 /// What the service worker receives: JSON with the notification's id, kind, title, body and
