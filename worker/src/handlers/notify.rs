@@ -292,9 +292,8 @@ async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, Job
             let base = ctx.deps.cfg.public_base_url.as_str();
             let url = domain::unsubscribe::link(&keys, base, user.id, category);
             let page = domain::unsubscribe::page_link(&keys, base, user.id, category);
-            let settings = ctx.deps.cfg.public_url(preferences::SETTINGS_PATH);
             let text = format!(
-                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {page}\nChoose how you are notified: {settings}\n",
+                "{}\n\n{}\n\n--\nYou receive this because of your Surf Coach account. Stop these emails: {page}\n",
                 n.title, n.body
             );
             let mail = Email {

@@ -29,13 +29,13 @@ pub struct DeliveryView {
     pub sent_at: Option<Ts>,
     pub updated_at: Ts,
     /// A push or SMS delivery's result per device.
-    pub devices: Vec<DeviceView>,
+    pub devices: Vec<DeliveryDevice>,
 }
 
 /// What happened on one device of a delivery.
 #[derive(Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct DeviceView {
+pub struct DeliveryDevice {
     /// expo, fcm, web or sms.
     pub platform: String,
     /// The device's name, or the end of its token (a browser: its push service's host).
@@ -46,7 +46,7 @@ pub struct DeviceView {
 }
 
 /// The per-device results stored on a delivery.
-pub fn devices_of(d: &Delivery) -> Vec<DeviceView> {
+pub fn devices_of(d: &Delivery) -> Vec<DeliveryDevice> {
     d.devices
         .as_ref()
         .and_then(|v| serde_json::from_value(v.0.clone()).ok())

@@ -108,8 +108,12 @@ pub struct WebSubscriptionRequest {
 #[serde(deny_unknown_fields)]
 pub struct WebSubscriptionKeys {
     /// The browser's P-256 public key, base64url (65 bytes uncompressed).
+    #[schema(
+        example = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+    )]
     pub p256dh: String,
     /// The 16-byte authentication secret, base64url.
+    #[schema(example = "BTBZMqHH6r4Tts7J_aSIgg")]
     pub auth: String,
 }
 

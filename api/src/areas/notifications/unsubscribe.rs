@@ -9,7 +9,6 @@ use crate::http::extract::Query;
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use shared::domain::notifications::preferences::SETTINGS_PATH;
 use shared::domain::notifications::unsubscribe::{self as domain, Subscription};
 use utoipa::ToSchema;
 
@@ -26,16 +25,13 @@ pub struct UnsubscribeState {
     /// The notification category (e.g. message, announcement).
     pub category: String,
     pub unsubscribed: bool,
-    /// The notification settings, where this choice shows and can be changed back.
-    pub settings_url: String,
 }
 
-fn view(state: &AppState, s: Subscription) -> axum::Json<UnsubscribeState> {
+fn view(s: Subscription) -> axum::Json<UnsubscribeState> {
     axum::Json(UnsubscribeState {
         channel: "email".into(),
         category: s.category,
         unsubscribed: s.unsubscribed,
-        settings_url: state.cfg.public_url(SETTINGS_PATH),
     })
 }
 
@@ -44,7 +40,6 @@ pub async fn show(
     Query(q): Query<TokenQuery>,
 ) -> Result<axum::Json<UnsubscribeState>> {
     Ok(view(
-        &state,
         domain::state(&state.db, &state.keys, q.token.as_deref()).await?,
     ))
 }
@@ -56,7 +51,6 @@ pub async fn unsubscribe(
     Query(q): Query<TokenQuery>,
 ) -> Result<axum::Json<UnsubscribeState>> {
     Ok(view(
-        &state,
         domain::unsubscribe(&state.db, &state.keys, q.token.as_deref()).await?,
     ))
 }

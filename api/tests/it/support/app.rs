@@ -99,7 +99,11 @@ impl TestApp {
             ("TWILIO_FROM", TWILIO_FROM.into()),
             ("FCM_SERVICE_ACCOUNT_JSON", fcm.service_account_json()),
             ("FCM_BASE_URL", fcm.base_url()),
-            ("WEB_PUSH_ENDPOINT_HOSTS", push_service.origin()),
+            // The fake, and a real push service the documented examples name (never posted to).
+            (
+                "WEB_PUSH_ENDPOINT_HOSTS",
+                format!("{},fcm.googleapis.com", push_service.origin()),
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

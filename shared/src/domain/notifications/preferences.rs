@@ -5,7 +5,7 @@
 //! - A choice for the category wins over one for `all`; without either, email and push are on
 //!   and SMS is off (SMS costs money and wakes people: it is asked for, never assumed).
 //! - The one-click unsubscribe of a mail writes the same choice (`source` `one-click`), so the
-//!   settings show it and can undo it.
+//!   settings (`GET /api/notifications/preferences`) show it and can undo it.
 //! - Quiet hours hold push and SMS until they end (email waits in an inbox anyway); a
 //!   `start` after `end` spans midnight (22:00–07:00).
 //!
@@ -21,10 +21,6 @@ use crate::error::{Result, Validator};
 use crate::repo::notifications::{self, category_of};
 use chrono::{NaiveTime, TimeZone};
 use chrono_tz::Tz;
-
-/// Where the web application's notification settings are (linked from every mail and from
-/// the unsubscribe answer).
-pub const SETTINGS_PATH: &str = "/settings/notifications";
 
 /// The categories every person sees in the settings (others appear once chosen).
 pub const KNOWN_CATEGORIES: &[&str] = &["all", "message", "announcement"];
