@@ -8,6 +8,11 @@
 //! status (e.g. 503 for an outage, 400 for a rejected request) before any ticket is issued.
 //! With [`FakeExpo::require_token`] a request without that bearer token is refused 401, as
 //! Expo's enhanced push security does. Every request is recorded.
+//!
+//! Receipts (`POST /--/api/v2/push/getReceipts`, `{"ids": […]}`, at most 1,000 else 400):
+//! `{"data": {id: receipt}}` for the tickets it issued, `ok`, or `DeviceNotRegistered` for a
+//! token marked with [`FakeExpo::unregister_after_ticket`] (the phone uninstalled the app after
+//! the ticket was issued), or another error set with [`FakeExpo::receipt_error`].
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -40,6 +45,13 @@ struct Inner {
     failures: VecDeque<u16>,
     access_token: Option<String>,
     next_ticket: u64,
+    /// ticket id → token
+    tickets: std::collections::HashMap<String, String>,
+    /// token → receipt error
+    receipt_errors: std::collections::HashMap<String, String>,
+    /// the number of ids of each receipts request
+    receipt_requests: Vec<usize>,
+    delays: VecDeque<std::time::Duration>,
 }
 
 type Shared = Arc<Mutex<Inner>>;
@@ -62,6 +74,7 @@ impl FakeExpo {
         let shared: Shared = Arc::default();
         let app = Router::new()
             .route("/--/api/v2/push/send", post(send))
+            .route("/--/api/v2/push/getReceipts", post(receipts))
             .with_state(Arc::clone(&shared));
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
@@ -103,6 +116,31 @@ impl FakeExpo {
         lock(&self.shared).access_token = Some(token.to_string());
     }
 
+    /// Tickets for `token` are ok, but their receipts say `DeviceNotRegistered`.
+    pub fn unregister_after_ticket(&self, token: &str) {
+        self.receipt_error(token, "DeviceNotRegistered");
+    }
+
+    /// Receipts for `token` carry this error (`MessageTooBig`, `InvalidCredentials`, …).
+    pub fn receipt_error(&self, token: &str, error: &str) {
+        lock(&self.shared)
+            .receipt_errors
+            .insert(token.to_string(), error.to_string());
+    }
+
+    /// The size of each receipts request so far.
+    pub fn receipt_requests(&self) -> Vec<usize> {
+        lock(&self.shared).receipt_requests.clone()
+    }
+
+    /// The next `times` send requests are answered only after `d` (timeouts).
+    pub fn slow_next(&self, d: std::time::Duration, times: usize) {
+        let mut g = lock(&self.shared);
+        for _ in 0..times {
+            g.delays.push_back(d);
+        }
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<PushRequest> {
         lock(&self.shared).requests.clone()
@@ -134,6 +172,10 @@ fn error(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 async fn send(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let delay = lock(&shared).delays.pop_front();
+    if let Some(d) = delay {
+        tokio::time::sleep(d).await;
+    }
     let authorization = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -180,9 +222,45 @@ async fn send(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> 
             tickets.push(json!({ "status": "error", "message": format!("\"{to}\" is not a registered push notification recipient"), "details": { "error": "DeviceNotRegistered", "expoPushToken": to } }));
         } else {
             g.next_ticket += 1;
-            tickets.push(json!({ "status": "ok", "id": format!("ticket-{}", g.next_ticket) }));
+            let id = format!("ticket-{:08}", g.next_ticket);
+            g.tickets.insert(id.clone(), to.to_string());
+            tickets.push(json!({ "status": "ok", "id": id }));
         }
     }
     record(&mut g, 200);
     Json(json!({ "data": tickets })).into_response()
+}
+
+async fn receipts(State(shared): State<Shared>, Json(body): Json<Value>) -> Response {
+    let ids: Vec<String> = body["ids"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut g = lock(&shared);
+    g.receipt_requests.push(ids.len());
+    if ids.len() > 1000 {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_ERROR",
+            "at most 1000 ids",
+        );
+    }
+    let mut data = serde_json::Map::new();
+    for id in ids {
+        let Some(token) = g.tickets.get(&id) else {
+            continue;
+        };
+        let receipt = match g.receipt_errors.get(token) {
+            Some(e) => {
+                json!({ "status": "error", "message": format!("receipt error {e}"), "details": { "error": e } })
+            }
+            None => json!({ "status": "ok" }),
+        };
+        data.insert(id, receipt);
+    }
+    Json(json!({ "data": data })).into_response()
 }

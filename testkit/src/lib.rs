@@ -32,6 +32,7 @@
 pub mod analysis;
 pub mod db;
 pub mod expo;
+pub mod fcm;
 pub mod heatsource;
 pub mod media;
 pub mod model;
@@ -45,6 +46,7 @@ pub mod smtp;
 pub mod spotsource;
 pub mod tourindex;
 pub mod twilio;
+pub mod webpush;
 
 /// Whether this process runs as root (network namespaces need it; PostgreSQL refuses it).
 pub fn is_root() -> bool {

@@ -10,6 +10,12 @@
 //! or expired with [`FakeTwilio::expire`]) 404 code 20404, as Twilio does. The code sent is
 //! readable with [`FakeTwilio::code_for`] (the test plays the phone).
 //! [`webhook_signature`] computes `X-Twilio-Signature` independently of the app's code.
+//!
+//! The Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`) checks the same Basic
+//! auth, a `To` in E.164 (400 code 21211), a `From` or `MessagingServiceSid`, refuses a number
+//! marked [`FakeTwilio::opt_out`] with 400 code 21610 as Twilio does after STOP, and answers
+//! [`FakeTwilio::fail_messages`] statuses first; accepted messages are in
+//! [`FakeTwilio::messages`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -41,6 +47,10 @@ struct Inner {
     pending: HashMap<String, Pending>,
     sends: HashMap<String, Vec<Instant>>,
     next_code: u32,
+    messages: Vec<HashMap<String, String>>,
+    opted_out: std::collections::HashSet<String>,
+    message_failures: std::collections::VecDeque<(u16, Option<u64>)>,
+    message_delays: std::collections::VecDeque<Duration>,
 }
 
 struct Shared {
@@ -79,6 +89,7 @@ impl FakeTwilio {
         let app = Router::new()
             .route("/v2/Services/{sid}/Verifications", post(start))
             .route("/v2/Services/{sid}/VerificationCheck", post(check))
+            .route("/2010-04-01/Accounts/{sid}/Messages.json", post(message))
             .with_state(Arc::clone(&shared));
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
@@ -112,6 +123,95 @@ impl FakeTwilio {
     pub fn sends_to(&self, to: &str) -> usize {
         self.shared.lock().sends.get(to).map_or(0, Vec::len)
     }
+}
+
+impl FakeTwilio {
+    /// Accepted text messages, each its form (`To`, `Body`, `From` or `MessagingServiceSid`).
+    pub fn messages(&self) -> Vec<HashMap<String, String>> {
+        self.shared.lock().messages.clone()
+    }
+
+    /// `to` replied STOP: messages to it are refused with 21610.
+    pub fn opt_out(&self, to: &str) {
+        self.shared.lock().opted_out.insert(to.to_string());
+    }
+
+    /// The next `times` message requests are answered only after `d` (timeouts).
+    pub fn slow_messages(&self, d: Duration, times: usize) {
+        let mut g = self.shared.lock();
+        for _ in 0..times {
+            g.message_delays.push_back(d);
+        }
+    }
+
+    /// The next `times` message requests answer `status` (with `Retry-After` when given).
+    pub fn fail_messages(&self, status: u16, times: usize, retry_after: Option<u64>) {
+        let mut g = self.shared.lock();
+        for _ in 0..times {
+            g.message_failures.push_back((status, retry_after));
+        }
+    }
+}
+
+async fn message(
+    State(shared): State<Arc<Shared>>,
+    Path(sid): Path<String>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let expected = format!(
+        "Basic {}",
+        STANDARD.encode(format!("{}:{}", shared.account_sid, shared.auth_token))
+    );
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    if given != Some(expected.as_str()) || sid != shared.account_sid {
+        return error(StatusCode::UNAUTHORIZED, 20003, "Authenticate");
+    }
+    let delay = shared.lock().message_delays.pop_front();
+    if let Some(d) = delay {
+        tokio::time::sleep(d).await;
+    }
+    let mut g = shared.lock();
+    if let Some((status, retry)) = g.message_failures.pop_front() {
+        let s = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut r = error(s, 20500, "forced failure");
+        if let Some(secs) = retry {
+            r.headers_mut()
+                .insert("retry-after", secs.to_string().parse().expect("header"));
+        }
+        return r;
+    }
+    let to = form.get("To").cloned().unwrap_or_default();
+    if !e164(&to) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            21211,
+            "The 'To' number is not a valid phone number.",
+        );
+    }
+    if !form.contains_key("From") && !form.contains_key("MessagingServiceSid") {
+        return error(
+            StatusCode::BAD_REQUEST,
+            21603,
+            "A 'From' or 'MessagingServiceSid' parameter is required",
+        );
+    }
+    if g.opted_out.contains(&to) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            21610,
+            "Attempt to send to unsubscribed recipient",
+        );
+    }
+    g.messages.push(form);
+    let n = g.messages.len();
+    (
+        StatusCode::CREATED,
+        Json(json!({ "sid": format!("SM{n:032}"), "status": "queued", "to": to })),
+    )
+        .into_response()
 }
 
 impl Drop for FakeTwilio {

@@ -1,6 +1,6 @@
 //! The messaging area's routes: coach–athlete conversations, notifications and push.
 
-use super::{DELETE, GET, POST};
+use super::{DELETE, GET, POST, PUT};
 use crate::areas::{jobs, messaging, notifications};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
@@ -54,7 +54,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         // ---- notifications and push ----
         route(POST, "/api/notifications/send", notifications::send::send)
             .auth(Auth::Service)
-            .area("messaging").summary("Internal: create notifications for users and enqueue their delivery (push, email)")
+            .area("messaging").summary("Internal: create notifications for users and enqueue their delivery (push, email, SMS; each person's preferences decide)")
             .body::<notifications::send::SendRequest>().ok::<notifications::send::SendAccepted>(202),
         route(POST, "/api/notifications/deliver", notifications::send::deliver)
             .auth(Auth::Service)
@@ -79,6 +79,27 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::User)
             .area("messaging").summary("Remove this phone's push token")
             .body::<notifications::push::UnregisterPush>().empty(204, "removed"),
+        route(POST, "/api/push/web-subscriptions", notifications::push::subscribe_web)
+            .auth(Auth::User)
+            .area("messaging").summary("Save this browser's Web Push subscription (endpoint and keys; taken from any other account)")
+            .body::<notifications::push::WebSubscriptionRequest>().ok::<notifications::push::WebSubscriptionView>(201)
+            .ok::<notifications::push::WebSubscriptionView>(200),
+        route(DELETE, "/api/push/web-subscriptions", notifications::push::unsubscribe_web)
+            .auth(Auth::User)
+            .area("messaging").summary("Remove this browser's Web Push subscription")
+            .body::<notifications::push::WebUnsubscribeRequest>().empty(204, "removed"),
+        route(GET, "/api/push/vapid-public-key", notifications::push::vapid_key)
+            .auth(Auth::Public("the VAPID application server key is public by design (RFC 8292); a page needs it to subscribe"))
+            .area("messaging").summary("The VAPID public key browsers subscribe with")
+            .ok::<notifications::push::VapidKey>(200),
+        route(GET, "/api/notifications/preferences", notifications::preferences::get)
+            .auth(Auth::User)
+            .area("messaging").summary("My notification channels per category, time zone and quiet hours")
+            .ok::<notifications::preferences::PreferencesView>(200),
+        route(PUT, "/api/notifications/preferences", notifications::preferences::set)
+            .auth(Auth::User)
+            .area("messaging").summary("Set my notification channels per category (email, push, SMS), time zone and quiet hours")
+            .body::<notifications::preferences::PreferencesUpdate>().ok::<notifications::preferences::PreferencesView>(200),
         route(POST, "/api/notifications/sms/start", notifications::sms::start)
             .error(429, "too many codes asked for (rate_limited, Retry-After)").provider()
             .auth(Auth::User)

@@ -1,4 +1,4 @@
-//! Expo push (`EXPO_PUSH_URL`, `EXPO_ACCESS_TOKEN`).
+//! Expo push (`EXPO_PUSH_URL`, `EXPO_ACCESS_TOKEN`, `EXPO_RECEIPT_DELAY_SECS`).
 
 use super::env::{Env, parse_url};
 use super::{ConfigError, Secret};
@@ -10,6 +10,8 @@ pub struct ExpoConfig {
     pub base_url: Url,
     /// Expo's enhanced push security access token, sent as a bearer token when set.
     pub access_token: Option<Secret>,
+    /// How old a ticket is before its receipt is asked for (Expo: about 15 minutes).
+    pub receipt_delay: std::time::Duration,
 }
 
 impl ExpoConfig {
@@ -20,6 +22,7 @@ impl ExpoConfig {
         Ok(Some(ExpoConfig {
             base_url: parse_url("EXPO_PUSH_URL", &base)?,
             access_token: env.secret("EXPO_ACCESS_TOKEN"),
+            receipt_delay: env.secs("EXPO_RECEIPT_DELAY_SECS", 900)?,
         }))
     }
 }

@@ -10,6 +10,7 @@
 mod analysis;
 mod env;
 mod expo;
+mod fcm;
 mod heatsource;
 mod model;
 mod openmeteo;
@@ -20,10 +21,12 @@ mod smtp;
 mod spotsource;
 mod tourindex;
 mod twilio;
+mod webpush;
 
 pub use analysis::AnalysisConfig;
 pub use env::ConfigError;
 pub use expo::ExpoConfig;
+pub use fcm::FcmConfig;
 pub use heatsource::HeatsourceConfig;
 pub use model::ModelConfig;
 pub use openmeteo::OpenMeteoConfig;
@@ -34,6 +37,7 @@ pub use smtp::SmtpConfig;
 pub use spotsource::SpotsourceConfig;
 pub use tourindex::TourindexConfig;
 pub use twilio::TwilioConfig;
+pub use webpush::WebPushConfig;
 
 use env::{Env, err, parse_url};
 use std::net::SocketAddr;
@@ -76,8 +80,17 @@ pub struct Config {
     pub reviewvideo: Option<OAuthProviderConfig>,
     /// Expo push (`EXPO_PUSH_URL`); unset: push deliveries fail "not configured".
     pub expo: Option<ExpoConfig>,
-    /// Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials).
+    /// Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials), and SMS
+    /// notifications (`TWILIO_API_BASE_URL`, `TWILIO_FROM` or `TWILIO_MESSAGING_SERVICE_SID`).
     pub twilio: Option<TwilioConfig>,
+    /// FCM HTTP v1 (`FCM_SERVICE_ACCOUNT_FILE` or `_JSON`, …); unset: FCM tokens are skipped.
+    pub fcm: Option<FcmConfig>,
+    /// Web Push: the VAPID key and subject, the push services endpoints may point to.
+    pub web_push: WebPushConfig,
+    /// How long one request to a notification provider (Expo, FCM, a push service, Twilio's
+    /// Messages API) may take (`NOTIFY_TIMEOUT_MS`, default 10000); then it is a transient
+    /// failure, retried by the job.
+    pub notify_timeout: Duration,
     /// The AI analysis backend (`ANALYSIS_BASE_URL`, `ANALYSIS_API_KEY`, optional
     /// `ANALYSIS_WEBHOOK_SECRET`); unset: analysis fails "not configured".
     pub analysis: Option<AnalysisConfig>,
@@ -179,6 +192,14 @@ impl Config {
             reviewvideo: OAuthProviderConfig::from_env(&env)?,
             expo: ExpoConfig::from_env(&env)?,
             twilio: TwilioConfig::from_env(&env)?,
+            fcm: FcmConfig::from_env(&env)?,
+            notify_timeout: env.timeout_ms("NOTIFY_TIMEOUT_MS", 10_000)?,
+            web_push: WebPushConfig::from_env(
+                &env,
+                &data_dir,
+                &env.get("MAIL_FROM")
+                    .unwrap_or_else(|| "Surf Coach <no-reply@localhost>".into()),
+            )?,
             model: ModelConfig::from_env(&env)?,
             analysis: AnalysisConfig::from_env(&env)?,
             heatsource: HeatsourceConfig::from_env(&env)?,
@@ -265,6 +286,29 @@ fn write_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
         .create(true)
         .truncate(true)
         .mode(0o600)
+        .open(path)?;
+    f.write_all(data)
+}
+
+/// Writes a new private file; `AlreadyExists` when another process made it first.
+#[cfg(unix)]
+fn write_new_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(data)
+}
+
+#[cfg(not(unix))]
+fn write_new_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
         .open(path)?;
     f.write_all(data)
 }

@@ -1,4 +1,6 @@
-//! Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials).
+//! Twilio Verify and inbound SMS (`TWILIO_BASE_URL` and the three credentials), and SMS
+//! notifications through the Messages API (`TWILIO_API_BASE_URL`, `TWILIO_FROM` or
+//! `TWILIO_MESSAGING_SERVICE_SID`).
 
 use super::env::{Env, parse_url};
 use super::{ConfigError, Secret};
@@ -13,6 +15,13 @@ pub struct TwilioConfig {
     pub auth_token: Secret,
     /// The Verify service (`VA…`).
     pub verify_service_sid: String,
+    /// The Messages API, `https://api.twilio.com` (`/2010-04-01/Accounts/{sid}/Messages.json`).
+    pub api_base_url: Url,
+    /// The sender of notification SMS: a number (`TWILIO_FROM`, E.164) or a Messaging Service
+    /// (`TWILIO_MESSAGING_SERVICE_SID`, `MG…`, preferred when both are set). Neither: SMS
+    /// notifications fail "not configured".
+    pub from: Option<String>,
+    pub messaging_service_sid: Option<String>,
 }
 
 impl TwilioConfig {
@@ -26,6 +35,13 @@ impl TwilioConfig {
             account_sid: env.required("TWILIO_ACCOUNT_SID", BASE)?,
             auth_token: env.required_secret("TWILIO_AUTH_TOKEN", BASE)?,
             verify_service_sid: env.required("TWILIO_VERIFY_SERVICE_SID", BASE)?,
+            api_base_url: parse_url(
+                "TWILIO_API_BASE_URL",
+                &env.get("TWILIO_API_BASE_URL")
+                    .unwrap_or_else(|| "https://api.twilio.com".into()),
+            )?,
+            from: env.get("TWILIO_FROM"),
+            messaging_service_sid: env.get("TWILIO_MESSAGING_SERVICE_SID"),
         }))
     }
 }

@@ -26,6 +26,8 @@ crate::text_enum! {
         WaitlistDigest = "waitlist-digest",
         VerificationReminders = "verification-reminders",
         UploadsExpire = "uploads-expire",
+        NotificationsDue = "notifications-due",
+        PushReceipts = "push-receipts",
     }
 }
 
@@ -120,6 +122,16 @@ impl CronTask {
                 Queue::Media,
                 "Expire resumable clip uploads idle past UPLOAD_EXPIRY_HOURS and remove their parts",
             ),
+            NotificationsDue => (
+                "0 * * * * *",
+                Queue::Notify,
+                "Deliver notifications that are due: held by quiet hours, or retried after a failure",
+            ),
+            PushReceipts => (
+                "0 */15 * * * *",
+                Queue::Notify,
+                "Fetch Expo push receipts; remove the tokens of devices no longer registered",
+            ),
         };
         TaskInfo {
             default_schedule,
@@ -170,8 +182,8 @@ mod tests {
     use super::CronTask;
 
     #[test]
-    fn fifteen_tasks_with_kinds_that_map_back() {
-        assert_eq!(CronTask::ALL.len(), 15);
+    fn seventeen_tasks_with_kinds_that_map_back() {
+        assert_eq!(CronTask::ALL.len(), 17);
         for &t in CronTask::ALL {
             assert_eq!(CronTask::from_kind(&t.kind()), Some(t));
         }

@@ -1,7 +1,9 @@
 //! Expo push (`POST {base}/--/api/v2/push/send`): messages go out in batches of at most 100,
 //! and Expo answers one ticket per message, in order. A ticket with the error
-//! `DeviceNotRegistered` means the token is gone: the caller stops sending to it. Receipts
-//! (`/--/api/v2/push/getReceipts`) are not fetched.
+//! `DeviceNotRegistered` means the token is gone: the caller stops sending to it. An ok ticket
+//! is kept; its receipt (`POST {base}/--/api/v2/push/getReceipts`, at most 1,000 ids a request)
+//! says later whether Apple or Google took the message, and `DeviceNotRegistered` there too
+//! means the token is gone (the `push-receipts` task).
 //!
 //! Sending is not idempotent (a resent batch notifies twice), so a call is never retried here;
 //! a 5xx, 429 or timeout is a transient `ProviderError` the notify job retries with backoff,
@@ -16,6 +18,17 @@ pub const PROVIDER: &str = "expo push";
 
 /// Expo accepts at most 100 messages per request.
 pub const BATCH: usize = 100;
+/// And at most 1,000 receipt ids per request.
+pub const RECEIPT_BATCH: usize = 1000;
+
+/// A receipt: `ok`, or `error` with a message and `details.error`.
+pub type Receipt = Ticket;
+
+#[derive(Deserialize)]
+struct ReceiptsResponse {
+    #[serde(default)]
+    data: std::collections::HashMap<String, Ticket>,
+}
 
 #[derive(Clone, Debug)]
 pub struct Expo {
@@ -76,6 +89,39 @@ impl Expo {
         (token.starts_with("ExponentPushToken[") || token.starts_with("ExpoPushToken["))
             && token.ends_with(']')
             && token.len() > "ExpoPushToken[]".len()
+    }
+
+    /// The receipts of these tickets (at most [`RECEIPT_BATCH`]); a ticket Expo has no receipt
+    /// for yet (or any more: they are kept 24 hours) is absent. Reading is idempotent, so it
+    /// is retried on transient failures.
+    pub async fn receipts(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, Receipt>, ProviderError> {
+        assert!(
+            ids.len() <= RECEIPT_BATCH,
+            "at most 1,000 receipts per request"
+        );
+        let url = self
+            .cfg
+            .base_url
+            .join("--/api/v2/push/getReceipts")
+            .expect("base URL joins a relative path");
+        let body = serde_json::json!({ "ids": ids });
+        let resp = send(PROVIDER, Retry::Idempotent, || {
+            let mut r = self
+                .http
+                .post(url.clone())
+                .header("Accept", "application/json")
+                .json(&body);
+            if let Some(t) = &self.cfg.access_token {
+                r = r.bearer_auth(t.expose());
+            }
+            r
+        })
+        .await?;
+        let r: ReceiptsResponse = super::http::json_or_error(PROVIDER, resp).await?;
+        Ok(r.data)
     }
 
     /// Sends one batch (at most [`BATCH`] messages) and returns its tickets, one per message.

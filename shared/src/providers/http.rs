@@ -91,6 +91,26 @@ pub fn shared_client() -> &'static reqwest::Client {
     CLIENT.get_or_init(client)
 }
 
+/// A client like [`client`] whose requests time out after `timeout` (the notification
+/// senders' `NOTIFY_TIMEOUT_MS`), one per distinct timeout for the process.
+pub fn client_with_timeout(timeout: Duration) -> reqwest::Client {
+    static CLIENTS: std::sync::Mutex<Vec<(Duration, reqwest::Client)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut g = CLIENTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, c)) = g.iter().find(|(t, _)| *t == timeout) {
+        return c.clone();
+    }
+    let c = reqwest::Client::builder()
+        .user_agent(concat!("surfcoach/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(5).min(timeout))
+        .timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("reqwest client with static settings");
+    g.push((timeout, c.clone()));
+    c
+}
+
 /// Whether a request may be sent again when it fails in transit: only calls with no side
 /// effect, or whose side effect the provider deduplicates (an `Idempotency-Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

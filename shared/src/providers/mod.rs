@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod expo;
+pub mod fcm;
 pub mod forecast;
 pub mod heatsource;
 pub mod http;
@@ -10,11 +11,13 @@ pub mod model;
 pub mod openmeteo;
 pub mod pace;
 pub mod payments;
+pub mod retry;
 pub mod reviewvideo;
 pub mod spotsource;
 pub mod tourindex;
 pub mod tourindex_pages;
 pub mod twilio;
 pub mod webhooks;
+pub mod webpush;
 
 pub use http::ProviderError;

@@ -42,6 +42,23 @@ pub enum VerifyResult {
     },
 }
 
+/// What a Messages API call ended with.
+#[derive(Debug)]
+pub enum SmsResult {
+    /// Accepted, with the message SID (`SM…`).
+    Queued(String),
+    Refused {
+        status: u16,
+        code: i64,
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+struct SentMessage {
+    sid: String,
+}
+
 #[derive(Deserialize)]
 struct TwilioError {
     #[serde(default)]
@@ -121,6 +138,91 @@ impl Twilio {
                 message: format!("status {status}: {message}"),
             })
         }
+    }
+
+    /// Whether notification SMS can be sent (a sender is configured).
+    pub fn can_send(&self) -> bool {
+        self.cfg.from.is_some() || self.cfg.messaging_service_sid.is_some()
+    }
+
+    /// Sends a text message (Messages API: `POST {api}/2010-04-01/Accounts/{sid}/Messages.json`
+    /// with `To`, `Body` and `MessagingServiceSid` or `From`). A 4xx with Twilio's code (21610:
+    /// the number replied STOP; 21211/21614: not a usable number) is `Refused`; 429 and 5xx are
+    /// retried with backoff ([`super::retry`]), then transient; 401/403 are our credentials
+    /// (permanent). Twilio queues the message: its answer carries the message SID.
+    pub async fn send_sms(&self, to: &str, body: &str) -> Result<SmsResult, ProviderError> {
+        let url = self
+            .cfg
+            .api_base_url
+            .join(&format!(
+                "2010-04-01/Accounts/{}/Messages.json",
+                self.cfg.account_sid
+            ))
+            .expect("base URL joins a relative path");
+        let mut form = vec![("To", to), ("Body", body)];
+        match (&self.cfg.messaging_service_sid, &self.cfg.from) {
+            (Some(mg), _) => form.push(("MessagingServiceSid", mg)),
+            (None, Some(from)) => form.push(("From", from)),
+            (None, None) => return Err(ProviderError::NotConfigured("sms notifications")),
+        }
+        let (url, form) = (&url, &form);
+        super::retry::with_backoff(PROVIDER, move || async move {
+            let resp = self
+                .http
+                .post(url.clone())
+                .basic_auth(&self.cfg.account_sid, Some(self.cfg.auth_token.expose()))
+                .form(form)
+                .send()
+                .await
+                .map_err(|e| ProviderError::from_reqwest(PROVIDER, e))?;
+            let status = resp.status().as_u16();
+            let wait = super::http::retry_after(resp.headers());
+            let bytes = resp
+                .bytes()
+                .await
+                .map_err(|e| ProviderError::from_reqwest(PROVIDER, e))?;
+            let text = || {
+                String::from_utf8_lossy(&bytes)
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
+            };
+            match status {
+                200..=299 => {
+                    let m: SentMessage =
+                        serde_json::from_slice(&bytes).map_err(|e| ProviderError::Unavailable {
+                            provider: PROVIDER,
+                            message: format!("unexpected response body: {e}"),
+                        })?;
+                    Ok(SmsResult::Queued(m.sid))
+                }
+                429 => Err(ProviderError::RateLimited {
+                    provider: PROVIDER,
+                    retry_after: wait,
+                }),
+                401 | 403 => Err(ProviderError::Rejected {
+                    provider: PROVIDER,
+                    status,
+                    message: format!("bad credentials: {}", text()),
+                }),
+                400..=499 => {
+                    let e: TwilioError = serde_json::from_slice(&bytes).unwrap_or(TwilioError {
+                        code: 0,
+                        message: text(),
+                    });
+                    Ok(SmsResult::Refused {
+                        status,
+                        code: e.code,
+                        message: e.message,
+                    })
+                }
+                _ => Err(ProviderError::Unavailable {
+                    provider: PROVIDER,
+                    message: format!("status {status}: {}", text()),
+                }),
+            }
+        })
+        .await
     }
 
     pub fn auth_token(&self) -> &str {

@@ -138,9 +138,11 @@ pub struct Delivery {
     pub created_at: Ts,
     pub updated_at: Ts,
     pub sent_at: Option<Ts>,
+    /// A push delivery's outcome per device: `[{platform, device, status, error}]`.
+    pub devices: Option<Json<Value>>,
 }
 
-const D_COLUMNS: &str = "id, notification_id, channel, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at";
+const D_COLUMNS: &str = "id, notification_id, channel, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at, devices";
 
 /// The deliveries of these notifications.
 pub async fn deliveries_of(
@@ -206,6 +208,31 @@ pub async fn finish(
     execute!(x, sqlx::query(
         "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5 WHERE id = $1")
         .bind(id).bind(status).bind(error).bind(sent_at).bind(now))?;
+    Ok(())
+}
+
+/// Records what happened on each device of a push delivery.
+pub async fn set_devices(
+    x: &mut impl Executor,
+    id: Id,
+    devices: &Value,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("UPDATE notification_deliveries SET devices = $2 WHERE id = $1")
+            .bind(id)
+            .bind(Json(devices))
+    )?;
+    Ok(())
+}
+
+/// Puts a claimed delivery back to pending until `at` without spending an attempt (quiet
+/// hours: nothing was tried).
+pub async fn defer(x: &mut impl Executor, id: Id, why: &str, at: Ts) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "UPDATE notification_deliveries SET status = $5, last_error = $2, next_attempt_at = $3, locked_until = NULL,
+            attempts = attempts - 1, updated_at = $4 WHERE id = $1")
+        .bind(id).bind(why).bind(at).bind(Ts::now()).bind(DeliveryStatus::Pending))?;
     Ok(())
 }
 
@@ -299,6 +326,24 @@ pub fn category_of(kind: &str) -> &str {
     kind.split('.').next().unwrap_or(kind)
 }
 
+/// Records `user`'s choice for `category` (or `all`) on `channel`; `source` says who made it
+/// (`settings`, `one-click`).
+pub async fn set_choice(
+    x: &mut impl Executor,
+    user: Id,
+    channel: Channel,
+    category: &str,
+    enabled: bool,
+    source: &str,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "INSERT INTO notification_choices (user_id, channel, category, enabled, source, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (user_id, channel, category) DO UPDATE SET enabled = excluded.enabled, source = excluded.source, updated_at = excluded.updated_at")
+        .bind(user).bind(channel).bind(category).bind(enabled).bind(source).bind(Ts::now()))?;
+    Ok(())
+}
+
+/// Opts `user` out of `category` on `channel` (the one-click unsubscribe).
 pub async fn unsubscribe(
     x: &mut impl Executor,
     user: Id,
@@ -306,11 +351,44 @@ pub async fn unsubscribe(
     category: &str,
     source: &str,
 ) -> Result<(), sqlx::Error> {
-    execute!(x, sqlx::query(
-        "INSERT INTO notification_unsubscribes (user_id, channel, category, source, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (user_id, channel, category) DO NOTHING")
-        .bind(user).bind(channel).bind(category).bind(source).bind(Ts::now()))?;
-    Ok(())
+    set_choice(x, user, channel, category, false, source).await
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct Choice {
+    pub channel: Channel,
+    pub category: String,
+    pub enabled: bool,
+    pub source: String,
+    pub updated_at: Ts,
+}
+
+/// Every explicit choice of `user`.
+pub async fn choices_of(x: &mut impl Executor, user: Id) -> Result<Vec<Choice>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Choice>(
+        "SELECT channel, category, enabled, source, updated_at FROM notification_choices WHERE user_id = $1 ORDER BY category, channel")
+        .bind(user).fetch_all(&mut *c).await)
+}
+
+/// `user`'s explicit choices for `category` and for `all` on `channel`: (category's, all's).
+pub async fn choice_for(
+    x: &mut impl Executor,
+    user: Id,
+    channel: Channel,
+    category: &str,
+) -> Result<(Option<bool>, Option<bool>), sqlx::Error> {
+    let rows: Vec<(String, bool)> = sql!(x, c => sqlx::query_as(
+        "SELECT category, enabled FROM notification_choices WHERE user_id = $1 AND channel = $2 AND (category = $3 OR category = 'all')")
+        .bind(user).bind(channel).bind(category).fetch_all(&mut *c).await)?;
+    let get = |k: &str| rows.iter().find(|(c, _)| c == k).map(|(_, e)| *e);
+    Ok((
+        if category == "all" {
+            None
+        } else {
+            get(category)
+        },
+        get("all"),
+    ))
 }
 
 /// Whether `user` opted out of `category` (or of everything) on `channel`.
@@ -320,10 +398,168 @@ pub async fn is_unsubscribed(
     channel: Channel,
     category: &str,
 ) -> Result<bool, sqlx::Error> {
-    let n: i64 = sql!(x, c => sqlx::query_scalar(
-        "SELECT COUNT(*) FROM notification_unsubscribes WHERE user_id = $1 AND channel = $2 AND (category = $3 OR category = 'all')")
-        .bind(user).bind(channel).bind(category).fetch_one(&mut *c).await)?;
+    let (own, all) = choice_for(x, user, channel, category).await?;
+    Ok(own.or(all) == Some(false))
+}
+
+/// Quiet hours and time zone of one person.
+#[derive(Debug, Clone, FromRow)]
+pub struct Settings {
+    pub time_zone: String,
+    pub quiet_start: Option<String>,
+    pub quiet_end: Option<String>,
+    pub updated_at: Ts,
+}
+
+pub async fn settings_of(x: &mut impl Executor, user: Id) -> Result<Option<Settings>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Settings>(
+        "SELECT time_zone, quiet_start, quiet_end, updated_at FROM notification_settings WHERE user_id = $1")
+        .bind(user).fetch_optional(&mut *c).await)
+}
+
+pub async fn set_settings(
+    x: &mut impl Executor,
+    user: Id,
+    time_zone: &str,
+    quiet: Option<(&str, &str)>,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "INSERT INTO notification_settings (user_id, time_zone, quiet_start, quiet_end, updated_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (user_id) DO UPDATE SET time_zone = excluded.time_zone, quiet_start = excluded.quiet_start,
+            quiet_end = excluded.quiet_end, updated_at = excluded.updated_at")
+        .bind(user).bind(time_zone).bind(quiet.map(|q| q.0)).bind(quiet.map(|q| q.1)).bind(Ts::now()))?;
+    Ok(())
+}
+
+// ---- web push subscriptions ----
+
+#[derive(Debug, Clone, FromRow)]
+pub struct WebSubscription {
+    pub id: Id,
+    pub user_id: Id,
+    pub endpoint: String,
+    pub p256dh: String,
+    pub auth: String,
+    pub device_name: Option<String>,
+    pub created_at: Ts,
+    pub updated_at: Ts,
+}
+
+const W_COLUMNS: &str = "id, user_id, endpoint, p256dh, auth, device_name, created_at, updated_at";
+
+/// Saves a browser's subscription for `user`, taking the endpoint from any other account.
+/// Returns the row and the previous owner when it moved, and whether it is new for `user`.
+pub async fn save_web_subscription(
+    x: &mut impl Executor,
+    user: Id,
+    endpoint: &str,
+    p256dh: &str,
+    auth: &str,
+    device_name: Option<&str>,
+) -> Result<(WebSubscription, Option<Id>), sqlx::Error> {
+    let previous: Option<Id> = sql!(x, c => sqlx::query_scalar("SELECT user_id FROM web_push_subscriptions WHERE endpoint = $1")
+        .bind(endpoint).fetch_optional(&mut *c).await)?;
+    let q = format!(
+        "INSERT INTO web_push_subscriptions (id, user_id, endpoint, p256dh, auth, device_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+         ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh, auth = excluded.auth,
+            device_name = excluded.device_name, updated_at = excluded.updated_at
+         RETURNING {W_COLUMNS}"
+    );
+    let row = sql!(x, c => sqlx::query_as::<_, WebSubscription>(sqlx::AssertSqlSafe(q))
+        .bind(Id::new()).bind(user).bind(endpoint).bind(p256dh).bind(auth).bind(device_name).bind(Ts::now())
+        .fetch_one(&mut *c).await)?;
+    Ok((row, previous))
+}
+
+/// Removes `user`'s subscription with this endpoint. False when they had none.
+pub async fn remove_web_subscription(
+    x: &mut impl Executor,
+    user: Id,
+    endpoint: &str,
+) -> Result<bool, sqlx::Error> {
+    let n = execute!(
+        x,
+        sqlx::query("DELETE FROM web_push_subscriptions WHERE user_id = $1 AND endpoint = $2")
+            .bind(user)
+            .bind(endpoint)
+    )?;
     Ok(n > 0)
+}
+
+/// A subscription the push service says is gone (404 or 410).
+pub async fn forget_web_subscription(
+    x: &mut impl Executor,
+    endpoint: &str,
+) -> Result<(), sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("DELETE FROM web_push_subscriptions WHERE endpoint = $1").bind(endpoint)
+    )?;
+    Ok(())
+}
+
+pub async fn web_subscriptions_of(
+    x: &mut impl Executor,
+    user: Id,
+) -> Result<Vec<WebSubscription>, sqlx::Error> {
+    let q = format!(
+        "SELECT {W_COLUMNS} FROM web_push_subscriptions WHERE user_id = $1 ORDER BY created_at"
+    );
+    sql!(x, c => sqlx::query_as::<_, WebSubscription>(sqlx::AssertSqlSafe(q)).bind(user).fetch_all(&mut *c).await)
+}
+
+// ---- Expo tickets awaiting receipts ----
+
+pub async fn add_ticket(
+    x: &mut impl Executor,
+    ticket: &str,
+    token: &str,
+    delivery: Option<Id>,
+) -> Result<(), sqlx::Error> {
+    execute!(x, sqlx::query(
+        "INSERT INTO push_tickets (ticket_id, token, delivery_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (ticket_id) DO NOTHING")
+        .bind(ticket).bind(token).bind(delivery).bind(Ts::now()))?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct Ticket {
+    pub ticket_id: String,
+    pub token: String,
+    pub delivery_id: Option<Id>,
+    pub created_at: Ts,
+}
+
+/// Tickets issued before `before`, oldest first.
+pub async fn tickets_before(
+    x: &mut impl Executor,
+    before: Ts,
+    limit: i64,
+    after: Option<&str>,
+) -> Result<Vec<Ticket>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, Ticket>(
+        "SELECT ticket_id, token, delivery_id, created_at FROM push_tickets
+         WHERE created_at <= $1 AND ($3 IS NULL OR ticket_id > $3) ORDER BY ticket_id LIMIT $2")
+        .bind(before).bind(limit).bind(after).fetch_all(&mut *c).await)
+}
+
+pub async fn remove_tickets(x: &mut impl Executor, ids: &[String]) -> Result<(), sqlx::Error> {
+    for chunk in ids.chunks(500) {
+        let list = (1..=chunk.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let q = format!("DELETE FROM push_tickets WHERE ticket_id IN ({list})");
+        execute!(x, {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(q.clone()));
+            for id in chunk {
+                query = query.bind(id.as_str());
+            }
+            query
+        })?;
+    }
+    Ok(())
 }
 
 // ---- announcements ----

@@ -249,6 +249,8 @@ fn scheduled(task: CronTask) -> Runner {
         WaitlistDigest => task_runner!(mail::waitlist_digest),
         VerificationReminders => task_runner!(mail::verification_reminders),
         UploadsExpire => task_runner!(uploads::expire),
+        NotificationsDue => task_runner!(notify::due),
+        PushReceipts => task_runner!(notify::push_receipts),
         TourindexSync => task_runner!(competition::tourindex_sync),
         TourindexAthletesSync => task_runner!(competition::tourindex_athletes_sync),
         TourindexAvatars => task_runner!(competition::tourindex_avatars),

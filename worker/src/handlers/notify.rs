@@ -4,27 +4,43 @@
 //!
 //! - email: the user's address, with RFC 8058 one-click unsubscribe headers; skipped when the
 //!   user opted out of the category.
-//! - push: through Expo to every `ExponentPushToken[…]` of the user, in batches; a ticket
-//!   `DeviceNotRegistered` deletes that token. Skipped without a token (FCM tokens are stored but
-//!   not delivered yet); failed ("not configured") when `EXPO_PUSH_URL` is unset. SMS
-//!   notifications are not sent.
+//! - push: to every device of the user: Expo tokens in batches of 100 (each ok ticket is kept
+//!   for the `push-receipts` task), FCM tokens one request each (HTTP v1), browsers by Web Push;
+//!   a device its service calls gone (`DeviceNotRegistered`, `UNREGISTERED`/`INVALID_ARGUMENT`,
+//!   404/410) is deleted. What happened on each device is stored on the delivery (`devices`).
+//!   Sent when one device took it; skipped without a device; a service not configured fails
+//!   its devices ("not configured"). TTL and urgency follow the kind (`domain::push_policy`).
+//! - sms: through Twilio's Messages API to the user's verified phone, unless the number replied
+//!   STOP (Twilio's 21610 records that too).
 //!
-//! A transient failure puts the delivery back to pending with the job backoff and fails the job
-//! transiently, so the job's retry picks it up; after `MAX_ATTEMPTS` the delivery is failed.
+//! Each person's choices decide (`domain::preferences`): a channel they turned off for the
+//! kind's category is skipped; push and SMS inside their quiet hours wait, pending, until the
+//! hours end (the `notifications-due` task sends them then).
+//!
+//! A transient failure puts the delivery back to pending with the job backoff (or the
+//! provider's `Retry-After`, when longer) and fails the job transiently, so the job's retry
+//! picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
 use super::{Ctx, RunJob};
+use futures::StreamExt;
 use jobs::JobError;
 use serde_json::{Value, json};
 use shared::crypto::Keys;
 use shared::db::{Id, Ts};
 use shared::domain::notifications as domain;
 use shared::domain::notifications::jobs::{Announcement, NotificationDrain, NotificationFanout};
+use shared::domain::notifications::preferences;
 use shared::mail::Email;
+use shared::providers::ProviderError;
 use shared::providers::expo::{Expo, PushMessage};
+use shared::providers::fcm::{self, Fcm, FcmMessage};
+use shared::providers::twilio::{SmsResult, Twilio};
+use shared::providers::webpush::{self, Pushed, WebPushMessage};
 use shared::repo::notifications::{
     self, Channel, Delivery, DeliveryStatus, PushPlatform, category_of,
 };
-use shared::repo::users;
+use shared::repo::{sms, users};
+use std::time::Duration;
 
 /// Attempts per delivery (the notify jobs allow as many).
 const MAX_ATTEMPTS: i64 = 5;
@@ -37,6 +53,7 @@ struct Tally {
     failed: u64,
     skipped: u64,
     retrying: u64,
+    deferred: u64,
 }
 
 impl Tally {
@@ -47,7 +64,9 @@ impl Tally {
                 self.retrying
             )));
         }
-        Ok(json!({ "sent": self.sent, "failed": self.failed, "skipped": self.skipped }))
+        Ok(
+            json!({ "sent": self.sent, "failed": self.failed, "skipped": self.skipped, "deferred": self.deferred }),
+        )
     }
 }
 
@@ -55,7 +74,10 @@ enum Outcome {
     Sent,
     Skipped(String),
     Failed(String),
-    Transient(String),
+    /// Retry later: at the job's backoff, or after the provider's `Retry-After` when longer.
+    Transient(String, Option<Duration>),
+    /// Quiet hours: back to pending until then, no attempt spent.
+    Deferred(Ts),
 }
 
 impl RunJob for NotificationFanout {
@@ -72,12 +94,11 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
             let mut c = ctx.deps.db.acquire().await?;
             notifications::deliveries_of(&mut c, chunk).await?
         };
-        for d in ds {
-            match d.status {
-                DeliveryStatus::Pending | DeliveryStatus::Sending => deliver(ctx, d, tally).await?,
-                DeliveryStatus::Sent | DeliveryStatus::Failed | DeliveryStatus::Skipped => {}
-            }
-        }
+        let open: Vec<Delivery> = ds
+            .into_iter()
+            .filter(|d| matches!(d.status, DeliveryStatus::Pending | DeliveryStatus::Sending))
+            .collect();
+        deliver_many(ctx, open, tally).await?;
     }
     Ok(())
 }
@@ -85,6 +106,13 @@ async fn deliver_notifications(ctx: &Ctx, ids: &[Id], tally: &mut Tally) -> Resu
 /// Every due delivery, in batches, until none is left.
 impl RunJob for NotificationDrain {
     async fn run(self, ctx: &Ctx) -> Result<Value, JobError> {
+        due(ctx).await
+    }
+}
+
+/// The `notifications-due` task: what a drain does.
+pub async fn due(ctx: &Ctx) -> Result<Value, JobError> {
+    {
         let mut tally = Tally::default();
         loop {
             let due = {
@@ -94,11 +122,11 @@ impl RunJob for NotificationDrain {
             if due.is_empty() {
                 break;
             }
-            let before = tally.sent + tally.failed + tally.skipped + tally.retrying;
-            for d in due {
-                deliver(ctx, d, &mut tally).await?;
-            }
-            if tally.sent + tally.failed + tally.skipped + tally.retrying == before {
+            let before =
+                tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred;
+            deliver_many(ctx, due, &mut tally).await?;
+            if tally.sent + tally.failed + tally.skipped + tally.retrying + tally.deferred == before
+            {
                 break; // every due row was claimed by another worker meanwhile
             }
         }
@@ -124,16 +152,60 @@ async fn announce(ctx: &Ctx, a: Announcement) -> Result<Value, JobError> {
     Ok(result)
 }
 
-async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobError> {
-    let now = Ts::now();
-    let claimed = {
+/// A push delivery claimed and ready to go: what it sends, to which devices.
+struct PushPlan {
+    delivery: Delivery,
+    notification: notifications::Notification,
+    tokens: Vec<notifications::PushToken>,
+    browsers: Vec<notifications::WebSubscription>,
+}
+
+/// Claims and sends these deliveries. Push deliveries go out together, so that Expo gets its
+/// 100 messages per request across recipients and FCM and push services get requests in
+/// parallel; the others one by one.
+async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result<(), JobError> {
+    let mut plans = Vec::new();
+    for d in ds {
+        let now = Ts::now();
+        let claimed = {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
+        };
+        let Some(d) = claimed else {
+            continue; // not due yet, another worker has it, or it is done
+        };
+        match send(ctx, &d).await? {
+            Sending::Done(outcome, devices) => record(ctx, &d, outcome, devices, tally).await?,
+            Sending::Push(n, tokens, browsers) => plans.push(PushPlan {
+                delivery: d,
+                notification: n,
+                tokens,
+                browsers,
+            }),
+        }
+    }
+    if !plans.is_empty() {
+        let results = push(ctx, &plans).await?;
+        for (plan, devices) in plans.iter().zip(results) {
+            let outcome = devices.outcome();
+            record(ctx, &plan.delivery, outcome, Some(devices.json()), tally).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Closes (or puts back) a delivery with its outcome.
+async fn record(
+    ctx: &Ctx,
+    d: &Delivery,
+    outcome: Outcome,
+    devices: Option<Value>,
+    tally: &mut Tally,
+) -> Result<(), JobError> {
+    if let Some(devices) = devices {
         let mut c = ctx.deps.db.acquire().await?;
-        notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
-    };
-    let Some(d) = claimed else {
-        return Ok(()); // not due yet, another worker has it, or it is done
-    };
-    let outcome = send(ctx, &d).await?;
+        notifications::set_devices(&mut c, d.id, &devices).await?;
+    }
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
@@ -148,13 +220,19 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
             notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
-        Outcome::Transient(why) if d.attempts >= MAX_ATTEMPTS => {
+        Outcome::Deferred(until) => {
+            let why = format!("quiet hours until {}", until.0.to_rfc3339());
+            notifications::defer(&mut c, d.id, &why, until).await?;
+            tally.deferred += 1;
+        }
+        Outcome::Transient(why, _) if d.attempts >= MAX_ATTEMPTS => {
             let why = format!("gave up after {} attempts: {why}", d.attempts);
             notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
             tally.failed += 1;
         }
-        Outcome::Transient(why) => {
-            let wait = jobs::backoff(d.attempts as u32, ctx.deps.worker.backoff_base);
+        Outcome::Transient(why, asked) => {
+            let wait = jobs::backoff(d.attempts as u32, ctx.deps.worker.backoff_base)
+                .max(asked.unwrap_or_default());
             let at = Ts::now().plus(chrono::Duration::from_std(wait).unwrap_or_default());
             notifications::retry_later(&mut c, d.id, &why, at).await?;
             tally.retrying += 1;
@@ -163,20 +241,49 @@ async fn deliver(ctx: &Ctx, d: Delivery, tally: &mut Tally) -> Result<(), JobErr
     Ok(())
 }
 
-async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
+/// What [`send`] did with a claimed delivery.
+enum Sending {
+    /// Sent or decided, with what happened per device when there are devices to tell about.
+    Done(Outcome, Option<Value>),
+    /// A push to these devices, sent with the others of the batch ([`push`]).
+    Push(
+        notifications::Notification,
+        Vec<notifications::PushToken>,
+        Vec<notifications::WebSubscription>,
+    ),
+}
+
+/// Sends one claimed delivery (a push is only prepared: [`deliver_many`] sends pushes
+/// together).
+async fn send(ctx: &Ctx, d: &Delivery) -> Result<Sending, JobError> {
+    match decide(ctx, d).await? {
+        Ok(push) => Ok(push),
+        Err((outcome, devices)) => Ok(Sending::Done(outcome, devices)),
+    }
+}
+
+/// What was decided (or sent) without a push: the outcome and, for SMS, the device record.
+type Decided = (Outcome, Option<Value>);
+
+async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, JobError> {
     let mut c = ctx.deps.db.acquire().await?;
     let Some(n) = notifications::get(&mut c, d.notification_id).await? else {
-        return Ok(Outcome::Skipped("notification deleted".into()));
+        return Ok(Err((Outcome::Skipped("notification deleted".into()), None)));
     };
     let Some(user) = users::by_id(&mut c, n.user_id).await? else {
-        return Ok(Outcome::Skipped("user deleted".into()));
+        return Ok(Err((Outcome::Skipped("user deleted".into()), None)));
     };
     let category = category_of(&n.kind);
-    if notifications::is_unsubscribed(&mut c, user.id, d.channel, category).await? {
-        return Ok(Outcome::Skipped(format!(
-            "unsubscribed from {category} by {}",
-            d.channel
+    if !preferences::allows(&mut c, user.id, d.channel, &n.kind).await? {
+        return Ok(Err((
+            Outcome::Skipped(format!("unsubscribed from {category} by {}", d.channel)),
+            None,
         )));
+    }
+    if d.channel != Channel::Email
+        && let Some(until) = preferences::quiet_until(&mut c, user.id, Ts::now()).await?
+    {
+        return Ok(Err((Outcome::Deferred(until), None)));
     }
     match d.channel {
         Channel::Email => {
@@ -201,115 +308,544 @@ async fn send(ctx: &Ctx, d: &Delivery) -> Result<Outcome, JobError> {
                     "List-Unsubscribe=One-Click".to_string(),
                 ),
             ];
-            Ok(
+            Ok(Err((
                 match ctx.deps.mailer.send_with_headers(mail, &headers).await {
                     Ok(()) => Outcome::Sent,
-                    Err(e) => Outcome::Transient(format!("mail: {e}")),
+                    Err(e) => Outcome::Transient(format!("mail: {e}"), None),
                 },
-            )
+                None,
+            )))
         }
         Channel::Push => {
             let tokens = notifications::push_tokens_of(&mut c, user.id).await?;
-            drop(c);
-            push(ctx, &n, tokens).await
+            let browsers = notifications::web_subscriptions_of(&mut c, user.id).await?;
+            Ok(Ok(Sending::Push(n, tokens, browsers)))
         }
-        Channel::Sms => Ok(Outcome::Failed(format!(
-            "{} notifications are not sent by this service",
-            d.channel
-        ))),
+        Channel::Sms => {
+            let phone = sms::verified_phone(&mut c, user.id).await?;
+            let opted_out = match &phone {
+                Some((p, _)) => sms::is_opted_out(&mut c, p).await?,
+                None => false,
+            };
+            drop(c);
+            Ok(Err(
+                text_message(ctx, &n, phone.map(|p| p.0), opted_out).await?
+            ))
+        }
     }
 }
 
-/// Push to the user's Expo tokens. Sent when at least one ticket is ok; a token Expo no longer
-/// knows (`DeviceNotRegistered`) is deleted; a request that failed transiently (5xx, 429,
-/// timeout, or every ticket `MessageRateExceeded`) is retried as a whole.
-async fn push(
-    ctx: &Ctx,
-    n: &notifications::Notification,
-    tokens: Vec<notifications::PushToken>,
-) -> Result<Outcome, JobError> {
-    if tokens.is_empty() {
-        return Ok(Outcome::Skipped("no push token registered".into()));
+/// One device's result in a push delivery.
+struct DeviceResult {
+    platform: &'static str,
+    device: String,
+    status: &'static str,
+    error: Option<String>,
+    retry_after: Option<Duration>,
+}
+
+impl DeviceResult {
+    fn new(
+        platform: &'static str,
+        device: String,
+        status: &'static str,
+        error: Option<String>,
+    ) -> Self {
+        DeviceResult {
+            platform,
+            device,
+            status,
+            error,
+            retry_after: None,
+        }
     }
-    let Some(cfg) = ctx.deps.cfg.expo.clone() else {
-        return Ok(Outcome::Failed(
-            shared::providers::ProviderError::NotConfigured("push").to_string(),
-        ));
-    };
-    let expo_tokens: Vec<String> = tokens
-        .into_iter()
-        .filter(|t| t.platform == PushPlatform::Expo && Expo::is_expo_token(&t.token))
-        .map(|t| t.token)
-        .collect();
-    if expo_tokens.is_empty() {
-        return Ok(Outcome::Skipped(
-            "only FCM tokens registered; FCM delivery is not built".into(),
-        ));
+
+    fn error(platform: &'static str, device: String, e: &ProviderError) -> Self {
+        DeviceResult {
+            platform,
+            device,
+            status: if e.is_permanent() { "failed" } else { "retry" },
+            error: Some(e.to_string()),
+            retry_after: e.retry_after(),
+        }
     }
-    let expo = Expo::new(cfg, shared::providers::http::shared_client().clone());
+}
+
+#[derive(Default)]
+struct Devices(Vec<DeviceResult>);
+
+impl Devices {
+    fn add(
+        &mut self,
+        platform: &'static str,
+        device: String,
+        status: &'static str,
+        error: Option<String>,
+    ) {
+        self.0.push(DeviceResult {
+            platform,
+            device,
+            status,
+            error,
+            retry_after: None,
+        });
+    }
+
+    fn failed(&mut self, platform: &'static str, device: String, e: &ProviderError) {
+        let status = if e.is_permanent() { "failed" } else { "retry" };
+        self.0.push(DeviceResult {
+            platform,
+            device,
+            status,
+            error: Some(e.to_string()),
+            retry_after: e.retry_after(),
+        });
+    }
+
+    fn errors(&self, status: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| {
+                format!(
+                    "{} {}: {}",
+                    r.platform,
+                    r.device,
+                    r.error.as_deref().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    /// Sent when one device took it (retrying would notify that one twice); else retried when
+    /// one failed transiently; skipped when every device is gone or none exists; else failed.
+    fn outcome(&self) -> Outcome {
+        if self.0.is_empty() {
+            return Outcome::Skipped("no push device registered".into());
+        }
+        if self.0.iter().any(|r| r.status == "sent") {
+            return Outcome::Sent;
+        }
+        let retry = self.errors("retry");
+        if !retry.is_empty() {
+            let wait = self.0.iter().filter_map(|r| r.retry_after).max();
+            return Outcome::Transient(retry.join("; "), wait);
+        }
+        let gone = self.errors("gone");
+        if gone.len() == self.0.len() {
+            return Outcome::Skipped(format!(
+                "every device is gone, removed: {}",
+                gone.join("; ")
+            ));
+        }
+        let mut failed = self.errors("failed");
+        failed.extend(gone.into_iter().map(|g| format!("{g} (removed)")));
+        Outcome::Failed(failed.join("; "))
+    }
+
+    /// As stored: transient failures of a delivery that went out elsewhere are final.
+    fn json(&self) -> Value {
+        let any_sent = self.0.iter().any(|r| r.status == "sent");
+        Value::Array(
+            self.0
+                .iter()
+                .map(|r| {
+                    let status = if r.status == "retry" && any_sent { "failed" } else { r.status };
+                    json!({ "platform": r.platform, "device": r.device, "status": status, "error": r.error })
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A device as the admin view shows it: its name, or the token's last characters.
+fn device_label(name: Option<&str>, token: &str) -> String {
+    match name {
+        Some(n) => n.to_string(),
+        None => {
+            let tail: String = token
+                .chars()
+                .rev()
+                .take(8)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            format!("…{tail}")
+        }
+    }
+}
+
+/// The push payload's data: the notification's own, with its id and kind.
+fn push_data(n: &notifications::Notification) -> Value {
     let mut data = n.data.0.clone();
     if !data.is_object() {
         data = json!({ "value": data });
     }
     data["notificationId"] = json!(n.id);
     data["kind"] = json!(n.kind);
-    let (mut ok, mut gone, mut errors, mut rate_limited) = (0usize, 0usize, Vec::new(), 0usize);
-    for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
-        let messages: Vec<PushMessage> = batch
-            .iter()
-            .map(|t| PushMessage {
-                to: t.clone(),
-                title: n.title.clone(),
-                body: n.body.clone(),
-                data: data.clone(),
-                sound: "default",
-            })
-            .collect();
-        let tickets = match expo.send(&messages).await {
-            Ok(t) => t,
-            Err(e) if e.is_permanent() => return Ok(Outcome::Failed(e.to_string())),
-            Err(e) if ok > 0 => {
-                // An earlier batch went out: retrying would notify those devices twice.
-                errors.push(e.to_string());
-                continue;
-            }
-            Err(e) => return Ok(Outcome::Transient(e.to_string())),
-        };
-        for (token, ticket) in batch.iter().zip(tickets) {
-            if ticket.is_ok() {
-                ok += 1;
-                continue;
-            }
-            match ticket.error() {
-                Some("DeviceNotRegistered") => {
-                    let mut c = ctx.deps.db.acquire().await?;
-                    notifications::forget_push_token(&mut c, token).await?;
-                    gone += 1;
+    data
+}
+
+/// Push to every device of every plan (see the module doc): Expo's messages of all plans in
+/// requests of 100, FCM and Web Push requests [`PARALLEL`] at a time. One [`Devices`] per plan.
+async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
+    let mut out: Vec<Devices> = plans.iter().map(|_| Devices::default()).collect();
+    let http = &shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout);
+    let data: Vec<Value> = plans.iter().map(|p| push_data(&p.notification)).collect();
+
+    // Expo, 100 messages per request across the plans.
+    let expo_tokens: Vec<(usize, &notifications::PushToken)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.tokens.iter().map(move |t| (i, t)))
+        .filter(|(_, t)| t.platform == PushPlatform::Expo)
+        .collect();
+    if !expo_tokens.is_empty() {
+        match ctx.deps.cfg.expo.clone() {
+            None => {
+                let e = ProviderError::NotConfigured("push");
+                for (i, t) in &expo_tokens {
+                    out[*i].failed("expo", device_label(t.device_name.as_deref(), &t.token), &e);
                 }
-                Some("MessageRateExceeded") => rate_limited += 1,
-                other => errors.push(format!(
-                    "{}: {}",
-                    other.unwrap_or("error"),
-                    ticket.message.as_deref().unwrap_or("no message")
-                )),
+            }
+            Some(cfg) => {
+                let expo = Expo::new(cfg, http.clone());
+                for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
+                    let messages: Vec<PushMessage> = batch
+                        .iter()
+                        .map(|(i, t)| PushMessage {
+                            to: t.token.clone(),
+                            title: plans[*i].notification.title.clone(),
+                            body: plans[*i].notification.body.clone(),
+                            data: data[*i].clone(),
+                            sound: "default",
+                        })
+                        .collect();
+                    let tickets = match expo.send(&messages).await {
+                        Ok(t) => t,
+                        Err(e) => {
+                            for (i, t) in batch {
+                                let label = device_label(t.device_name.as_deref(), &t.token);
+                                out[*i].failed("expo", label, &e);
+                            }
+                            continue;
+                        }
+                    };
+                    let mut c = ctx.deps.db.acquire().await?;
+                    for ((i, t), ticket) in batch.iter().zip(tickets) {
+                        let label = device_label(t.device_name.as_deref(), &t.token);
+                        if ticket.is_ok() {
+                            if let Some(id) = &ticket.id {
+                                let d = plans[*i].delivery.id;
+                                notifications::add_ticket(&mut c, id, &t.token, Some(d)).await?;
+                            }
+                            out[*i].add("expo", label, "sent", None);
+                            continue;
+                        }
+                        let code = ticket.error().unwrap_or("error").to_string();
+                        let msg = format!(
+                            "{code}: {}",
+                            ticket.message.as_deref().unwrap_or("no message")
+                        );
+                        match code.as_str() {
+                            "DeviceNotRegistered" => {
+                                notifications::forget_push_token(&mut c, &t.token).await?;
+                                out[*i].add("expo", label, "gone", Some(msg));
+                            }
+                            "MessageRateExceeded" => out[*i].add("expo", label, "retry", Some(msg)),
+                            _ => out[*i].add("expo", label, "failed", Some(msg)),
+                        }
+                    }
+                }
             }
         }
     }
-    if ok > 0 {
-        return Ok(Outcome::Sent);
+
+    // FCM (one request per token) and browsers, in parallel.
+    let fcm_client = ctx
+        .deps
+        .cfg
+        .fcm
+        .clone()
+        .map(|cfg| Fcm::new(cfg, http.clone()));
+    let vapid = ctx.deps.cfg.web_push.vapid();
+    let mut work: Vec<futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>> =
+        Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let n = &p.notification;
+        let policy = domain::push_policy(&n.kind);
+        for t in p.tokens.iter().filter(|t| t.platform == PushPlatform::Fcm) {
+            let label = device_label(t.device_name.as_deref(), &t.token);
+            let client = &fcm_client;
+            let data = &data[i];
+            work.push(Box::pin(async move {
+                let fcm = match client {
+                    Some(Ok(f)) => f,
+                    Some(Err(e)) => return (i, DeviceResult::error("fcm", label, e), None),
+                    None => {
+                        let e = ProviderError::NotConfigured("fcm");
+                        return (i, DeviceResult::error("fcm", label, &e), None);
+                    }
+                };
+                let m = FcmMessage {
+                    token: &t.token,
+                    title: &n.title,
+                    body: &n.body,
+                    data,
+                    high_priority: policy.urgency == webpush::Urgency::High,
+                    ttl: Duration::from_secs(policy.ttl_secs.into()),
+                };
+                match fcm.send(&m).await {
+                    Ok(fcm::Sent::Ok(_)) => {
+                        (i, DeviceResult::new("fcm", label, "sent", None), None)
+                    }
+                    Ok(fcm::Sent::TokenGone(code)) => (
+                        i,
+                        DeviceResult::new("fcm", label, "gone", Some(code)),
+                        Some(Gone::Token(t.token.clone())),
+                    ),
+                    Err(e) => (i, DeviceResult::error("fcm", label, &e), None),
+                }
+            }));
+        }
+        if p.browsers.is_empty() {
+            continue;
+        }
+        let payload = web_payload(n, &data[i]);
+        for b in &p.browsers {
+            let host = url::Url::parse(&b.endpoint)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default();
+            let label = match &b.device_name {
+                Some(name) => format!("{name} ({host})"),
+                None => host,
+            };
+            let vapid = &vapid;
+            let payload = payload.clone();
+            let cfg = &ctx.deps.cfg.web_push;
+            work.push(Box::pin(async move {
+                let vapid = match vapid {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let why = Some(format!("VAPID key: {e}"));
+                        return (i, DeviceResult::new("web", label, "failed", why), None);
+                    }
+                };
+                let allowed = url::Url::parse(&b.endpoint)
+                    .is_ok_and(|u| webpush::endpoint_allowed(&u, &cfg.endpoint_hosts));
+                if !allowed {
+                    let why = Some("endpoint not on an allowed push service".to_string());
+                    return (i, DeviceResult::new("web", label, "failed", why), None);
+                }
+                let m = WebPushMessage {
+                    endpoint: &b.endpoint,
+                    p256dh: &b.p256dh,
+                    auth: &b.auth,
+                    payload: &payload,
+                    ttl: policy.ttl_secs,
+                    urgency: policy.urgency,
+                    topic: None,
+                };
+                match webpush::send(http, vapid, &cfg.subject, &m).await {
+                    Ok(Pushed::Accepted) => {
+                        (i, DeviceResult::new("web", label, "sent", None), None)
+                    }
+                    Ok(Pushed::Gone(status)) => (
+                        i,
+                        DeviceResult::new("web", label, "gone", Some(format!("status {status}"))),
+                        Some(Gone::Browser(b.endpoint.clone())),
+                    ),
+                    Err(e) => (i, DeviceResult::error("web", label, &e), None),
+                }
+            }));
+        }
     }
-    if rate_limited > 0 && errors.is_empty() {
-        return Ok(Outcome::Transient(format!(
-            "expo push: MessageRateExceeded for {rate_limited} device(s)"
-        )));
+    let results: Vec<_> = futures::stream::iter(work)
+        .buffer_unordered(PARALLEL)
+        .collect()
+        .await;
+    let mut c = ctx.deps.db.acquire().await?;
+    for (i, r, gone) in results {
+        match gone {
+            Some(Gone::Token(t)) => notifications::forget_push_token(&mut c, &t).await?,
+            Some(Gone::Browser(e)) => notifications::forget_web_subscription(&mut c, &e).await?,
+            None => {}
+        }
+        out[i].0.push(r);
     }
-    if gone > 0 && errors.is_empty() && rate_limited == 0 {
-        return Ok(Outcome::Skipped(format!(
-            "expo push: DeviceNotRegistered, {gone} token(s) removed"
-        )));
+    Ok(out)
+}
+
+/// FCM and Web Push requests in flight at once, per batch of deliveries.
+const PARALLEL: usize = 16;
+
+/// A device its push service says is gone, to delete.
+enum Gone {
+    Token(String),
+    Browser(String),
+}
+
+/// What the service worker receives: JSON with the notification's id, kind, title, body and
+/// data, the body shortened to fit one encrypted record.
+fn web_payload(n: &notifications::Notification, data: &Value) -> Vec<u8> {
+    let mut body = n.body.clone();
+    loop {
+        let p = json!({ "notificationId": n.id, "kind": n.kind, "title": n.title, "body": body, "data": data })
+            .to_string()
+            .into_bytes();
+        if p.len() <= webpush::MAX_PLAINTEXT || body.is_empty() {
+            return p;
+        }
+        let keep = body
+            .chars()
+            .count()
+            .saturating_sub((p.len() - webpush::MAX_PLAINTEXT).max(16) + 1);
+        body = format!("{}…", body.chars().take(keep).collect::<String>());
     }
-    Ok(Outcome::Failed(format!(
-        "expo push: {} ({gone} token(s) removed)",
-        errors.join("; ")
-    )))
+}
+
+/// The SMS a notification becomes: title and body in at most 300 characters, and the opt-out
+/// reminder carriers expect.
+fn sms_text(n: &notifications::Notification) -> String {
+    let mut text = format!("{}: {}", n.title, n.body);
+    if text.chars().count() > 300 {
+        text = format!("{}…", text.chars().take(299).collect::<String>());
+    }
+    format!("{text}\nReply STOP to opt out.")
+}
+
+/// A notification by SMS to the user's verified phone.
+async fn text_message(
+    ctx: &Ctx,
+    n: &notifications::Notification,
+    phone: Option<String>,
+    opted_out: bool,
+) -> Result<(Outcome, Option<Value>), JobError> {
+    let Some(phone) = phone else {
+        return Ok((Outcome::Skipped("no verified phone".into()), None));
+    };
+    let label = device_label(None, &phone);
+    let one = |status: &str, error: Option<String>| {
+        Some(json!([{ "platform": "sms", "device": label, "status": status, "error": error }]))
+    };
+    if opted_out {
+        return Ok((
+            Outcome::Skipped("the number replied STOP".into()),
+            one("skipped", None),
+        ));
+    }
+    let twilio = match ctx.deps.cfg.twilio.clone() {
+        Some(cfg) => Twilio::new(
+            cfg,
+            shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout),
+        ),
+        None => {
+            let e = ProviderError::NotConfigured("sms notifications").to_string();
+            return Ok((Outcome::Failed(e.clone()), one("failed", Some(e))));
+        }
+    };
+    Ok(match twilio.send_sms(&phone, &sms_text(n)).await {
+        Ok(SmsResult::Queued(_)) => (Outcome::Sent, one("sent", None)),
+        Ok(SmsResult::Refused {
+            code: 21610,
+            message,
+            ..
+        }) => {
+            let mut c = ctx.deps.db.acquire().await?;
+            sms::opt_out(&mut c, &phone, "STOP", Ts::now()).await?;
+            let why = format!("the number replied STOP (21610: {message})");
+            (Outcome::Skipped(why.clone()), one("gone", Some(why)))
+        }
+        Ok(SmsResult::Refused {
+            status,
+            code,
+            message,
+        }) => {
+            let why = format!("sms (twilio) refused ({status} {code}): {message}");
+            (Outcome::Failed(why.clone()), one("failed", Some(why)))
+        }
+        Err(e) if e.is_permanent() => (
+            Outcome::Failed(e.to_string()),
+            one("failed", Some(e.to_string())),
+        ),
+        Err(e) => (
+            Outcome::Transient(e.to_string(), e.retry_after()),
+            one("retry", Some(e.to_string())),
+        ),
+    })
+}
+
+/// The `push-receipts` task: asks Expo for the receipts of tickets older than
+/// `EXPO_RECEIPT_DELAY_SECS`, 1,000 per request. `DeviceNotRegistered` deletes the token;
+/// other errors are logged with their ticket; a ticket with a receipt, or older than a day
+/// (Expo keeps receipts 24 hours), is done.
+pub async fn push_receipts(ctx: &Ctx) -> Result<Value, JobError> {
+    let Some(cfg) = ctx.deps.cfg.expo.clone() else {
+        return Ok(json!({ "skipped": "expo push is not configured" }));
+    };
+    let expo = Expo::new(
+        cfg.clone(),
+        shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout),
+    );
+    let now = Ts::now();
+    let before = now.plus(-chrono::Duration::from_std(cfg.receipt_delay).unwrap_or_default());
+    let expired = now.plus(-chrono::Duration::hours(24));
+    let (mut ok, mut gone, mut errors, mut pending, mut requests) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut after: Option<String> = None;
+    loop {
+        let page = {
+            let mut c = ctx.deps.db.acquire().await?;
+            notifications::tickets_before(
+                &mut c,
+                before,
+                shared::providers::expo::RECEIPT_BATCH as i64,
+                after.as_deref(),
+            )
+            .await?
+        };
+        let Some(last) = page.last() else { break };
+        after = Some(last.ticket_id.clone());
+        let ids: Vec<String> = page.iter().map(|t| t.ticket_id.clone()).collect();
+        let receipts = expo.receipts(&ids).await.map_err(|e| {
+            if e.is_permanent() {
+                JobError::Permanent(e.to_string())
+            } else {
+                JobError::Transient(e.to_string())
+            }
+        })?;
+        requests += 1;
+        let mut done = Vec::new();
+        let mut c = ctx.deps.db.acquire().await?;
+        for t in &page {
+            match receipts.get(&t.ticket_id) {
+                Some(r) if r.is_ok() => ok += 1,
+                Some(r) if r.error() == Some("DeviceNotRegistered") => {
+                    notifications::forget_push_token(&mut c, &t.token).await?;
+                    gone += 1;
+                }
+                Some(r) => {
+                    tracing::warn!(
+                        ticket = %t.ticket_id,
+                        delivery = ?t.delivery_id,
+                        error = r.error().unwrap_or("error"),
+                        message = r.message.as_deref().unwrap_or(""),
+                        "expo push receipt error"
+                    );
+                    errors += 1;
+                }
+                None if t.created_at < expired => {}
+                None => {
+                    pending += 1;
+                    continue;
+                }
+            }
+            done.push(t.ticket_id.clone());
+        }
+        notifications::remove_tickets(&mut c, &done).await?;
+    }
+    Ok(
+        json!({ "ok": ok, "deviceNotRegistered": gone, "errors": errors, "pending": pending, "requests": requests }),
+    )
 }

@@ -28,9 +28,33 @@ pub struct DeliveryView {
     pub next_attempt_at: Ts,
     pub sent_at: Option<Ts>,
     pub updated_at: Ts,
+    /// A push or SMS delivery's result per device.
+    pub devices: Vec<DeliveryDevice>,
+}
+
+/// What happened on one device of a delivery.
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryDevice {
+    /// expo, fcm, web or sms.
+    pub platform: String,
+    /// The device's name, or the end of its token (a browser: its push service's host).
+    pub device: String,
+    /// sent, gone (the device was removed), failed, retry or skipped.
+    pub status: String,
+    pub error: Option<String>,
+}
+
+/// The per-device results stored on a delivery.
+pub fn devices_of(d: &Delivery) -> Vec<DeliveryDevice> {
+    d.devices
+        .as_ref()
+        .and_then(|v| serde_json::from_value(v.0.clone()).ok())
+        .unwrap_or_default()
 }
 
 fn delivery_view(d: Delivery) -> DeliveryView {
+    let devices = devices_of(&d);
     DeliveryView {
         channel: d.channel,
         status: d.status,
@@ -39,6 +63,7 @@ fn delivery_view(d: Delivery) -> DeliveryView {
         next_attempt_at: d.next_attempt_at,
         sent_at: d.sent_at,
         updated_at: d.updated_at,
+        devices,
     }
 }
 

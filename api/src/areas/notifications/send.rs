@@ -29,7 +29,8 @@ pub struct SendRequest {
     /// A JSON object for the app (at most 4 KiB).
     #[schema(value_type = Object)]
     pub data: Option<Value>,
-    /// email and/or push (default both).
+    /// email, push and/or sms (default all three); each recipient's preferences then decide
+    /// (SMS only for those who verified a phone and chose it).
     pub channels: Option<Vec<String>>,
     /// The same key for the same user is one notification (safe retries).
     pub dedupe_key: Option<String>,

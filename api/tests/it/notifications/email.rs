@@ -15,7 +15,7 @@ async fn send_creates_notifications_that_a_job_mails_with_one_click_unsubscribe(
     // Bad input: every invalid field at once, nothing written.
     let r = send_notification(
         &app,
-        json!({ "userIds": [], "kind": "Bad Kind", "title": " ", "body": "x", "channels": ["sms"], "data": [1] }),
+        json!({ "userIds": [], "kind": "Bad Kind", "title": " ", "body": "x", "channels": ["fax"], "data": [1] }),
     )
     .await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
@@ -64,7 +64,7 @@ async fn send_creates_notifications_that_a_job_mails_with_one_click_unsubscribe(
             (
                 "push".into(),
                 "skipped".into(),
-                Some("no push token registered".into())
+                Some("no push device registered".into())
             )
         ]
     );

@@ -17,9 +17,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use testkit::db::TestDb;
 use testkit::expo::FakeExpo;
+use testkit::fcm::FakeFcm;
 use testkit::reviewvideo::FakeReviewVideo;
 use testkit::smtp::SmtpSink;
 use testkit::twilio::FakeTwilio;
+use testkit::webpush::FakePushService;
 use tower::ServiceExt;
 
 pub const PASSWORD: &str = "correct horse battery staple";
@@ -28,6 +30,8 @@ pub const RV_CLIENT_SECRET: &str = "secret-456";
 pub const TWILIO_SID: &str = "AC0123456789";
 pub const TWILIO_TOKEN: &str = "twilio-auth-token";
 pub const TWILIO_SERVICE: &str = "VA0123456789";
+/// The sender of notification SMS.
+pub const TWILIO_FROM: &str = "+15005550006";
 /// The bearer token of the internal (service) routes.
 pub const SERVICE_KEY: &str = "service-key-for-tests";
 
@@ -38,6 +42,9 @@ pub struct TestApp {
     pub reviewvideo: FakeReviewVideo,
     pub expo: FakeExpo,
     pub twilio: FakeTwilio,
+    pub fcm: FakeFcm,
+    /// A browser push service (Web Push) that decrypts what it receives.
+    pub push_service: FakePushService,
     // Dropped last: the database outlives the pools above.
     pub tdb: TestDb,
 }
@@ -62,6 +69,8 @@ impl TestApp {
         let reviewvideo = FakeReviewVideo::start(RV_CLIENT_ID, RV_CLIENT_SECRET).await;
         let expo = FakeExpo::start().await;
         let twilio = FakeTwilio::start(TWILIO_SID, TWILIO_TOKEN, TWILIO_SERVICE).await;
+        let fcm = FakeFcm::start().await;
+        let push_service = FakePushService::start().await;
         let tdb = TestDb::new().await;
         let dir = tdb.dir.clone();
         let db_url = tdb.url.clone();
@@ -86,6 +95,15 @@ impl TestApp {
             ("TWILIO_ACCOUNT_SID", TWILIO_SID.into()),
             ("TWILIO_AUTH_TOKEN", TWILIO_TOKEN.into()),
             ("TWILIO_VERIFY_SERVICE_SID", TWILIO_SERVICE.into()),
+            ("TWILIO_API_BASE_URL", twilio.base_url()),
+            ("TWILIO_FROM", TWILIO_FROM.into()),
+            ("FCM_SERVICE_ACCOUNT_JSON", fcm.service_account_json()),
+            ("FCM_BASE_URL", fcm.base_url()),
+            // The fake, and a real push service the documented examples name (never posted to).
+            (
+                "WEB_PUSH_ENDPOINT_HOSTS",
+                format!("{},fcm.googleapis.com", push_service.origin()),
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -111,6 +129,8 @@ impl TestApp {
             reviewvideo,
             expo,
             twilio,
+            fcm,
+            push_service,
             tdb,
         }
     }

@@ -66,3 +66,71 @@ pub async fn register_expo(app: &TestApp, s: &Session, token: &str) {
         .await;
     assert!(r.status.is_success(), "{}", r.body);
 }
+
+/// Registers an FCM registration token for the signed-in user.
+pub async fn register_fcm(app: &TestApp, s: &Session, token: &str) {
+    let r = app
+        .post("/api/push/register")
+        .session(s)
+        .json(json!({ "token": token, "platform": "fcm" }))
+        .send()
+        .await;
+    assert!(r.status.is_success(), "{}", r.body);
+}
+
+/// A browser of the signed-in user subscribes at the fake push service; returns the
+/// subscription (the test holds its private key through the fake).
+pub async fn subscribe_browser(app: &TestApp, s: &Session) -> testkit::webpush::FakeSubscription {
+    let sub = app.push_service.subscribe();
+    let r = app
+        .post("/api/push/web-subscriptions")
+        .session(s)
+        .json(json!({ "endpoint": sub.endpoint, "expirationTime": null, "keys": { "p256dh": sub.p256dh, "auth": sub.auth } }))
+        .send()
+        .await;
+    assert!(r.status.is_success(), "{}", r.body);
+    sub
+}
+
+/// Gives the user a verified phone, as a finished SMS verification would.
+pub async fn give_verified_phone(app: &TestApp, user: Id, phone: &str) {
+    let mut tx = app.state.db.begin().await.unwrap();
+    shared::repo::sms::set_verified(&mut tx, user, phone, shared::db::Ts::now())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+}
+
+/// A notification's delivery on `channel`.
+pub async fn delivery(
+    app: &TestApp,
+    notification: &str,
+    channel: &str,
+) -> shared::repo::notifications::Delivery {
+    let mut c = app.state.db.acquire().await.unwrap();
+    let id: Id = notification.parse().unwrap();
+    shared::repo::notifications::deliveries_of(&mut c, &[id])
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|d| d.channel.as_str() == channel)
+        .unwrap_or_else(|| panic!("no {channel} delivery"))
+}
+
+/// Sends `kind` to one user on `channels` and waits for its job; returns the notification id.
+pub async fn notify_one(app: &TestApp, user: Id, kind: &str, channels: &[&str]) -> String {
+    let r = send_notification(
+        app,
+        json!({ "userIds": [user], "kind": kind, "title": "Swell alert", "body": "Head high at the point", "channels": channels }),
+    )
+    .await;
+    assert_eq!(r.status.as_u16(), 202, "{}", r.body);
+    let nid = r.json["notificationIds"][0]
+        .as_str()
+        .expect("created")
+        .to_string();
+    if !r.json["jobId"].is_null() {
+        job_done(app, &r).await;
+    }
+    nid
+}

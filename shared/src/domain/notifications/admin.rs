@@ -154,7 +154,7 @@ pub async fn create_announced(db: &Db, a: &Announcement) -> Result<Vec<Id>> {
                 data: &data,
                 dedupe_key: Some(&key),
             };
-            notifications::insert(&mut tx, &n, DEFAULT_CHANNELS).await?;
+            super::create(&mut tx, &n, DEFAULT_CHANNELS).await?;
         }
         tx.commit().await?;
     }

@@ -1,13 +1,16 @@
 //! Notifications: created by an internal call ([`send`]), by a new message
 //! ([`message_posted`]) or by a platform announcement ([`admin`]), then delivered per channel
 //! by the `notify` jobs (the worker's `handlers::notify`). Also app push registration
-//! ([`push`]), one-click email unsubscribe ([`unsubscribe`]) and SMS: phone verification and
-//! the inbound webhook with STOP/START ([`sms`]).
+//! ([`push`]: phone tokens for Expo and FCM, browsers' Web Push subscriptions), each person's
+//! choice of channels and quiet hours ([`preferences`]), one-click email unsubscribe
+//! ([`unsubscribe`], a choice like the others) and SMS: phone verification and the inbound
+//! webhook with STOP/START ([`sms`]).
 //!
 //! A notification and the job that delivers it ([`jobs`]) are written in one transaction.
 
 pub mod admin;
 pub mod jobs;
+pub mod preferences;
 pub mod push;
 pub mod send;
 pub mod sms;
@@ -23,8 +26,20 @@ use serde_json::json;
 
 pub use crate::repo::notifications::{Channel, DeliveryStatus, PushPlatform, category_of};
 
-/// Channels a notification goes out on when its creator does not say.
-pub const DEFAULT_CHANNELS: &[Channel] = &[Channel::Push, Channel::Email];
+/// Channels a notification goes out on when its creator does not say (each person's choices
+/// then decide: SMS only for those who asked for it).
+pub const DEFAULT_CHANNELS: &[Channel] = &[Channel::Push, Channel::Email, Channel::Sms];
+
+/// Creates a notification with a delivery on each requested channel its person has on for its
+/// kind; `None` when the dedupe key was used already.
+pub async fn create(
+    tx: &mut Tx,
+    n: &NewNotification<'_>,
+    requested: &[Channel],
+) -> Result<Option<Id>> {
+    let channels = preferences::channels_for(tx, n.user_id, n.kind, requested).await?;
+    Ok(notifications::insert(tx, n, &channels).await?)
+}
 /// How much of a message a "new message" notification shows.
 const PREVIEW_CHARS: usize = 140;
 
@@ -66,7 +81,7 @@ pub async fn message_posted(
     };
     let data = json!({ "conversationId": conv.id, "messageId": m.id });
     let dedupe = format!("message:{}", m.id);
-    let created = notifications::insert(
+    let created = create(
         tx,
         &NewNotification {
             user_id: to,
@@ -86,4 +101,32 @@ pub async fn message_posted(
     };
     fan_out(tx, created.into_iter().collect(), owner).await?;
     Ok(())
+}
+
+/// How a push of a kind is sent: how long the push service keeps it for an offline device,
+/// and how urgently it wakes one (Web Push `TTL`/`Urgency`, FCM `ttl`/priority).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PushPolicy {
+    pub ttl_secs: u32,
+    pub urgency: crate::providers::webpush::Urgency,
+}
+
+/// A message is worth waking for and stale after a day; an announcement can wait and stays
+/// a week; other kinds are normal for a day.
+pub fn push_policy(kind: &str) -> PushPolicy {
+    use crate::providers::webpush::Urgency;
+    match category_of(kind) {
+        "message" => PushPolicy {
+            ttl_secs: 86_400,
+            urgency: Urgency::High,
+        },
+        "announcement" => PushPolicy {
+            ttl_secs: 7 * 86_400,
+            urgency: Urgency::Low,
+        },
+        _ => PushPolicy {
+            ttl_secs: 86_400,
+            urgency: Urgency::Normal,
+        },
+    }
 }

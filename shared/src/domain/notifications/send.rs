@@ -11,8 +11,8 @@ use crate::repo::orgs;
 use serde_json::{Value, json};
 
 pub const MAX_RECIPIENTS: usize = 500;
-/// Channels a sender may ask for (SMS notifications are not sent by this service).
-pub const SEND_CHANNELS: &[Channel] = &[Channel::Email, Channel::Push];
+/// Channels a sender may ask for (each recipient's choices decide among them).
+pub const SEND_CHANNELS: &[Channel] = &[Channel::Email, Channel::Push, Channel::Sms];
 
 /// A send request as it arrives.
 #[derive(Clone, Copy, Debug)]
@@ -158,7 +158,7 @@ pub async fn send(db: &Db, n: Outgoing) -> Result<Sent> {
             data: &n.data,
             dedupe_key: n.dedupe_key.as_deref(),
         };
-        if let Some(id) = notifications::insert(&mut tx, &new, &n.channels).await? {
+        if let Some(id) = super::create(&mut tx, &new, &n.channels).await? {
             created.push(id);
         }
     }
