@@ -16,6 +16,7 @@ pub mod accuracy;
 pub mod codec;
 pub mod derive;
 pub mod detect;
+pub mod eval;
 pub mod gpx;
 pub mod jobs;
 pub mod labels;
