@@ -333,7 +333,7 @@ fn track(f: &[Fx]) -> Track {
 }
 
 /// The shoreward unit vector (east, north), if the track shows one: from the line-up (the
-/// median position where the surfer sits) towards where the session starts and ends, when
+/// median position of the slowest fifth of the track, where the surfer sits) towards where the session starts and ends, when
 /// both are well away from it on the same side (the beach); else the fast runs' mean
 /// direction when they are consistent (on the whole they head inshore).
 fn shoreward(f: &[Fx], tr: &Track, runs: &[(usize, usize)]) -> Option<(f64, f64)> {
@@ -349,10 +349,21 @@ fn shoreward(f: &[Fx], tr: &Track, runs: &[(usize, usize)]) -> Option<(f64, f64)
     }
     let m = sx.hypot(sy);
     let from_runs = (n >= 3.0 && m / n > 0.3).then(|| (sx / m, sy / m));
+    // The slowest fifth of the track (noise keeps a sitting surfer's speed above zero).
+    let mut sp: Vec<f64> = (0..tr.s.len())
+        .step_by(4)
+        .filter(|&k| !tr.blind[k])
+        .map(|k| tr.s[k])
+        .collect();
+    if sp.is_empty() {
+        return from_runs;
+    }
+    let q = sp.len() / 5;
+    let slow = *sp.select_nth_unstable_by(q, f64::total_cmp).1;
     let mut xs: Vec<f64> = Vec::new();
     let mut ys: Vec<f64> = Vec::new();
     for k in (0..tr.s.len()).step_by(4) {
-        if !tr.blind[k] && tr.s[k] * 3.6 < 2.0 {
+        if !tr.blind[k] && tr.s[k] <= slow && tr.s[k] * 3.6 < 4.0 {
             xs.push(tr.x[k]);
             ys.push(tr.y[k]);
         }

@@ -400,6 +400,37 @@ mod tests {
         assert_eq!(prefixes.len(), 2);
     }
 
+    /// The held-out set's figures: run once, when the detector was finished
+    /// (`cargo test -p shared eval_held_out -- --ignored --nocapture`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_held_out() {
+        let (rep, _) = run(&HELD_OUT).await;
+        println!("{}", rep.markdown());
+    }
+
+    /// The detector's time on a two-hour 1 Hz session (in the test profile: an upper bound on
+    /// the release figure of `scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn detection_time_two_hours() {
+        for hours in [1.0, 2.0, 4.0] {
+            let s = super::super::synth::generate(&super::super::synth::Options::new(
+                7,
+                hours * 3600.0,
+                0,
+            ))
+            .samples;
+            let mut best = std::time::Duration::MAX;
+            for _ in 0..5 {
+                let t = std::time::Instant::now();
+                std::hint::black_box(detect::detect(&s, false));
+                best = best.min(t.elapsed());
+            }
+            println!("{hours} h, {} fixes: {:?}", s.gps.len(), best);
+        }
+    }
+
     /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`).
     #[tokio::test]
     #[ignore]
