@@ -252,7 +252,10 @@ pub async fn export_gpx(
             start_ms: r.start.unix_millis(),
             end_ms: r.end.unix_millis(),
             top_speed_kmh: r.top_speed_kmh,
+            mean_speed_kmh: r.mean_speed_kmh,
             distance_m: r.distance_m,
+            heading_deg: r.heading_deg,
+            shore_angle_deg: r.shore_angle_deg,
         })
         .collect();
     let name = format!(

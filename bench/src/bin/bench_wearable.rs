@@ -5,15 +5,70 @@
 //!
 //! `BENCH_SESSIONS` (default 30 one-hour sessions), `BENCH_IMU_HZ` (default 100),
 //! `BENCH_SEED` (default 1).
+//!
+//! First, the detector's CPU time and peak memory on 1, 2 and 4-hour 1 Hz GPS sessions (issue
+//! 40's goal: a 2-hour session in under 50 ms). `BENCH_SET=dev` or `BENCH_SET=held-out` then
+//! runs the independent evaluation (`shared::domain::wearable::eval`: simulated GPX sessions
+//! read through the import's parser, the detector beside the naive baseline) on that set
+//! instead of the generator above; the held-out set is for the final figure only.
 
 use bench::env;
+use bench::proc;
 use shared::domain::wearable::accuracy::{Score, score};
 use shared::domain::wearable::codec;
 use shared::domain::wearable::detect::detect;
+use shared::domain::wearable::eval;
 use shared::domain::wearable::samples::Stream;
 use shared::domain::wearable::synth::{Options, generate};
+use std::time::{Duration, Instant};
+
+/// Detection CPU time on GPS-only 1 Hz sessions of 1, 2 and 4 hours: this process's CPU
+/// (`/proc`, clock ticks) over enough runs to be well above a tick, per run; and the wall time
+/// of the fastest single run.
+fn timing() {
+    println!("| 1 Hz GPS session | fixes | detection CPU per run | fastest run (wall) | rides |");
+    println!("|---|---:|---:|---:|---:|");
+    for hours in [1.0, 2.0, 4.0] {
+        let s = generate(&Options::new(7, hours * 3600.0, 0)).samples;
+        let runs = 40;
+        let mut best = Duration::MAX;
+        let mut rides = 0;
+        let cpu0 = proc::cpu_secs(std::process::id());
+        for _ in 0..runs {
+            let t = Instant::now();
+            let d = std::hint::black_box(detect(&s, false));
+            best = best.min(t.elapsed());
+            rides = d.rides.len();
+        }
+        let cpu = (proc::cpu_secs(std::process::id()) - cpu0) / runs as f64;
+        println!(
+            "| {hours:.0} h | {} | {:.2} ms | {:.2} ms | {rides} |",
+            s.gps.len(),
+            cpu * 1000.0,
+            best.as_secs_f64() * 1000.0,
+        );
+    }
+    println!();
+}
+
+/// The independent evaluation (`shared::domain::wearable::eval`) on one set of seeds.
+fn evaluation(set: &str) -> anyhow::Result<()> {
+    let set = match set {
+        "dev" | "development" => eval::DEV,
+        "held-out" => eval::HELD_OUT,
+        other => anyhow::bail!("BENCH_SET is dev or held-out, not {other:?}"),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    let (rep, _) = rt.block_on(eval::run(&set));
+    println!("{}", rep.markdown());
+    Ok(())
+}
 
 fn main() -> anyhow::Result<()> {
+    timing();
+    if let Ok(set) = std::env::var("BENCH_SET") {
+        return evaluation(&set);
+    }
     let sessions = env::num("BENCH_SESSIONS", 30)?;
     let hz = env::num("BENCH_IMU_HZ", 100)? as u32;
     let seed0 = env::num("BENCH_SEED", 1)?;

@@ -50,4 +50,11 @@ pub struct Ride {
     pub distance_m: f64,
     pub top_speed_kmh: f64,
     pub mean_speed_kmh: f64,
+    /// The ride's overall direction, degrees clockwise from north.
+    #[serde(default)]
+    pub heading_deg: Option<f64>,
+    /// Its direction relative to the shore: 0 straight in, positive to the surfer's right
+    /// (facing the shore), negative to the left; none when the shore side is unknown.
+    #[serde(default)]
+    pub shore_angle_deg: Option<f64>,
 }

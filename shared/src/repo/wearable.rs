@@ -242,6 +242,8 @@ pub struct RideRow {
     pub distance_m: f64,
     pub top_speed_kmh: f64,
     pub mean_speed_kmh: f64,
+    pub heading_deg: Option<f64>,
+    pub shore_angle_deg: Option<f64>,
     pub created_at: Ts,
 }
 
@@ -262,10 +264,11 @@ pub async fn replace_rides(
     for (i, r) in rides.iter().enumerate() {
         execute!(x, sqlx::query(
             "INSERT INTO wearable_rides (id, org_id, session_id, detector_version, idx, start_ms, end_ms, distance_m,
-                top_speed_kmh, mean_speed_kmh, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+                top_speed_kmh, mean_speed_kmh, heading_deg, shore_angle_deg, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)")
             .bind(Id::new()).bind(org).bind(session).bind(version).bind(i as i64).bind(r.start_ms)
-            .bind(r.end_ms).bind(r.distance_m).bind(r.top_speed_kmh).bind(r.mean_speed_kmh).bind(now))?;
+            .bind(r.end_ms).bind(r.distance_m).bind(r.top_speed_kmh).bind(r.mean_speed_kmh)
+            .bind(r.heading_deg).bind(r.shore_angle_deg).bind(now))?;
     }
     Ok(())
 }
@@ -277,7 +280,7 @@ pub async fn rides(
 ) -> Result<Vec<RideRow>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, RideRow>(
         "SELECT id, session_id, detector_version, idx, start_ms, end_ms, distance_m, top_speed_kmh, mean_speed_kmh,
-            created_at
+            heading_deg, shore_angle_deg, created_at
          FROM wearable_rides WHERE session_id = $1 AND detector_version = $2 ORDER BY idx")
         .bind(session).bind(version).fetch_all(&mut *c).await)
 }

@@ -268,6 +268,8 @@ pub async fn wearable_rides(app: &TestApp, org: shared::db::Id, athlete: &str, r
         distance_m: 80.0,
         top_speed_kmh: 25.0,
         mean_speed_kmh: 18.0,
+        heading_deg: None,
+        shore_angle_deg: None,
     };
     let rs: Vec<_> = (0..rides).map(ride).collect();
     shared::repo::wearable::replace_rides(&mut tx, org, s.id, "v-test", &rs)

@@ -171,3 +171,85 @@ async fn a_bad_sample_file_fails_the_session_with_its_line() {
         .await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
 }
+
+/// Issue 40: a GPS-only watch's GPX (the evaluation's simulator: a point break at 1 Hz, gaps,
+/// heart rate under Garmin Connect's or the plain prefix) imported as a client would; the
+/// session read gives the same rides the detector finds in memory, each with its duration,
+/// distance, speeds and direction to the shore; the export carries them; rederive keeps them.
+#[tokio::test]
+async fn an_imported_watch_session_reads_its_rides_with_speeds_and_direction() {
+    use shared::domain::wearable::{detect, eval};
+    let app = TestApp::new().await;
+    let ca = coach_and_athlete(&app).await;
+    // The first of a few reef sessions whose track shows the shore side (the detector leaves
+    // the direction out when it cannot tell; docs/wearable.md).
+    let mut found = None;
+    for seed in 4242..4252 {
+        let rec = eval::sim::record(seed, eval::sim::Break::Reef, eval::sim::Sampling::Hz1);
+        let d = detect::detect(&eval::import(&rec.gpx).await.unwrap(), true);
+        if d.shore_bearing_deg.is_some() && !d.rides.is_empty() {
+            found = Some((rec, d));
+            break;
+        }
+    }
+    let (rec, expected) = found.expect("a session with a shore side");
+    let r = app
+        .post(&format!("/api/wearable/import?athleteId={}", ca.athlete_id))
+        .session(&ca.coach)
+        .raw("application/gpx+xml", rec.gpx.as_bytes())
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json["session"]["id"].as_str().unwrap().to_string();
+    let p = run_job(&app, &r.json["jobId"]).await;
+    assert_eq!(p.status, "succeeded", "{p:?}");
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(r.json["detectorVersion"], detect::VERSION, "{}", r.body);
+    let rides = r.json["rides"].as_array().unwrap();
+    assert_eq!(rides.len(), expected.rides.len());
+    for (got, want) in rides.iter().zip(&expected.rides) {
+        let dur = got["durationS"].as_f64().unwrap();
+        assert!(
+            (dur - (want.end_ms - want.start_ms) as f64 / 1000.0).abs() < 0.11,
+            "{got}"
+        );
+        assert_eq!(got["distanceM"].as_f64(), Some(want.distance_m));
+        assert_eq!(got["topSpeedKmh"].as_f64(), Some(want.top_speed_kmh));
+        assert_eq!(got["meanSpeedKmh"].as_f64(), Some(want.mean_speed_kmh));
+        assert!(want.top_speed_kmh >= want.mean_speed_kmh);
+        assert_eq!(got["shoreAngleDeg"].as_f64(), want.shore_angle_deg);
+        assert_eq!(got["headingDeg"].as_f64(), want.heading_deg);
+    }
+    // The shore side was found from the track and the rides have a direction.
+    assert!(
+        rides.iter().any(|x| x["direction"].is_string()),
+        "{}",
+        r.body
+    );
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}/gpx"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert!(r.body.contains("mean ") && r.body.contains("° to straight in"));
+    let r = app
+        .post(&format!("/api/wearable/sessions/{id}/rederive"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    let p = run_job(&app, &r.json["jobId"]).await;
+    assert_eq!(p.status, "succeeded", "{p:?}");
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(
+        r.json["rides"].as_array().unwrap().len(),
+        expected.rides.len()
+    );
+}

@@ -15,7 +15,10 @@ async fn an_uploaded_session_is_stored_compactly_and_its_rides_are_derived() {
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.json["status"], "ready");
-    assert_eq!(r.json["detectorVersion"], "rides-1");
+    assert_eq!(
+        r.json["detectorVersion"],
+        shared::domain::wearable::detect::VERSION
+    );
     assert_eq!(r.json["samples"]["gps"], s.samples.gps.len());
     let rides = r.json["rides"].as_array().unwrap();
     assert!(
@@ -24,11 +27,9 @@ async fn an_uploaded_session_is_stored_compactly_and_its_rides_are_derived() {
         rides.len(),
         s.rides.len()
     );
-    assert!(
-        rides
-            .iter()
-            .all(|x| x["detectorVersion"] == "rides-1" && x["topSpeedKmh"].as_f64().unwrap() > 8.0)
-    );
+    assert!(rides.iter().all(|x| x["detectorVersion"]
+        == shared::domain::wearable::detect::VERSION
+        && x["topSpeedKmh"].as_f64().unwrap() > 8.0));
     // Compact: well under 10 bytes per GPS and heart-rate sample.
     let per =
         r.json["storedBytes"].as_f64().unwrap() / (s.samples.gps.len() + s.samples.hr.len()) as f64;

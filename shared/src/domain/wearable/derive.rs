@@ -73,6 +73,7 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
         "fixesUsed": d.fixes,
         "rejectedInaccurate": d.rejected_inaccurate,
         "rejectedSpikes": d.rejected_spikes,
+        "shoreBearingDeg": d.shore_bearing_deg,
     })));
     wearable::update_session(&mut tx, &s).await?;
     tx.commit().await?;

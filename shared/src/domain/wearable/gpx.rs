@@ -231,7 +231,34 @@ pub struct MarkedRide {
     pub start_ms: i64,
     pub end_ms: i64,
     pub top_speed_kmh: f64,
+    pub mean_speed_kmh: f64,
     pub distance_m: f64,
+    pub heading_deg: Option<f64>,
+    pub shore_angle_deg: Option<f64>,
+}
+
+impl MarkedRide {
+    /// The waypoint's description: duration, distance, top and mean speed, direction.
+    fn desc(&self) -> String {
+        let mut d = format!(
+            "{:.1} s, {:.0} m, top {:.1} km/h, mean {:.1} km/h",
+            (self.end_ms - self.start_ms) as f64 / 1000.0,
+            self.distance_m,
+            self.top_speed_kmh,
+            self.mean_speed_kmh
+        );
+        if let Some(a) = self.shore_angle_deg {
+            let _ = write!(
+                d,
+                ", {} ({a:+.0}° to straight in)",
+                super::sessions::direction(a)
+            );
+        }
+        if let Some(h) = self.heading_deg {
+            let _ = write!(d, ", heading {h:.0}°");
+        }
+        d
+    }
 }
 
 /// A session as GPX 1.1: the track (heart rate in Garmin's TrackPointExtension, the nearest
@@ -250,14 +277,12 @@ pub fn export(
         if let Some(p) = gps.iter().find(|f| f.t >= r.start_ms) {
             let _ = writeln!(
                 out,
-                "  <wpt lat=\"{:.7}\" lon=\"{:.7}\"><time>{}</time><name>Ride {}</name><desc>{:.1} s, top {:.1} km/h, {:.0} m</desc><type>ride</type></wpt>",
+                "  <wpt lat=\"{:.7}\" lon=\"{:.7}\"><time>{}</time><name>Ride {}</name><desc>{}</desc><type>ride</type></wpt>",
                 p.lat,
                 p.lon,
                 time(r.start_ms),
                 i + 1,
-                (r.end_ms - r.start_ms) as f64 / 1000.0,
-                r.top_speed_kmh,
-                r.distance_m
+                esc(&r.desc())
             );
         }
     }
@@ -371,12 +396,19 @@ mod tests {
             start_ms: gps[1].t,
             end_ms: gps[3].t,
             top_speed_kmh: 20.0,
+            mean_speed_kmh: 14.0,
             distance_m: 3.0,
+            heading_deg: Some(270.0),
+            shore_angle_deg: Some(-60.0),
         }];
         let doc = export("A & B", &gps, &hr, &rides);
         let pts = read_all(&doc).await.unwrap();
         assert_eq!(pts.len(), 5 + 3);
         assert_eq!(pts[0].hr, Some(120));
         assert!(doc.contains("<name>Ride 1</name>") && doc.contains("A &amp; B"));
+        assert!(
+            doc.contains("<desc>2.0 s, 3 m, top 20.0 km/h, mean 14.0 km/h, left (-60° to straight in), heading 270°</desc>"),
+            "{doc}"
+        );
     }
 }

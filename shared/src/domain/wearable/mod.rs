@@ -5,6 +5,8 @@
 //! - [`samples`], [`codec`]: the samples and their stored form (compressed chunks);
 //! - [`detect`]: the ride detector; [`synth`]: the seeded generator of labelled sessions the
 //!   tests and the benchmark share; [`accuracy`]: IoU matching, precision, recall, F1;
+//! - [`eval`]: the detector's independent evaluation (issue 40): a simulator of its own that
+//!   writes GPX, a naive baseline, development and held-out seeds;
 //! - [`access`]: who may send a wearer's data; [`sessions`]: uploads, live sessions, reads,
 //!   deletes; [`derive`]: what the jobs do (read a sample file, run the detector, end a live
 //!   session that went quiet); [`labels`]: ground truth and accuracy; [`sync`]: clip
@@ -16,6 +18,7 @@ pub mod accuracy;
 pub mod codec;
 pub mod derive;
 pub mod detect;
+pub mod eval;
 pub mod gpx;
 pub mod jobs;
 pub mod labels;

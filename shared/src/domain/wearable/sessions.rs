@@ -160,6 +160,14 @@ pub struct RideView {
     pub distance_m: f64,
     pub top_speed_kmh: f64,
     pub mean_speed_kmh: f64,
+    /// The ride's overall direction, degrees clockwise from north (none for a ride that
+    /// barely moved or one from an older detector).
+    pub heading_deg: Option<f64>,
+    /// Its angle to the shoreward direction: 0 straight in, positive to the surfer's right
+    /// (facing the shore), negative to the left; none when the shore side is unknown.
+    pub shore_angle_deg: Option<f64>,
+    /// `right`, `left` or `straight` (within 20° of straight in), from `shoreAngleDeg`.
+    pub direction: Option<&'static str>,
     pub detector_version: String,
 }
 
@@ -178,6 +186,18 @@ pub fn ts_ms(ms: i64) -> Ts {
     Ts::from_datetime(DateTime::from_timestamp_millis(ms).unwrap_or_default())
 }
 
+/// A ride's direction in a surfer's words: `right` or `left` (facing the shore), or
+/// `straight` within 20° of straight in.
+pub fn direction(shore_angle_deg: f64) -> &'static str {
+    if shore_angle_deg.abs() <= 20.0 {
+        "straight"
+    } else if shore_angle_deg > 0.0 {
+        "right"
+    } else {
+        "left"
+    }
+}
+
 pub fn ride_view(r: &wearable::RideRow) -> RideView {
     RideView {
         index: r.idx,
@@ -187,6 +207,9 @@ pub fn ride_view(r: &wearable::RideRow) -> RideView {
         distance_m: r.distance_m,
         top_speed_kmh: r.top_speed_kmh,
         mean_speed_kmh: r.mean_speed_kmh,
+        heading_deg: r.heading_deg,
+        shore_angle_deg: r.shore_angle_deg,
+        direction: r.shore_angle_deg.map(direction),
         detector_version: r.detector_version.clone(),
     }
 }

@@ -1,0 +1,474 @@
+//! The detector's evaluation on sessions it was never tuned on (issue 40).
+//!
+//! [`sim`] simulates surfers and their watches with a physical model of its own (nothing shared
+//! with `detect`), and writes each session as GPX. [`run`] reads every GPX back through the
+//! import's own parser ([`super::gpx::GpxReader`]) and the stored form ([`super::codec`]), runs
+//! the detector and a naive baseline ([`naive`]), and scores both against the simulated truth
+//! two ways: temporal IoU ≥ 0.5 and both boundaries within ±2 s (one to one, best pairs first).
+//!
+//! Two sets of seeds: [`DEV`] (the detector was developed against these) and [`HELD_OUT`]
+//! (scored once, when the detector was finished; see docs/wearable.md). Each set covers every
+//! break type × sampling mode.
+
+pub mod sim;
+
+use super::accuracy::{Score, iou};
+use super::codec;
+use super::detect;
+use super::gpx::GpxReader;
+use super::samples::{GpsFix, HeartRate, Samples};
+use sim::{Break, Sampling};
+use std::collections::BTreeMap;
+
+/// The development set: sessions per (break, sampling) and the first seed.
+pub const DEV: Set = Set {
+    name: "development",
+    first_seed: 1,
+    per_cell: 4,
+};
+/// The held-out test set (different seeds), scored once.
+pub const HELD_OUT: Set = Set {
+    name: "held-out",
+    first_seed: 900_001,
+    per_cell: 5,
+};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Set {
+    pub name: &'static str,
+    pub first_seed: u64,
+    pub per_cell: u64,
+}
+
+pub const BREAKS: [Break; 3] = [Break::Beach, Break::Reef, Break::Point];
+pub const SAMPLINGS: [Sampling; 3] = [Sampling::Hz1, Sampling::Hz05, Sampling::Smart];
+
+impl Set {
+    /// Every session of the set: (seed, break, sampling).
+    pub fn sessions(&self) -> Vec<(u64, Break, Sampling)> {
+        let mut out = Vec::new();
+        for k in 0..self.per_cell {
+            for b in BREAKS {
+                for s in SAMPLINGS {
+                    out.push((self.first_seed + out.len() as u64, b, s));
+                }
+            }
+            let _ = k;
+        }
+        out
+    }
+}
+
+/// The naive detector the issue compares with: speed between consecutive fixes, a fix implying
+/// more than 60 km/h dropped, speed smoothed over three fixes, runs above 10 km/h lasting 3 s,
+/// runs less than 3 s apart merged.
+pub fn naive(gps: &[GpsFix]) -> Vec<(i64, i64)> {
+    let Some(o) = gps.first() else {
+        return Vec::new();
+    };
+    let kx = 111_320.0 * o.lat.to_radians().cos();
+    let xy = |f: &GpsFix| ((f.lon - o.lon) * kx, (f.lat - o.lat) * 111_320.0);
+    let mut kept: Vec<(i64, (f64, f64))> = Vec::with_capacity(gps.len());
+    let mut speed: Vec<f64> = Vec::with_capacity(gps.len());
+    for f in gps {
+        let p = xy(f);
+        let v = match kept.last() {
+            Some(&(t0, q)) if f.t > t0 => {
+                (p.0 - q.0).hypot(p.1 - q.1) / ((f.t - t0) as f64 / 1000.0) * 3.6
+            }
+            Some(_) => continue,
+            None => 0.0,
+        };
+        if v > 60.0 {
+            continue;
+        }
+        kept.push((f.t, p));
+        speed.push(v);
+    }
+    let smooth: Vec<f64> = (0..speed.len())
+        .map(|i| {
+            let a = i.saturating_sub(1);
+            let b = (i + 1).min(speed.len() - 1);
+            speed[a..=b].iter().sum::<f64>() / (b - a + 1) as f64
+        })
+        .collect();
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    let mut cur: Option<(i64, i64)> = None;
+    for (i, &v) in smooth.iter().enumerate() {
+        let t = kept[i].0;
+        if v > 10.0 {
+            cur = Some(cur.map_or((t, t), |(a, _)| (a, t)));
+        } else if let Some(c) = cur.take() {
+            runs.push(c);
+        }
+    }
+    runs.extend(cur);
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for r in runs {
+        match merged.last_mut() {
+            Some(m) if r.0 - m.1 < 3000 => m.1 = r.1,
+            _ => merged.push(r),
+        }
+    }
+    merged.retain(|(a, b)| b - a >= 3000);
+    merged
+}
+
+/// Matches one to one, best pairs first, where `ok` accepts a pair.
+fn matched(
+    truth: &[(i64, i64)],
+    found: &[(i64, i64)],
+    ok: impl Fn((i64, i64), (i64, i64)) -> Option<f64>,
+) -> Score {
+    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+    for (i, t) in truth.iter().enumerate() {
+        for (j, d) in found.iter().enumerate() {
+            if let Some(v) = ok(*t, *d) {
+                pairs.push((v, i, j));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (mut ut, mut ud) = (vec![false; truth.len()], vec![false; found.len()]);
+    let mut tp = 0u64;
+    for (_, i, j) in pairs {
+        if !ut[i] && !ud[j] {
+            ut[i] = true;
+            ud[j] = true;
+            tp += 1;
+        }
+    }
+    Score {
+        true_positives: tp,
+        false_positives: found.len() as u64 - tp,
+        false_negatives: truth.len() as u64 - tp,
+    }
+}
+
+/// IoU ≥ 0.5.
+pub fn by_iou(truth: &[(i64, i64)], found: &[(i64, i64)]) -> Score {
+    matched(truth, found, |t, d| {
+        let v = iou(t, d);
+        (v >= 0.5).then_some(v)
+    })
+}
+
+/// Start and end each within ±2 s.
+pub fn by_bounds(truth: &[(i64, i64)], found: &[(i64, i64)]) -> Score {
+    matched(truth, found, |t, d| {
+        let e = (t.0 - d.0).abs().max((t.1 - d.1).abs());
+        (e <= 2000).then_some(-(e as f64))
+    })
+}
+
+/// Reads a GPX document as the import does, then through the stored form.
+pub async fn import(gpx: &str) -> Result<Samples, String> {
+    let mut r = GpxReader::new(tokio::io::BufReader::new(gpx.as_bytes()));
+    let mut s = Samples::default();
+    while let Some(p) = r.next_point().await.map_err(|e| e.message)? {
+        if let Some(bpm) = p.hr {
+            s.hr.push(HeartRate { t: p.fix.t, bpm });
+        }
+        s.gps.push(p.fix);
+    }
+    let mut back = Samples::default();
+    for c in codec::encode_all(&s) {
+        codec::decode(c.stream, &c.data, &mut back).map_err(|e| e.0)?;
+    }
+    Ok(back)
+}
+
+/// The four scores of one detector.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scores {
+    pub iou: Score,
+    pub bounds: Score,
+}
+
+impl Scores {
+    fn add(&mut self, o: Scores) {
+        self.iou.add(o.iou);
+        self.bounds.add(o.bounds);
+    }
+}
+
+/// A group of sessions' results.
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    pub sessions: usize,
+    pub rides: usize,
+    pub rides_with_gaps: usize,
+    pub detector: Scores,
+    pub naive: Scores,
+    /// Sessions where the detector's F1 (IoU) beats / loses to the baseline's.
+    pub better: usize,
+    pub worse: usize,
+}
+
+impl Cell {
+    fn add(&mut self, o: &Cell) {
+        self.sessions += o.sessions;
+        self.rides += o.rides;
+        self.rides_with_gaps += o.rides_with_gaps;
+        self.detector.add(o.detector);
+        self.naive.add(o.naive);
+        self.better += o.better;
+        self.worse += o.worse;
+    }
+}
+
+/// One session's outcome (for looking into the development set).
+pub struct SessionResult {
+    pub seed: u64,
+    pub brk: Break,
+    pub sampling: Sampling,
+    pub truth: Vec<(i64, i64)>,
+    pub found: Vec<(i64, i64)>,
+    pub cell: Cell,
+    /// Detected windows matching no true ride (IoU), with what the surfer was doing then.
+    pub false_rides: Vec<(super::detect::Ride, Vec<sim::Act>)>,
+    /// True rides no window matches.
+    pub missed: Vec<(i64, i64)>,
+}
+
+pub async fn evaluate_one(seed: u64, brk: Break, sampling: Sampling) -> SessionResult {
+    let rec = sim::record(seed, brk, sampling);
+    let samples = import(&rec.gpx)
+        .await
+        .expect("the simulator writes GPX the import accepts");
+    let d = detect::detect(&samples, true);
+    let found: Vec<(i64, i64)> = d.rides.iter().map(|r| (r.start_ms, r.end_ms)).collect();
+    let base = naive(&samples.gps);
+    let det = Scores {
+        iou: by_iou(&rec.rides, &found),
+        bounds: by_bounds(&rec.rides, &found),
+    };
+    let nai = Scores {
+        iou: by_iou(&rec.rides, &base),
+        bounds: by_bounds(&rec.rides, &base),
+    };
+    let cell = Cell {
+        sessions: 1,
+        rides: rec.rides.len(),
+        rides_with_gaps: rec.rides_with_gaps,
+        better: usize::from(det.iou.f1() > nai.iou.f1() + 1e-9),
+        worse: usize::from(det.iou.f1() + 1e-9 < nai.iou.f1()),
+        detector: det,
+        naive: nai,
+    };
+    let false_rides = d
+        .rides
+        .iter()
+        .filter(|r| {
+            rec.rides
+                .iter()
+                .all(|&t| iou(t, (r.start_ms, r.end_ms)) < 0.5)
+        })
+        .map(|r| {
+            let mut acts: Vec<sim::Act> = rec
+                .acts
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| {
+                    let end = rec.acts.get(i + 1).map_or(i64::MAX, |n| n.0);
+                    a.0 < r.end_ms && end > r.start_ms
+                })
+                .map(|(_, a)| a.1)
+                .collect();
+            acts.dedup();
+            (r.clone(), acts)
+        })
+        .collect();
+    let missed = rec
+        .rides
+        .iter()
+        .copied()
+        .filter(|&t| found.iter().all(|&f| iou(t, f) < 0.5))
+        .collect();
+    SessionResult {
+        false_rides,
+        missed,
+        seed,
+        brk,
+        sampling,
+        truth: rec.rides,
+        found,
+        cell,
+    }
+}
+
+/// A set's results: overall, per sampling mode and per break type.
+#[derive(Default)]
+pub struct Report {
+    pub set: String,
+    pub all: Cell,
+    pub by_sampling: BTreeMap<Sampling, Cell>,
+    pub by_break: BTreeMap<Break, Cell>,
+}
+
+pub async fn run(set: &Set) -> (Report, Vec<SessionResult>) {
+    let mut rep = Report {
+        set: set.name.to_string(),
+        ..Default::default()
+    };
+    let mut all = Vec::new();
+    for (seed, b, s) in set.sessions() {
+        let r = evaluate_one(seed, b, s).await;
+        rep.all.add(&r.cell);
+        rep.by_sampling.entry(s).or_default().add(&r.cell);
+        rep.by_break.entry(b).or_default().add(&r.cell);
+        all.push(r);
+    }
+    (rep, all)
+}
+
+fn pr(s: &Score) -> String {
+    format!("{:.3} / {:.3}", s.precision(), s.recall())
+}
+
+impl Report {
+    /// The report as Markdown tables: precision / recall of the detector and of the baseline.
+    pub fn markdown(&self) -> String {
+        let mut out = format!(
+            "**{} set**: {} sessions, {} rides ({} with a gap of 4 s or more); the detector beats the baseline's F1 in {} sessions and loses in {}.\n\n",
+            self.set,
+            self.all.sessions,
+            self.all.rides,
+            self.all.rides_with_gaps,
+            self.all.better,
+            self.all.worse
+        );
+        out.push_str("| sessions | rides | detector P / R, IoU ≥ 0.5 | detector P / R, ±2 s | naive P / R, IoU ≥ 0.5 | naive P / R, ±2 s |\n|---|---|---|---|---|---|\n");
+        let row = |name: &str, c: &Cell| {
+            format!(
+                "| {name} ({}) | {} | {} | {} | {} | {} |\n",
+                c.sessions,
+                c.rides,
+                pr(&c.detector.iou),
+                pr(&c.detector.bounds),
+                pr(&c.naive.iou),
+                pr(&c.naive.bounds)
+            )
+        };
+        out.push_str(&row("all", &self.all));
+        for (s, c) in &self.by_sampling {
+            out.push_str(&row(s.name(), c));
+        }
+        for (b, c) in &self.by_break {
+            out.push_str(&row(b.name(), c));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sets_do_not_share_a_seed_and_cover_every_cell() {
+        let dev = DEV.sessions();
+        let held = HELD_OUT.sessions();
+        assert_eq!(dev.len(), 36);
+        assert_eq!(held.len(), 45);
+        assert!(dev.iter().all(|d| held.iter().all(|h| h.0 != d.0)));
+        for b in BREAKS {
+            for s in SAMPLINGS {
+                assert!(held.iter().any(|h| h.1 == b && h.2 == s));
+            }
+        }
+    }
+
+    #[test]
+    fn boundaries_match_within_two_seconds_one_to_one() {
+        let t = [(0, 10_000), (20_000, 30_000)];
+        let s = by_bounds(&t, &[(1_500, 11_900), (19_000, 33_000), (21_000, 29_000)]);
+        assert_eq!((s.true_positives, s.false_positives), (2, 1));
+    }
+
+    #[tokio::test]
+    async fn a_simulated_session_imports_with_its_heart_rate_under_either_prefix() {
+        let mut prefixes = std::collections::HashSet::new();
+        for seed in 0..6 {
+            let r = sim::record(seed, Break::Beach, Sampling::Hz1);
+            prefixes.insert(r.gpx.contains("ns3:hr"));
+            let s = import(&r.gpx).await.unwrap();
+            assert_eq!(s.gps.len(), r.fixes);
+            assert_eq!(s.hr.len(), r.fixes);
+            assert!(!r.rides.is_empty());
+        }
+        assert_eq!(prefixes.len(), 2);
+    }
+
+    /// The held-out set's figures: run once, when the detector was finished
+    /// (`cargo test -p shared eval_held_out -- --ignored --nocapture`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_held_out() {
+        let (rep, _) = run(&HELD_OUT).await;
+        println!("{}", rep.markdown());
+    }
+
+    /// The detector's time on a two-hour 1 Hz session (in the test profile: an upper bound on
+    /// the release figure of `scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn detection_time_two_hours() {
+        for hours in [1.0, 2.0, 4.0] {
+            let s = super::super::synth::generate(&super::super::synth::Options::new(
+                7,
+                hours * 3600.0,
+                0,
+            ))
+            .samples;
+            let mut best = std::time::Duration::MAX;
+            for _ in 0..5 {
+                let t = std::time::Instant::now();
+                std::hint::black_box(detect::detect(&s, false));
+                best = best.min(t.elapsed());
+            }
+            println!("{hours} h, {} fixes: {:?}", s.gps.len(), best);
+        }
+    }
+
+    /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_dev() {
+        let (rep, all) = run(&DEV).await;
+        if std::env::var("EVAL_VERBOSE").is_ok() {
+            for r in &all {
+                let t0 = r.truth.first().map_or(0, |t| t.0) - 600_000;
+                let f = |v: &[(i64, i64)]| {
+                    v.iter()
+                        .map(|(a, b)| {
+                            format!("{:.0}-{:.0}", (a - t0) as f64 / 1e3, (b - t0) as f64 / 1e3)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                println!(
+                    "seed {} {:?} {:?} det {:?} naive {:?}\n  truth {}\n  found {}",
+                    r.seed,
+                    r.brk,
+                    r.sampling,
+                    r.cell.detector.iou,
+                    r.cell.naive.iou,
+                    f(&r.truth),
+                    f(&r.found)
+                );
+                for (x, acts) in &r.false_rides {
+                    println!(
+                        "  FP {:.1}s top {} {:?} {:?}",
+                        (x.end_ms - x.start_ms) as f64 / 1e3,
+                        x.top_speed_kmh,
+                        x.shore_angle_deg,
+                        acts
+                    );
+                }
+                println!("  missed {}", f(&r.missed));
+            }
+        }
+        println!("{}", rep.markdown());
+    }
+}
