@@ -223,7 +223,7 @@ async fn coaches_publishing_and_invites_from_the_profile() {
     let r = get(&app, &owner, &base).await;
     let url = r
         .body
-        .split("Published at <a href=\"")
+        .split("Published at <a class=\"url\" href=\"")
         .nth(1)
         .unwrap()
         .split('"')
