@@ -239,7 +239,9 @@ async fn schedules_command_prints_the_effective_schedule() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 16, "{text}");
+    // A header, then every scheduled task.
+    let tasks = shared::job::scheduled::CronTask::ALL.len();
+    assert_eq!(text.lines().count(), 1 + tasks, "{text}");
     assert!(
         text.lines()
             .any(|l| l.starts_with("jobs-prune") && l.contains(" off ")),
