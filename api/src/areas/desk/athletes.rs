@@ -5,7 +5,7 @@
 
 use super::imports;
 use super::upload::DeskUpload;
-use super::{Chrome, Desk, DeskForm, Pager, status_of};
+use super::{Chrome, Desk, DeskForm, Empty, Pager, opt, status_of};
 use crate::areas::athletes::invites::make_invite;
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
@@ -30,11 +30,6 @@ use shared::repo::athletes::Athlete;
 
 /// Athletes per page of the roster.
 pub const PAGE_SIZE: i64 = 25;
-
-fn opt(s: &str) -> Option<&str> {
-    let s = s.trim();
-    (!s.is_empty()).then_some(s)
-}
 
 fn full_name(a: &Athlete) -> String {
     format!("{} {}", a.first_name, a.last_name)
@@ -61,7 +56,6 @@ pub struct ListQuery {
     #[serde(default)]
     coach: String,
     offset: Option<i64>,
-    done: Option<String>,
 }
 
 pub struct Row {
@@ -131,7 +125,6 @@ pub async fn list(
             .finish();
         desk.path(&format!("/athletes?{qs}"))
     };
-    let _ = q.done;
     let mut statuses = vec![(
         String::new(),
         desk.cat.t("ath.any").to_string(),
@@ -465,9 +458,6 @@ pub async fn delete_form(
     }
 }
 
-#[derive(Deserialize)]
-pub struct Empty {}
-
 pub async fn delete(
     State(state): State<AppState>,
     desk: Desk,
@@ -657,15 +647,8 @@ async fn profile_after_post(
     code: StatusCode,
 ) -> Response {
     let fallback = desk.page_user();
-    let at = desk.path(&format!("/athletes/{id}"));
     match show_page(state, desk, id, invite, notice).await {
-        Ok(p) => {
-            let mut r = page(code, &p);
-            if let Ok(v) = axum::http::HeaderValue::from_str(&at) {
-                r.headers_mut().insert("hx-replace-url", v);
-            }
-            r
-        }
+        Ok(p) => super::page_at(&p.d, code, &p, &format!("/athletes/{id}")),
         Err(e2) => crate::areas::pages::error_page(&fallback, &e2),
     }
 }

@@ -9,11 +9,11 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use chrono::{Duration, TimeZone};
+use chrono::Duration;
 use jobs::monitor::{self, JobFilter};
 use jobs::progress::JobStatus;
 use shared::authz::{Module, Perm};
-use shared::db::{Id, Ts};
+use shared::db::Id;
 use shared::domain::athletes as athletes_domain;
 use shared::domain::footage::clips;
 use shared::domain::messaging::conversations;
@@ -47,26 +47,6 @@ pub struct Dashboard {
     failed: Vec<Line>,
 }
 
-impl Desk {
-    /// Whether the workspace has `module` on and the member holds `perm`.
-    pub fn may(&self, module: Module, perm: Perm) -> bool {
-        !self.ws.disabled_modules.iter().any(|d| d == module.key()) && self.ws.can(perm)
-    }
-
-    /// Midnight today in the viewer's zone, as an instant.
-    pub fn start_of_today(&self) -> Ts {
-        let local = Ts::now().0.with_timezone(&self.tz).date_naive();
-        let midnight = local.and_hms_opt(0, 0, 0).expect("midnight exists");
-        let t = self
-            .tz
-            .from_local_datetime(&midnight)
-            .earliest()
-            .map(|t| t.with_timezone(&chrono::Utc))
-            .unwrap_or_else(|| Ts::now().0);
-        Ts(t)
-    }
-}
-
 pub async fn show(State(state): State<AppState>, desk: Desk) -> Response {
     match build(&state, &desk).await {
         Ok(d) => page(StatusCode::OK, &d),
@@ -79,7 +59,7 @@ async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
     let db = &state.db;
     let (mut today, mut week) = (None, None);
     if desk.may(Module::Training, Perm::TrainingRead) {
-        let from = desk.start_of_today();
+        let from = desk.midnight(desk.today());
         let tomorrow = from.plus(Duration::days(1));
         let filter = Filter {
             from: Some(from),

@@ -31,6 +31,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
+use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use chrono_tz::Tz;
 use i18n::Catalogue;
 use serde::Deserialize;
@@ -93,11 +94,65 @@ impl Desk {
             .to_string()
     }
 
-    /// A date in the viewer's zone, as `Sat 28 Nov`.
-    pub fn day(&self, t: Ts) -> String {
-        t.0.with_timezone(&self.tz).format("%a %-d %b").to_string()
+    /// Whether the workspace has `module` on and the member holds `perm` (what a page shows).
+    pub fn may(&self, module: shared::authz::Module, perm: shared::authz::Perm) -> bool {
+        !self.ws.disabled_modules.iter().any(|d| d == module.key()) && self.ws.can(perm)
+    }
+
+    /// Today in the viewer's zone.
+    pub fn today(&self) -> NaiveDate {
+        Ts::now().0.with_timezone(&self.tz).date_naive()
+    }
+
+    /// Local midnight of `day` in the viewer's zone, as an instant.
+    pub fn midnight(&self, day: NaiveDate) -> Ts {
+        self.local(day.and_hms_opt(0, 0, 0).expect("midnight exists"))
+    }
+
+    /// A wall-clock time in the viewer's zone, as an instant (the earlier one when a clock
+    /// change repeats it; just after the gap when it skips it).
+    pub fn local(&self, t: NaiveDateTime) -> Ts {
+        let at = self
+            .tz
+            .from_local_datetime(&t)
+            .earliest()
+            .or_else(|| {
+                self.tz
+                    .from_local_datetime(&(t + chrono::Duration::hours(1)))
+                    .earliest()
+            })
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .unwrap_or_else(|| t.and_utc());
+        Ts(at)
+    }
+
+    /// An instant as the value of a `datetime-local` input.
+    pub fn input_time(&self, t: Ts) -> String {
+        t.0.with_timezone(&self.tz)
+            .format("%Y-%m-%dT%H:%M")
+            .to_string()
     }
 }
+
+/// A page rendered as the answer to a form post, at `rest` of this desk: htmx is told the
+/// address is that page's, so a reload shows it rather than re-posting.
+pub fn page_at<T: askama::Template>(desk: &Desk, code: StatusCode, t: &T, rest: &str) -> Response {
+    let mut r = pages::page(code, t);
+    if let Ok(v) = axum::http::HeaderValue::from_str(&desk.path(rest)) {
+        r.headers_mut().insert("hx-replace-url", v);
+    }
+    r
+}
+
+/// A form field's text, trimmed; `None` when blank.
+pub fn opt(s: &str) -> Option<&str> {
+    let s = s.trim();
+    (!s.is_empty()).then_some(s)
+}
+
+/// The body of a post that carries nothing but its CSRF token (a button).
+#[derive(Deserialize)]
+pub struct Empty {}
 
 /// The time-zone cookie the desk's module sets from the browser (`Intl`); UTC without it.
 pub const TZ_COOKIE: &str = "sc_tz";

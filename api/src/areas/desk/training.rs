@@ -6,7 +6,7 @@
 
 use super::imports;
 use super::upload::DeskUpload;
-use super::{Chrome, Desk, DeskForm, status_of};
+use super::{Chrome, Desk, DeskForm, Empty, opt, status_of};
 use crate::areas::pages::{Notice, page, see_other};
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
@@ -14,7 +14,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone};
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use serde::Deserialize;
 use serde_json::Value;
 use shared::Error;
@@ -28,44 +28,6 @@ use shared::domain::{athletes, members};
 use shared::error::Validator;
 use shared::import::training::TrainingImporter;
 use shared::repo::training::{CalendarEntry, Session};
-
-// ---- dates in the viewer's zone ----
-
-impl Desk {
-    /// Today in the viewer's zone.
-    pub fn today(&self) -> NaiveDate {
-        Ts::now().0.with_timezone(&self.tz).date_naive()
-    }
-
-    /// Local midnight of `day` in the viewer's zone, as an instant.
-    pub fn midnight(&self, day: NaiveDate) -> Ts {
-        self.local(day.and_hms_opt(0, 0, 0).expect("midnight exists"))
-    }
-
-    /// A wall-clock time in the viewer's zone, as an instant (the earlier one when a clock
-    /// change repeats it; just after the gap when it skips it).
-    pub fn local(&self, t: NaiveDateTime) -> Ts {
-        let at = self
-            .tz
-            .from_local_datetime(&t)
-            .earliest()
-            .or_else(|| {
-                self.tz
-                    .from_local_datetime(&(t + Duration::hours(1)))
-                    .earliest()
-            })
-            .map(|t| t.with_timezone(&chrono::Utc))
-            .unwrap_or_else(|| t.and_utc());
-        Ts(at)
-    }
-
-    /// An instant as the value of a `datetime-local` input.
-    pub fn input_time(&self, t: Ts) -> String {
-        t.0.with_timezone(&self.tz)
-            .format("%Y-%m-%dT%H:%M")
-            .to_string()
-    }
-}
 
 /// A `datetime-local` field in the viewer's zone (`required`/`invalid` field errors).
 fn local_field(desk: &Desk, v: &mut Validator, field: &str, s: &str) -> Option<Ts> {
@@ -294,11 +256,6 @@ fn parse_form(
         n
     });
     (starts, ends, coach, capacity)
-}
-
-fn opt(s: &str) -> Option<&str> {
-    let s = s.trim();
-    (!s.is_empty()).then_some(s)
 }
 
 #[derive(Template)]
@@ -602,14 +559,7 @@ pub async fn show(
 async fn reshow(state: &AppState, desk: &Desk, id: Id, e: Error) -> Response {
     let code = status_of(&e);
     match show_page(state, desk, id, &[], Some(Notice::of(&e))).await {
-        Ok(p) => {
-            let mut r = page(code, &p);
-            if let Ok(v) = axum::http::HeaderValue::from_str(&desk.path(&format!("/training/{id}")))
-            {
-                r.headers_mut().insert("hx-replace-url", v);
-            }
-            r
-        }
+        Ok(p) => super::page_at(desk, code, &p, &format!("/training/{id}")),
         Err(e2) => desk.error(&e2),
     }
 }
@@ -671,9 +621,6 @@ pub async fn set_status(
         Err(e) => reshow(&state, &desk, id, e).await,
     }
 }
-
-#[derive(Deserialize)]
-pub struct Empty {}
 
 pub async fn remove(
     State(state): State<AppState>,

@@ -45,11 +45,6 @@ fn gzip(s: &str) -> Vec<u8> {
 }
 
 impl Asset {
-    /// The gzipped size, as a browser that accepts gzip downloads it.
-    pub fn compressed_len(&self) -> usize {
-        self.gzipped.len()
-    }
-
     fn serve(&'static self, req: &HeaderMap) -> Response {
         let gz = req
             .get(header::ACCEPT_ENCODING)
