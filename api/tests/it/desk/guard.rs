@@ -219,3 +219,47 @@ async fn an_impersonating_admin_sees_the_banner_and_stops_from_any_desk_page() {
     let r = get(&app, &admin, &ws_path(&admin, "/")).await;
     assert!(!r.body.contains("You are acting as"), "{}", r.body);
 }
+
+#[tokio::test]
+async fn another_workspaces_athlete_or_session_is_a_404_page_in_my_desk() {
+    let app = TestApp::new().await;
+    let owner = app.signup("owner@example.com").await;
+    let other = other_workspace(&app).await;
+    let theirs = id(&new_athlete(
+        &app,
+        &other,
+        serde_json::json!({ "firstName": "Not", "lastName": "Mine" }),
+    )
+    .await);
+    let session = id(&new_training_session(&app, &other, serde_json::json!({ "title": "Theirs", "startsAt": "2030-01-01T06:00:00Z", "endsAt": "2030-01-01T07:00:00Z" })).await);
+    for path in [
+        format!("/athletes/{theirs}"),
+        format!("/athletes/{theirs}/edit"),
+        format!("/training/{session}"),
+    ] {
+        let r = get(&app, &owner, &ws_path(&owner, &path)).await;
+        assert_page(&r, StatusCode::NOT_FOUND);
+    }
+    let r = post(
+        &app,
+        &owner,
+        &ws_path(&owner, &format!("/athletes/{theirs}/delete")),
+        &[],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &owner,
+        &ws_path(&owner, &format!("/training/{session}/delete")),
+        &[],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    assert_eq!(app.count("athletes").await, 1, "nothing was written");
+    assert_eq!(
+        app.count("training_sessions").await,
+        1,
+        "nothing was written"
+    );
+}
