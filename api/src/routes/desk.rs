@@ -4,7 +4,7 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::{athletes, dashboard, jobs};
+use crate::areas::desk::{athletes, dashboard, jobs, messages};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -15,6 +15,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
     let delete = Auth::desk(Perm::AthletesDelete).in_module(Module::Athletes);
+    let msg = Auth::desk(Perm::MessagingUse).in_module(Module::Messaging);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -62,5 +63,19 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(delete).area("web").summary("Merge: the two athletes side by side (other: the duplicate)"),
         route(POST, "/w/{ws}/athletes/{id}/merge/{other}", athletes::merge)
             .auth(delete).area("web").summary("Merge the duplicate into this athlete"),
+        route(GET, "/w/{ws}/messages", messages::list)
+            .auth(msg).area("web").summary("My conversations in this workspace with unread counts; 25 a page (offset)"),
+        route(GET, "/w/{ws}/messages/new", messages::new_form)
+            .auth(msg).area("web").summary("Start a conversation: the athletes I may write to (q, offset)"),
+        route(POST, "/w/{ws}/messages/new", messages::start)
+            .auth(msg).area("web").summary("Open the conversation with an athlete (or the existing one)"),
+        route(GET, "/w/{ws}/messages/{id}", messages::show)
+            .auth(msg).area("web").summary("A conversation, newest at the bottom, polled live; marks it read"),
+        route(POST, "/w/{ws}/messages/{id}", messages::send)
+            .auth(msg).area("web").summary("Send a message with an optional photo (multipart, checked by its bytes)"),
+        route(GET, "/w/{ws}/messages/{id}/report/{other}", messages::report_form)
+            .auth(msg).area("web").summary("Report a message: the confirmation form"),
+        route(POST, "/w/{ws}/messages/{id}/report/{other}", messages::report)
+            .auth(msg).area("web").summary("Report a message of the other side to the moderators"),
     ]
 }

@@ -47,6 +47,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Athletes),
         Some(Perm::AthletesRead),
     ),
+    (
+        "/messages",
+        "nav.messages",
+        Some(Module::Messaging),
+        Some(Perm::MessagingUse),
+    ),
 ];
 
 impl Chrome {

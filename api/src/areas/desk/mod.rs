@@ -19,6 +19,7 @@ pub mod dashboard;
 pub mod i18n;
 pub mod jobs;
 pub mod layout;
+pub mod messages;
 pub mod upload;
 
 use crate::areas::pages::{self, PageUser};
