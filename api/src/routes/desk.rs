@@ -4,7 +4,7 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::{athletes, dashboard, jobs, training};
+use crate::areas::desk::{athletes, dashboard, jobs, messages, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -17,6 +17,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let delete = Auth::desk(Perm::AthletesDelete).in_module(Module::Athletes);
     let tr_read = Auth::desk(Perm::TrainingRead).in_module(Module::Training);
     let tr_manage = Auth::desk(Perm::TrainingManage).in_module(Module::Training);
+    let msg = Auth::desk(Perm::MessagingUse).in_module(Module::Messaging);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -94,5 +95,19 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(tr_manage).area("web").summary("Remove from the roster (the waitlist moves up)"),
         route(POST, "/w/{ws}/training/{id}/film", training::film)
             .auth(tr_manage).area("web").summary("Start filming: the session's footage session, made once"),
+        route(GET, "/w/{ws}/messages", messages::list)
+            .auth(msg).area("web").summary("My conversations in this workspace with unread counts; 25 a page (offset)"),
+        route(GET, "/w/{ws}/messages/new", messages::new_form)
+            .auth(msg).area("web").summary("Start a conversation: the athletes I may write to (q, offset)"),
+        route(POST, "/w/{ws}/messages/new", messages::start)
+            .auth(msg).area("web").summary("Open the conversation with an athlete (or the existing one)"),
+        route(GET, "/w/{ws}/messages/{id}", messages::show)
+            .auth(msg).area("web").summary("A conversation, newest at the bottom, polled live; marks it read"),
+        route(POST, "/w/{ws}/messages/{id}", messages::send)
+            .auth(msg).area("web").summary("Send a message with an optional photo (multipart, checked by its bytes)"),
+        route(GET, "/w/{ws}/messages/{id}/report/{other}", messages::report_form)
+            .auth(msg).area("web").summary("Report a message: the confirmation form"),
+        route(POST, "/w/{ws}/messages/{id}/report/{other}", messages::report)
+            .auth(msg).area("web").summary("Report a message of the other side to the moderators"),
     ]
 }

@@ -53,6 +53,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Training),
         Some(Perm::TrainingRead),
     ),
+    (
+        "/messages",
+        "nav.messages",
+        Some(Module::Messaging),
+        Some(Perm::MessagingUse),
+    ),
 ];
 
 impl Chrome {

@@ -20,6 +20,7 @@ pub mod i18n;
 pub mod imports;
 pub mod jobs;
 pub mod layout;
+pub mod messages;
 pub mod training;
 pub mod upload;
 

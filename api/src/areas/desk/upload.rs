@@ -21,6 +21,12 @@ pub struct DeskUpload {
     pub fields: HashMap<String, String>,
 }
 
+impl DeskUpload {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
 impl FromRequest<AppState> for DeskUpload {
     type Rejection = Response;
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Response> {

@@ -5,6 +5,7 @@
 mod assets;
 mod athletes;
 mod guard;
+mod messages;
 mod mine;
 mod training;
 
