@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, born, PASSWORD,
+  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, born, email, PASSWORD,
 } from '../lib.mjs';
 
 after(closeBrowser);
@@ -218,5 +218,90 @@ test('training: create a session on the calendar, fill its roster, see the waitl
   await page.getByRole('link', { name: /Dawn patrol/ }).waitFor();
   await check(page);
   await screenshot(page, 'calendar-month');
+  await ctx.close();
+});
+
+/** A photo drawn in the page (a canvas), as the PNG bytes a phone would send. */
+async function drawnPhoto(page) {
+  const b64 = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 160; c.height = 90;
+    const g = c.getContext('2d');
+    const sky = g.createLinearGradient(0, 0, 0, 90);
+    sky.addColorStop(0, '#7cc6e8'); sky.addColorStop(1, '#0b4f6c');
+    g.fillStyle = sky; g.fillRect(0, 0, 160, 90);
+    g.fillStyle = '#fff'; g.beginPath(); g.arc(80, 60, 30, Math.PI, 0); g.fill();
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  return Buffer.from(b64, 'base64');
+}
+
+test('messages: the coach writes with a photo, the athlete reads and replies at their own pages, the reply arrives live', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  const a = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Kai', lastName: 'Lenny' } });
+  assert.equal(a.status, 201, a.text);
+  const inv = await api('/api/invite', { method: 'POST', session: c, body: { athleteId: a.json.id } });
+  const kai = email('kai');
+  const claim = await api('/api/invite/claim', {
+    method: 'POST', body: { token: inv.json.token, email: kai, password: PASSWORD, birthDate: born(20) },
+  });
+  assert.equal(claim.status, 201, claim.text);
+
+  // The coach starts the conversation and sends a photo with the text.
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Messages' }).click();
+  await page.getByRole('heading', { name: 'Messages', level: 1 }).waitFor();
+  await check(page);
+  await page.getByRole('link', { name: 'New conversation' }).click();
+  await check(page);
+  await page.getByRole('button', { name: 'Write to Kai Lenny' }).click();
+  await page.getByRole('heading', { name: 'Kai Lenny', level: 1 }).waitFor();
+  const conv = page.url().split('/messages/')[1].split('?')[0];
+  await page.getByRole('textbox', { name: 'Message' }).fill('Look at this bottom turn');
+  await page.getByLabel(/^Photo/).setInputFiles({ name: 'turn.png', mimeType: 'image/png', buffer: await drawnPhoto(page) });
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByText('Message sent.').waitFor();
+  const photo = page.getByRole('img', { name: 'Photo attached to the message' });
+  await photo.waitFor();
+  assert.ok(await photo.evaluate((i) => i.complete && i.naturalWidth === 160), 'the photo is shown');
+  await check(page);
+  await screenshot(page, 'conversation');
+  const sent = await api(`/api/conversations/${conv}/messages`, { session });
+  assert.equal(sent.json.items[0].body, 'Look at this bottom turn');
+  assert.equal(sent.json.items[0].hasAttachment, true);
+
+  // The athlete signs in: no workspace, their home page leads to their messages.
+  const athlete = await phone();
+  const ap = athlete.page;
+  await ap.goto('/signin');
+  await ap.getByLabel('Email').fill(kai);
+  await ap.getByLabel('Password').fill(PASSWORD);
+  await ap.getByRole('button', { name: 'Sign in' }).click();
+  await ap.getByRole('link', { name: 'Messages' }).first().click();
+  await ap.getByRole('heading', { name: 'Messages', level: 1 }).waitFor();
+  await ap.getByText('1 unread').waitFor();
+  await check(ap);
+  await ap.getByRole('link', { name: 'Kai Lenny' }).click();
+  await ap.getByText('Look at this bottom turn').waitFor();
+  const seen = ap.getByRole('img', { name: 'Photo attached to the message' });
+  await seen.waitFor();
+  assert.ok(await seen.evaluate((i) => i.complete && i.naturalWidth === 160), 'the athlete sees the photo');
+  await ap.getByRole('textbox', { name: 'Message' }).fill('Thanks coach, the next one is higher');
+  await ap.getByRole('button', { name: 'Send' }).click();
+  await ap.getByText('Message sent.').waitFor();
+  await check(ap);
+  await screenshot(ap, 'athlete-messages');
+  const mine = await sessionOf(athlete.ctx);
+  const theirs = await api(`/api/conversations/${conv}/messages`, { session: mine });
+  assert.equal(theirs.json.items[0].body, 'Thanks coach, the next one is higher');
+
+  // The coach's open conversation shows the reply without a reload (its thread is polled),
+  // and the coach can report it.
+  await page.getByText('Thanks coach, the next one is higher').waitFor({ timeout: 15000 });
+  await page.getByRole('link', { name: 'Report' }).click();
+  await page.getByLabel('Reason').selectOption('spam');
+  await check(page);
+  await page.getByRole('button', { name: 'Report the message' }).click();
+  await page.getByText('Message reported to the moderators.').waitFor();
+  await athlete.ctx.close();
   await ctx.close();
 });

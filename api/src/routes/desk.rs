@@ -4,13 +4,14 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::{athletes, dashboard, jobs, messages, training};
+use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
 
 #[rustfmt::skip]
 pub(super) fn routes() -> Vec<RouteDef> {
+    const MINE: &str = "a person's own conversations (athletes and guardians belong to no workspace): without a session the browser signs in first; each conversation is opened as GET /api/conversations/{id} opens it (a party of it, else 404); posts carry the CSRF token";
     let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
@@ -95,19 +96,30 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(tr_manage).area("web").summary("Remove from the roster (the waitlist moves up)"),
         route(POST, "/w/{ws}/training/{id}/film", training::film)
             .auth(tr_manage).area("web").summary("Start filming: the session's footage session, made once"),
-        route(GET, "/w/{ws}/messages", messages::list)
+        route(GET, "/w/{ws}/messages", messages::list::<Desk>)
             .auth(msg).area("web").summary("My conversations in this workspace with unread counts; 25 a page (offset)"),
         route(GET, "/w/{ws}/messages/new", messages::new_form)
             .auth(msg).area("web").summary("Start a conversation: the athletes I may write to (q, offset)"),
         route(POST, "/w/{ws}/messages/new", messages::start)
             .auth(msg).area("web").summary("Open the conversation with an athlete (or the existing one)"),
-        route(GET, "/w/{ws}/messages/{id}", messages::show)
+        route(GET, "/w/{ws}/messages/{id}", messages::show::<Desk>)
             .auth(msg).area("web").summary("A conversation, newest at the bottom, polled live; marks it read"),
-        route(POST, "/w/{ws}/messages/{id}", messages::send)
+        route(POST, "/w/{ws}/messages/{id}", messages::send::<Desk>)
             .auth(msg).area("web").summary("Send a message with an optional photo (multipart, checked by its bytes)"),
-        route(GET, "/w/{ws}/messages/{id}/report/{other}", messages::report_form)
+        route(GET, "/w/{ws}/messages/{id}/report/{other}", messages::report_form::<Desk>)
             .auth(msg).area("web").summary("Report a message: the confirmation form"),
-        route(POST, "/w/{ws}/messages/{id}/report/{other}", messages::report)
+        route(POST, "/w/{ws}/messages/{id}/report/{other}", messages::report::<Desk>)
             .auth(msg).area("web").summary("Report a message of the other side to the moderators"),
+        // A person's own pages: an athlete's or guardian's conversations, in any workspace.
+        route(GET, "/me/messages", messages::list::<Me>)
+            .auth(Auth::Page(MINE)).area("web").summary("My conversations as an athlete or guardian, with unread counts; 25 a page (offset)"),
+        route(GET, "/me/messages/{id}", messages::show::<Me>)
+            .auth(Auth::Page(MINE)).area("web").summary("A conversation of mine, polled live; marks it read"),
+        route(POST, "/me/messages/{id}", messages::send::<Me>)
+            .auth(Auth::Page(MINE)).area("web").summary("Reply with an optional photo (a guardian reads along and cannot write)"),
+        route(GET, "/me/messages/{id}/report/{other}", messages::report_form::<Me>)
+            .auth(Auth::Page(MINE)).area("web").summary("Report a message: the confirmation form"),
+        route(POST, "/me/messages/{id}/report/{other}", messages::report::<Me>)
+            .auth(Auth::Page(MINE)).area("web").summary("Report a message of the coach to the moderators"),
     ]
 }

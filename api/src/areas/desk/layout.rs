@@ -5,8 +5,10 @@
 
 use super::Desk;
 use super::i18n::Catalogue;
+use super::seat::Me;
+use crate::auth::SignedIn;
 use shared::authz::{Module, Perm};
-use shared::db::Ts;
+use shared::db::{Id, Ts};
 
 /// One entry of the navigation.
 pub struct NavItem {
@@ -61,6 +63,35 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
     ),
 ];
 
+/// A person's own pages (`/me/…`): (path, catalogue key).
+const PERSONAL: &[(&str, &str)] = &[("/", "nav.home"), ("/me/messages", "nav.messages")];
+
+/// The workspaces of the switcher, `current` the one shown.
+fn switcher(who: &SignedIn, current: Option<Id>) -> Vec<WsItem> {
+    who.memberships
+        .iter()
+        .map(|m| WsItem {
+            href: format!("/w/{}/", m.org_id),
+            name: m.org_name.clone(),
+            current: Some(m.org_id) == current,
+        })
+        .collect()
+}
+
+/// The catalogue's note for the request's `?done=` (unknown notes show nothing: the URL
+/// cannot put text on the page).
+fn flash(here: &str, cat: &'static Catalogue) -> Option<&'static str> {
+    here.split_once('?')
+        .and_then(|(_, q)| {
+            url::form_urlencoded::parse(q.as_bytes())
+                .find(|(k, _)| k == "done")
+                .map(|(_, v)| v.into_owned())
+        })
+        .map(|k| format!("flash.{k}"))
+        .filter(|k| Catalogue::has(k))
+        .map(|k| cat.t(&k))
+}
+
 impl Chrome {
     /// The layout of `desk` for a page titled `title` (a catalogue key's text or a name).
     pub fn new(desk: &Desk, title: impl Into<String>) -> Chrome {
@@ -89,32 +120,13 @@ impl Chrome {
                 },
             })
             .collect();
-        let switcher = desk
-            .who
-            .memberships
-            .iter()
-            .map(|m| WsItem {
-                href: format!("/w/{}/", m.org_id),
-                name: m.org_name.clone(),
-                current: m.org_id == ws.org_id,
-            })
-            .collect::<Vec<_>>();
+        let switcher = switcher(&desk.who, Some(ws.org_id));
         let ws_name = switcher
             .iter()
             .find(|w| w.current)
             .map(|w| w.name.clone())
             .unwrap_or_default();
-        let done = desk
-            .here
-            .split_once('?')
-            .and_then(|(_, q)| {
-                url::form_urlencoded::parse(q.as_bytes())
-                    .find(|(k, _)| k == "done")
-                    .map(|(_, v)| v.into_owned())
-            })
-            .map(|k| format!("flash.{k}"))
-            .filter(|k| Catalogue::has(k))
-            .map(|k| desk.cat.t(&k));
+        let done = flash(&desk.here, desk.cat);
         let caller = &desk.who.caller;
         Chrome {
             title: title.into(),
@@ -128,6 +140,34 @@ impl Chrome {
             done,
             tz: desk.tz.name().to_string(),
             zone: desk.tz,
+        }
+    }
+
+    /// The layout of a person's own pages (`/me/…`: an athlete's or guardian's, in no
+    /// workspace): home and their messages; the switcher lists the workspaces they belong to.
+    pub fn personal(me: &Me, title: impl Into<String>) -> Chrome {
+        let section = me.here.split('?').next().unwrap_or("/");
+        let nav = PERSONAL
+            .iter()
+            .map(|(href, key)| NavItem {
+                href: href.to_string(),
+                label: me.cat.t(key),
+                current: *href != "/" && section.starts_with(href),
+            })
+            .collect();
+        let caller = &me.who.caller;
+        Chrome {
+            title: title.into(),
+            cat: me.cat,
+            ws_name: String::new(),
+            switcher: switcher(&me.who, None),
+            nav,
+            user_name: caller.user.name.clone(),
+            csrf: me.who.csrf.clone(),
+            impersonating: caller.impersonator.map(|_| caller.user.name.clone()),
+            done: flash(&me.here, me.cat),
+            tz: me.tz.name().to_string(),
+            zone: me.tz,
         }
     }
 

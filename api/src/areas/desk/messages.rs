@@ -6,7 +6,7 @@
 //! handler of `areas::messaging` calls.
 
 use super::upload::DeskUpload;
-use super::{Chrome, Desk, DeskForm, Offset, Pager, status_of};
+use super::{Chrome, Desk, DeskForm, Offset, Pager, Seat, status_of};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
@@ -39,15 +39,28 @@ fn files(state: &AppState) -> Attachments<'_> {
     }
 }
 
-/// The conversation, when the member may open it and it is this workspace's (404 otherwise, as
-/// for any other workspace's row).
-async fn conversation(state: &AppState, desk: &Desk, id: Id) -> Result<Access, Error> {
+/// The conversation, when the person may open it and, at a desk, it is this workspace's (404
+/// otherwise, as for any other workspace's row).
+async fn conversation(state: &AppState, seat: &impl Seat, id: Id) -> Result<Access, Error> {
     let mut c = state.db.acquire().await?;
-    let a = open(&mut c, desk.who.caller.user.id, id).await?;
-    if a.conv.org_id != desk.org() {
+    let a = open(&mut c, seat.who().caller.user.id, id).await?;
+    if seat.org().is_some_and(|org| org != a.conv.org_id) {
         return Err(Error::not_found("conversation"));
     }
     Ok(a)
+}
+
+/// A conversation's path parameter (`{ws}` too at a desk).
+#[derive(Deserialize)]
+pub struct ConvPath {
+    id: Id,
+}
+
+/// A message's path parameters: the conversation and the message (`{other}`).
+#[derive(Deserialize)]
+pub struct MsgPath {
+    id: Id,
+    other: Id,
 }
 
 // ---- the list ----
@@ -65,30 +78,26 @@ pub struct ConvRow {
 #[template(path = "desk/messages/list.html")]
 pub struct ListPage {
     c: Chrome,
-    new_href: String,
+    /// Starting a conversation is a coach's (a desk's) action.
+    new_href: Option<String>,
     rows: Vec<ConvRow>,
     prev_href: Option<String>,
     next_href: Option<String>,
 }
 
-pub async fn list(State(state): State<AppState>, desk: Desk, Query(q): Query<Offset>) -> Response {
+pub async fn list<S: Seat>(
+    State(state): State<AppState>,
+    desk: S,
+    Query(q): Query<Offset>,
+) -> Response {
     let offset = q.offset.unwrap_or(0).max(0);
-    let me = desk.who.caller.user.id;
-    let f = ListFilter {
-        org: Some(desk.org()),
-    };
-    let mut rows = match conversations::list(
-        &desk.acting().actor,
-        &state.db,
-        f,
-        PAGE_SIZE + 1,
-        offset,
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => return desk.error(&e),
-    };
+    let me = desk.who().caller.user.id;
+    let f = ListFilter { org: desk.org() };
+    let mut rows =
+        match conversations::list(&desk.actor(), &state.db, f, PAGE_SIZE + 1, offset).await {
+            Ok(r) => r,
+            Err(e) => return desk.error(&e),
+        };
     let pager = Pager::cut(&mut rows, offset, PAGE_SIZE);
     let rows = rows
         .into_iter()
@@ -108,8 +117,8 @@ pub async fn list(State(state): State<AppState>, desk: Desk, Query(q): Query<Off
     page(
         StatusCode::OK,
         &ListPage {
-            c: Chrome::new(&desk, desk.cat.t("msg.title")),
-            new_href: desk.path("/messages/new"),
+            c: desk.chrome(desk.cat().t("msg.title").into()),
+            new_href: desk.org().map(|_| desk.path("/messages/new")),
             rows,
             prev_href: pager.prev.map(link),
             next_href: pager.next.map(link),
@@ -158,14 +167,14 @@ fn photo_url(state: &AppState, url: String) -> String {
 
 async fn show_page(
     state: &AppState,
-    desk: &Desk,
+    desk: &impl Seat,
     id: Id,
     offset: i64,
     body: String,
     notice: Option<Notice>,
 ) -> Result<ShowPage, Error> {
     let a = conversation(state, desk, id).await?;
-    let actor = desk.acting().actor;
+    let actor = desk.actor();
     let mut rows = messages::list(&actor, &state.db, id, THREAD_SIZE + 1, offset).await?;
     let pager = Pager::cut(&mut rows, offset, THREAD_SIZE);
     let me = actor.user_id;
@@ -195,10 +204,10 @@ async fn show_page(
     let other = if a.side == Side::Coach {
         format!("{} {}", a.athlete.first_name, a.athlete.last_name)
     } else {
-        desk.cat.t("msg.coach").to_string()
+        desk.cat().t("msg.coach").to_string()
     };
     Ok(ShowPage {
-        c: Chrome::new(desk, other.clone()),
+        c: desk.chrome(other.clone()),
         action: base.clone(),
         here: if offset > 0 {
             format!("{base}?offset={offset}")
@@ -216,10 +225,10 @@ async fn show_page(
     })
 }
 
-pub async fn show(
+pub async fn show<S: Seat>(
     State(state): State<AppState>,
-    desk: Desk,
-    Path((_ws, id)): Path<(Id, Id)>,
+    desk: S,
+    Path(ConvPath { id }): Path<ConvPath>,
     Query(q): Query<Offset>,
 ) -> Response {
     let offset = q.offset.unwrap_or(0).max(0);
@@ -232,17 +241,17 @@ pub async fn show(
 /// Sends a message: its text and, when a photo is chosen, the photo stored where
 /// `POST /api/conversations/{id}/attachments` would have it uploaded, then posted with its key
 /// (the post checks the bytes are a photo, as for an upload through the JSON API).
-pub async fn send(
+pub async fn send<S: Seat>(
     State(state): State<AppState>,
-    desk: Desk,
-    Path((_ws, id)): Path<(Id, Id)>,
+    desk: S,
+    Path(ConvPath { id }): Path<ConvPath>,
     up: DeskUpload,
 ) -> Response {
     let body = up.field("body").unwrap_or("").to_string();
     if let Err(e) = conversation(&state, &desk, id).await {
         return desk.error(&e);
     }
-    let actor = desk.acting().actor;
+    let actor = desk.actor();
     let sent = async {
         let key = if up.bytes.is_empty() {
             None
@@ -322,7 +331,7 @@ pub struct ReportForm {
 
 async fn report_page(
     state: &AppState,
-    desk: &Desk,
+    desk: &impl Seat,
     id: Id,
     msg: Id,
     f: &ReportForm,
@@ -337,7 +346,7 @@ async fn report_page(
             .ok_or_else(|| Error::not_found("message"))?
     };
     Ok(ReportPage {
-        c: Chrome::new(desk, desk.cat.t("msg.report_title")),
+        c: desk.chrome(desk.cat().t("msg.report_title").into()),
         action: desk.path(&format!("/messages/{id}/report/{msg}")),
         cancel: desk.path(&format!("/messages/{id}")),
         quote: m.body,
@@ -350,10 +359,10 @@ async fn report_page(
     })
 }
 
-pub async fn report_form(
+pub async fn report_form<S: Seat>(
     State(state): State<AppState>,
-    desk: Desk,
-    Path((_ws, id, msg)): Path<(Id, Id, Id)>,
+    desk: S,
+    Path(MsgPath { id, other: msg }): Path<MsgPath>,
 ) -> Response {
     match report_page(&state, &desk, id, msg, &ReportForm::default(), None).await {
         Ok(p) => page(StatusCode::OK, &p),
@@ -361,17 +370,17 @@ pub async fn report_form(
     }
 }
 
-pub async fn report(
+pub async fn report<S: Seat>(
     State(state): State<AppState>,
-    desk: Desk,
-    Path((_ws, id, msg)): Path<(Id, Id, Id)>,
+    desk: S,
+    Path(MsgPath { id, other: msg }): Path<MsgPath>,
     DeskForm(f): DeskForm<ReportForm>,
 ) -> Response {
     if let Err(e) = report_page(&state, &desk, id, msg, &f, None).await {
         return desk.error(&e);
     }
     let done = match NewReport::parse(&f.reason, Some(&f.details)) {
-        Ok(r) => messages::report(&desk.acting().actor, &state.db, msg, r)
+        Ok(r) => messages::report(&desk.actor(), &state.db, msg, r)
             .await
             .map(|_| ()),
         Err(e) => Err(e),

@@ -21,6 +21,7 @@ pub mod imports;
 pub mod jobs;
 pub mod layout;
 pub mod messages;
+pub mod seat;
 pub mod training;
 pub mod upload;
 
@@ -42,6 +43,7 @@ use shared::db::{Id, Ts};
 use shared::domain::InWorkspace;
 
 pub use layout::Chrome;
+pub use seat::{Me, Seat};
 
 /// Who is at the desk: the web session, the workspace the guard checked, and how to show
 /// things to them (language, time zone).
@@ -74,25 +76,17 @@ impl Desk {
         PageUser(Some(self.who.clone()))
     }
 
-    /// A domain error as a whole page, inside the desk's layout.
+    // The desk's pages call these without naming the trait; one implementation, `Seat`'s.
     pub fn error(&self, e: &Error) -> Response {
-        pages::error_page(&self.page_user(), e)
+        Seat::error(self, e)
     }
 
-    /// A 303 to a desk path with a `done` note the page shows once.
     pub fn done(&self, rest: &str, note: &str) -> Response {
-        let sep = if rest.contains('?') { '&' } else { '?' };
-        pages::see_other(
-            &self.path(&format!("{rest}{sep}done={note}")),
-            HeaderMap::new(),
-        )
+        Seat::done(self, rest, note)
     }
 
-    /// A time in the viewer's zone, as `2026-11-28 09:30`.
     pub fn time(&self, t: Ts) -> String {
-        t.0.with_timezone(&self.tz)
-            .format("%Y-%m-%d %H:%M")
-            .to_string()
+        Seat::time(self, t)
     }
 
     /// Whether the workspace has `module` on and the member holds `perm` (what a page shows).

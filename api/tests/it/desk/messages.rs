@@ -102,3 +102,185 @@ async fn start_a_conversation_and_send_a_message_through_the_pages() {
     assert_page(&r, StatusCode::OK);
     assert!(r.body.contains("Kai Lenny"), "{}", r.body);
 }
+
+/// A multipart send of the messages pages as `s`: the CSRF token first, the text, and a photo
+/// when given (content type, bytes).
+async fn send_form(
+    app: &TestApp,
+    s: &Session,
+    path: &str,
+    body: &str,
+    photo: Option<(&str, &[u8])>,
+) -> Resp {
+    let mut b = format!("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{}\r\n--XyZ\r\nContent-Disposition: form-data; name=\"body\"\r\n\r\n{body}\r\n", s.csrf).into_bytes();
+    if let Some((ct, bytes)) = photo {
+        b.extend_from_slice(format!("--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes());
+        b.extend_from_slice(bytes);
+        b.extend_from_slice(b"\r\n");
+    }
+    b.extend_from_slice(b"--XyZ--\r\n");
+    app.post(path)
+        .header("cookie", &cookies_of(s))
+        .header("sec-fetch-site", "same-origin")
+        .raw("multipart/form-data; boundary=XyZ", &b)
+        .send()
+        .await
+}
+
+#[tokio::test]
+async fn a_photo_is_shown_inline_and_served_as_an_image_from_this_origin() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let conv = open_conversation(&app, &w).await;
+    let path = ws_path(&w.coach, &format!("/messages/{conv}"));
+    let photo = testkit::media::png(200);
+    let r = send_form(
+        &app,
+        &w.coach,
+        &path,
+        "the bottom turn",
+        Some(("image/png", &photo)),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let api = app
+        .get(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.athlete)
+        .send()
+        .await;
+    assert_eq!(api.json["items"][0]["hasAttachment"], true, "{}", api.json);
+    let r = get(&app, &w.coach, &path).await;
+    assert_page(&r, StatusCode::OK);
+    let src = r
+        .body
+        .split("<img class=\"photo\" src=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the photo is inline")
+        .replace("&#38;", "&");
+    assert!(src.starts_with('/'), "a path of this origin: {src}");
+    let got = app.get(&src).send().await;
+    assert_eq!(got.status, StatusCode::OK, "{src}: {}", got.body);
+    assert_eq!(got.bytes, photo);
+    assert_eq!(got.headers["content-type"], "image/png");
+    assert_eq!(got.headers["x-content-type-options"], "nosniff");
+}
+
+#[tokio::test]
+async fn the_messages_section_needs_its_module() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/")).await;
+    assert!(
+        r.body.contains(&ws_path(&w.coach, "/messages")),
+        "{}",
+        r.body
+    );
+    disable_module(&app, w.coach.org_id, "messaging").await;
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/messages")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = post(
+        &app,
+        &w.coach,
+        &ws_path(&w.coach, "/messages/new"),
+        &[("athleteId", &w.athlete_id)],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert_eq!(app.count("conversations").await, 0);
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/")).await;
+    assert!(
+        !r.body.contains(&ws_path(&w.coach, "/messages")),
+        "{}",
+        r.body
+    );
+}
+
+/// Athletes and guardians belong to no workspace: their conversations are at `/me/messages`.
+/// The athlete reads, replies and reports there; the guardian reads along and cannot write;
+/// someone else's conversation is a 404 page.
+#[tokio::test]
+async fn an_athlete_replies_and_reports_at_their_own_pages_and_a_guardian_reads_along() {
+    let app = TestApp::new().await;
+    let w = coach_and_athlete(&app).await;
+    let (minor, leo, ana) = minor_with_guardian(&app, &w.coach).await;
+    let conv = open_conversation_with(&app, &w.coach, &minor).await;
+    let first = post_message(&app, &w.coach, &conv, "Dawn patrol tomorrow").await;
+    let first = first["id"].as_str().unwrap().to_string();
+
+    // Nobody signed in: sign in first, then back here.
+    let r = app.get("/me/messages").send().await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), "/signin?next=%2Fme%2Fmessages");
+    // The home page leads the athlete to their messages.
+    let r = get(&app, &leo, "/").await;
+    assert!(r.body.contains("href=\"/me/messages\""), "{}", r.body);
+    let r = get(&app, &leo, "/me/messages").await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Leo Costa") && r.body.contains("1 unread"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains("/messages/new"), "an athlete starts none");
+    let page = format!("/me/messages/{conv}");
+    let r = get(&app, &leo, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Dawn patrol tomorrow"), "{}", r.body);
+    // Reading it marked it read.
+    let r = get(&app, &leo, "/me/messages").await;
+    assert!(!r.body.contains("1 unread"), "{}", r.body);
+    // The reply lands in the conversation the coach reads.
+    let r = send_form(&app, &leo, &page, "See you there", None).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(r.location(), format!("{page}?done=sent"));
+    let api = app
+        .get(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.coach)
+        .send()
+        .await;
+    assert_eq!(
+        api.json["items"][0]["body"], "See you there",
+        "{}",
+        api.json
+    );
+    // Reporting the coach's message: a reason is needed, then the moderators have it.
+    let report = format!("{page}/report/{first}");
+    let r = get(&app, &leo, &report).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Dawn patrol tomorrow"), "{}", r.body);
+    let r = post(&app, &leo, &report, &[("reason", "nonsense")]).await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert_eq!(app.count("message_reports").await, 0);
+    let r = post(
+        &app,
+        &leo,
+        &report,
+        &[("reason", "inappropriate"), ("details", "tone")],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(app.count("message_reports").await, 1);
+    // The guardian reads along: both messages, a note, no form; a post is refused.
+    let r = get(&app, &ana, "/me/messages").await;
+    assert!(r.body.contains("reading as guardian"), "{}", r.body);
+    let r = get(&app, &ana, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Dawn patrol tomorrow") && r.body.contains("See you there"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("cannot write in it"), "{}", r.body);
+    assert!(!r.body.contains("name=\"body\""), "{}", r.body);
+    let before = app.count("messages").await;
+    let r = send_form(&app, &ana, &page, "from mum", None).await;
+    assert!(r.status.is_client_error(), "{} {}", r.status, r.body);
+    assert_eq!(app.count("messages").await, before);
+    // Someone who is no party of it: a 404 page, as for the API.
+    let r = get(&app, &w.athlete, &page).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = send_form(&app, &w.athlete, &page, "hi", None).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    assert_eq!(app.count("messages").await, before);
+}
