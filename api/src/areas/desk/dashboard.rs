@@ -103,15 +103,18 @@ async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
         None
     };
     let unread = if desk.may(Module::Messaging, Perm::MessagingUse) {
+        let me = acting.actor.user_id;
         let f = conversations::ListFilter::parse(None, Some(desk.org()))?;
         let rows = conversations::list(&acting.actor, db, f, 100, 0).await?;
         Some(
             rows.into_iter()
-                .filter(|r| r.unread > 0)
+                .filter(|r| conversations::unread_for(r, conversations::side_of(r, me)) > 0)
                 .map(|r| Line {
-                    href: String::new(),
+                    href: desk.path(&format!("/messages/{}", r.conv.id)),
                     text: format!("{} {}", r.athlete_first_name, r.athlete_last_name),
-                    badge: r.unread.to_string(),
+                    badge: desk
+                        .cat
+                        .fill("msg.unread_count", &[("count", &r.unread.to_string())]),
                     tone: "warn",
                 })
                 .collect(),

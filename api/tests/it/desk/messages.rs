@@ -234,6 +234,18 @@ async fn an_athlete_replies_and_reports_at_their_own_pages_and_a_guardian_reads_
     let r = send_form(&app, &leo, &page, "See you there", None).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert_eq!(r.location(), format!("{page}?done=sent"));
+    // The coach's dashboard lists the conversation with its unread count, linked
+    // (before the coach reads it: reading marks it read).
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/")).await;
+    let link = format!(
+        "<a href=\"{}\">Leo Costa</a>",
+        ws_path(&w.coach, &format!("/messages/{conv}"))
+    );
+    assert!(
+        r.body.contains(&link) && r.body.contains("1 unread"),
+        "{}",
+        r.body
+    );
     let api = app
         .get(&format!("/api/conversations/{conv}/messages"))
         .session(&w.coach)
