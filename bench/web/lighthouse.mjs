@@ -18,10 +18,13 @@ async function call(path, { method = 'GET', body, cookie, csrf } = {}) {
 }
 
 const signup = await (await call('/api/auth/signup', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD, name: 'Coach Bench' } })).json();
-const signin = await call('/api/auth/signin', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD } });
-const cookie = signin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-const csrf = (await signin.json()).csrfToken;
-const auth = { cookie, csrf };
+/** A fresh web session: Lighthouse resets the origin's storage, cookies included, between runs. */
+async function session() {
+  const signin = await call('/api/auth/signin', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD } });
+  const cookie = signin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return { cookie, csrf: (await signin.json()).csrfToken };
+}
+const auth = await session();
 const levels = ['beginner', 'intermediate', 'advanced', 'pro'];
 for (let i = 0; i < 200; i += 1) {
   await call('/api/athletes', { method: 'POST', ...auth, body: { firstName: `Rider${i}`, lastName: `Seed${(i * 7919) % 200}`, level: levels[i % 4], birthDate: i % 5 ? '2000-01-01' : '2014-01-01' } });
@@ -34,19 +37,24 @@ for (let d = 0; d < 7; d += 1) {
 const ws = signup.workspace.workspaceId;
 const pages = [['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`]];
 
-const chrome = await chromeLauncher.launch({
-  chromePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
-});
 let failed = false;
 console.log(`| page | ${CATEGORIES.join(' | ')} |`);
 console.log(`|---|${CATEGORIES.map(() => '---').join('|')}|`);
-try {
-  for (const [name, path] of pages) {
+for (const [name, path] of pages) {
+  // A fresh browser (profile) per page: a cookie the previous page set (the time zone) would
+  // otherwise replace the session cookie given in extraHeaders.
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  try {
     const r = await lighthouse(BASE + path, {
       port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES,
-      extraHeaders: { Cookie: cookie },
+      extraHeaders: { Cookie: (await session()).cookie },
     });
+    // Scores of another page (the sign-in page after a redirect) would measure the wrong thing.
+    const landed = new URL(r.lhr.finalDisplayedUrl).pathname;
+    if (landed !== path) throw new Error(`${name}: Lighthouse landed on ${landed}, not ${path}`);
     const scores = CATEGORIES.map((c) => Math.round(r.lhr.categories[c].score * 100));
     if (scores.some((s) => s < 95)) failed = true;
     console.log(`| ${name} | ${scores.join(' | ')} |`);
@@ -56,8 +64,8 @@ try {
         .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative');
       for (const a of below) console.error(`  ${name} / ${c}: ${a.id} (${a.score}) ${a.displayValue ?? ''}`);
     }
+  } finally {
+    await chrome.kill();
   }
-} finally {
-  await chrome.kill();
 }
 process.exit(failed ? 1 : 0);
