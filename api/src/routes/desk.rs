@@ -138,6 +138,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(read).area("web").summary("Public self-enrollment: open or closed, the public page's address"),
         route(POST, "/w/{ws}/settings/enrollment", enrollment::set)
             .auth(Auth::desk(Perm::OrgUpdate).in_module(Module::Athletes)).area("web")
-            .summary("Open or close public self-enrollment (enabled=true|false)"),
+            .summary("Open or close public self-enrollment (enabled: true or false)"),
     ]
 }
