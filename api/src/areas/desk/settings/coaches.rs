@@ -84,6 +84,13 @@ pub struct AthleteRow {
     pub assigned: String,
 }
 
+/// The form that leads to the reassignment's confirmation.
+pub struct Reassigning {
+    pub action: String,
+    /// The other coaches: (user id, name, selected).
+    pub choices: Vec<(String, String, bool)>,
+}
+
 #[derive(Template)]
 #[template(path = "desk/settings/coach.html")]
 pub struct CoachPage {
@@ -100,9 +107,8 @@ pub struct CoachPage {
     next_href: Option<String>,
     /// The recent activity, when the member may read the audit log.
     activity: Option<Vec<Entry>>,
-    /// Where the reassignment form leads, and its choices (value, name, selected), when the
-    /// member may reassign and the coach has athletes.
-    reassign: Option<(String, Vec<(String, String, bool)>)>,
+    /// The reassignment form, when the member may reassign and the coach has athletes.
+    reassign: Option<Reassigning>,
     notice: Option<Notice>,
 }
 
@@ -149,7 +155,10 @@ async fn coach_page(
             .filter(|(u, _)| *u != id)
             .map(|(u, n)| (u.to_string(), n, Some(u) == to))
             .collect();
-        (!others.is_empty()).then(|| (format!("{base}/reassign"), others))
+        (!others.is_empty()).then(|| Reassigning {
+            action: format!("{base}/reassign"),
+            choices: others,
+        })
     } else {
         None
     };
