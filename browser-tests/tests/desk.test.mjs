@@ -71,7 +71,7 @@ test('athletes: create with a field error, search as you type, edit, assign, pub
   // Assign the coach themselves as head coach.
   await page.getByLabel('Role').selectOption('head');
   await page.getByRole('button', { name: 'Assign coach' }).click();
-  await page.getByText('Coach assigned.').waitFor();
+  await page.getByText('Coach assigned.', { exact: true }).waitFor();
   const coaches = await api(`/api/athletes/${id}/coaches`, { session });
   assert.equal(coaches.json[0].role, 'head');
 

@@ -4,6 +4,7 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
+use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
@@ -19,6 +20,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let tr_read = Auth::desk(Perm::TrainingRead).in_module(Module::Training);
     let tr_manage = Auth::desk(Perm::TrainingManage).in_module(Module::Training);
     let msg = Auth::desk(Perm::MessagingUse).in_module(Module::Messaging);
+    let tv_manage = Auth::desk(Perm::TvManage).in_module(Module::Tv);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -121,5 +123,33 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::Page(MINE)).area("web").summary("Report a message: the confirmation form"),
         route(POST, "/me/messages/{id}/report/{other}", messages::report::<Me>)
             .auth(Auth::Page(MINE)).area("web").summary("Report a message of the coach to the moderators"),
+        // ---- Workspace settings, part B (issue 37) ----
+        route(GET, "/w/{ws}/settings/audit", audit::show)
+            .auth(Auth::desk(Perm::AuditRead)).area("web")
+            .summary("The audit log, newest first: action (exact, or a prefix ending in '.'), from and to (days in the viewer's zone); 50 a page (offset)"),
+        route(GET, "/w/{ws}/settings/tv", tv::show)
+            .auth(tv_manage).area("web").summary("The workspace's TVs: pair one by its code, rename, sign out"),
+        route(POST, "/w/{ws}/settings/tv/pair", tv::pair)
+            .auth(tv_manage).area("web").summary("Pair the TV showing the code (as POST /api/tv/signin/claim; misses count against the member's limit)"),
+        route(POST, "/w/{ws}/settings/tv/{id}/rename", tv::rename)
+            .auth(tv_manage).area("web").summary("Rename a TV"),
+        route(GET, "/w/{ws}/settings/tv/{id}/signout", tv::signout_form)
+            .auth(tv_manage).area("web").summary("Sign a TV out: the confirmation page"),
+        route(POST, "/w/{ws}/settings/tv/{id}/signout", tv::sign_out)
+            .auth(tv_manage).area("web").summary("Sign a TV out (its token stops working at once)"),
+        route(GET, "/w/{ws}/settings/coaches", coaches::list)
+            .auth(Auth::desk(Perm::MembersRead)).area("web").summary("The workspace's coaches with their athlete counts"),
+        route(GET, "/w/{ws}/settings/coaches/{id}", coaches::show)
+            .auth(Auth::desk(Perm::MembersRead)).area("web")
+            .summary("A coach: details, stats, athletes (25 a page, with athletes.read), recent activity (with audit.read)"),
+        route(GET, "/w/{ws}/settings/coaches/{id}/reassign", coaches::reassign_form)
+            .auth(update).area("web").summary("Move all the coach's athletes to another (toCoachId): the confirmation page"),
+        route(POST, "/w/{ws}/settings/coaches/{id}/reassign", coaches::reassign)
+            .auth(update).area("web").summary("Move all the coach's athletes to another coach (as POST /api/coaches/{id}/athletes/reassign)"),
+        route(GET, "/w/{ws}/settings/enrollment", enrollment::show)
+            .auth(read).area("web").summary("Public self-enrollment: open or closed, the public page's address"),
+        route(POST, "/w/{ws}/settings/enrollment", enrollment::set)
+            .auth(Auth::desk(Perm::OrgUpdate).in_module(Module::Athletes)).area("web")
+            .summary("Open or close public self-enrollment (enabled: true or false)"),
     ]
 }

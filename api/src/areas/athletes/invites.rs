@@ -349,8 +349,13 @@ fn enrollment_view(
         workspace_id: ws.org_id,
         enabled,
         enroll_url: state.cfg.public_url("/api/club/enroll"),
-        page_url: state.cfg.public_url(&format!("/club/{}", ws.org_id)),
+        page_url: enrollment_page_url(state, ws.org_id),
     })
+}
+
+/// The public enrollment page of a workspace (the desk's enrollment page shows it too).
+pub fn enrollment_page_url(state: &AppState, org: Id) -> String {
+    state.cfg.public_url(&format!("/club/{org}"))
 }
 
 pub async fn get_enrollment(

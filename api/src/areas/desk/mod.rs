@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod layout;
 pub mod messages;
 pub mod seat;
+pub mod settings;
 pub mod training;
 pub mod upload;
 
