@@ -5,7 +5,7 @@
 
 use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
-use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, training};
+use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, settings, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -21,6 +21,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let tr_manage = Auth::desk(Perm::TrainingManage).in_module(Module::Training);
     let msg = Auth::desk(Perm::MessagingUse).in_module(Module::Messaging);
     let tv_manage = Auth::desk(Perm::TvManage).in_module(Module::Tv);
+    let members_read = Auth::desk(Perm::MembersRead);
+    let members_manage = Auth::desk(Perm::MembersManage);
+    let members_invite = Auth::desk(Perm::MembersInvite);
+    let roles_manage = Auth::desk(Perm::RolesManage);
+    let modules_manage = Auth::desk(Perm::ModulesManage);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -151,5 +156,36 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(POST, "/w/{ws}/settings/enrollment", enrollment::set)
             .auth(Auth::desk(Perm::OrgUpdate).in_module(Module::Athletes)).area("web")
             .summary("Open or close public self-enrollment (enabled: true or false)"),
+        // ---- workspace settings (settings::TABS lists the tabs) ----
+        route(GET, "/w/{ws}/settings", settings::index)
+            .auth(Auth::desk_any()).area("web").summary("Workspace settings: the first settings page the member may open (403 page when none)"),
+        route(GET, "/w/{ws}/settings/members", settings::members::list)
+            .auth(members_read).area("web").summary("Members with their roles; 25 a page (offset)"),
+        route(POST, "/w/{ws}/settings/members/{id}/role", settings::members::set_role)
+            .auth(members_manage).area("web").summary("Change a member's role (as PATCH /api/orgs/{id}/members/{memberId})"),
+        route(GET, "/w/{ws}/settings/members/{id}/remove", settings::members::remove_form)
+            .auth(members_manage).area("web").summary("Remove a member: the confirmation page"),
+        route(POST, "/w/{ws}/settings/members/{id}/remove", settings::members::remove)
+            .auth(members_manage).area("web").summary("Remove a member (as DELETE /api/orgs/{id}/members/{memberId}); yourself: leave"),
+        route(GET, "/w/{ws}/settings/roles", settings::roles::list)
+            .auth(members_read).area("web").summary("Roles in a permission matrix (the owner role read-only)"),
+        route(POST, "/w/{ws}/settings/roles", settings::roles::save)
+            .auth(roles_manage).area("web").summary("Save the matrix: each changed role's name and permissions (as PATCH /api/orgs/{id}/roles/{roleId})"),
+        route(POST, "/w/{ws}/settings/roles/new", settings::roles::create)
+            .auth(roles_manage).area("web").summary("Create a role (as POST /api/orgs/{id}/roles)"),
+        route(GET, "/w/{ws}/settings/roles/{id}/delete", settings::roles::delete_form)
+            .auth(roles_manage).area("web").summary("Delete a role: the confirmation page"),
+        route(POST, "/w/{ws}/settings/roles/{id}/delete", settings::roles::delete)
+            .auth(roles_manage).area("web").summary("Delete a custom role nobody holds (as DELETE /api/orgs/{id}/roles/{roleId})"),
+        route(GET, "/w/{ws}/settings/invites", settings::invites::list)
+            .auth(members_read).area("web").summary("Member invites with their state and the seats used of the cap; 25 a page (offset)"),
+        route(POST, "/w/{ws}/settings/invites", settings::invites::create)
+            .auth(members_invite).area("web").summary("Invite a member by email with a role, seat-capped (as POST /api/orgs/{id}/members/invite)"),
+        route(POST, "/w/{ws}/settings/invites/{id}/revoke", settings::invites::revoke)
+            .auth(members_invite).area("web").summary("Revoke a pending invite (as DELETE /api/orgs/{id}/invites/{inviteId})"),
+        route(GET, "/w/{ws}/settings/modules", settings::modules::show)
+            .auth(modules_manage).area("web").summary("Feature modules with their switches"),
+        route(POST, "/w/{ws}/settings/modules", settings::modules::save)
+            .auth(modules_manage).area("web").summary("Switch modules on or off (as PATCH /api/orgs/{id}/modules)"),
     ]
 }

@@ -207,3 +207,9 @@ pub async fn coach_directory(db: &Db, ws: &InWorkspace) -> Result<Vec<(Id, Strin
         .map(|r| (r.user_id, r.name))
         .collect())
 }
+
+/// One member of the workspace (404 `not_found` for another workspace's member).
+pub async fn get(db: &Db, ws: &InWorkspace, member: Id) -> Result<MemberRow> {
+    let mut c = db.acquire().await?;
+    find(&mut c, ws, member).await
+}

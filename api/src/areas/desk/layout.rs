@@ -61,6 +61,8 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Messaging),
         Some(Perm::MessagingUse),
     ),
+    // Listed when the member may open one of its tabs (`settings::first_tab`).
+    (SETTINGS, "nav.settings", None, None),
 ];
 
 /// A person's own pages (`/me/…`): (path, catalogue key).
@@ -91,6 +93,8 @@ fn flash(here: &str, cat: &'static Catalogue) -> Option<&'static str> {
         .filter(|k| Catalogue::has(k))
         .map(|k| cat.t(&k))
 }
+/// The workspace settings section's path.
+const SETTINGS: &str = "/settings";
 
 impl Chrome {
     /// The layout of `desk` for a page titled `title` (a catalogue key's text or a name).
@@ -106,9 +110,10 @@ impl Chrome {
             .to_string();
         let nav = SECTIONS
             .iter()
-            .filter(|(_, _, m, p)| {
+            .filter(|(path, _, m, p)| {
                 m.is_none_or(|m| !ws.disabled_modules.iter().any(|d| d == m.key()))
                     && p.is_none_or(|p| ws.can(p))
+                    && (*path != SETTINGS || super::settings::first_tab(ws).is_some())
             })
             .map(|(path, key, _, _)| NavItem {
                 href: desk.path(path),

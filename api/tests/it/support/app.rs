@@ -264,6 +264,13 @@ impl TestApp {
         shared::sql!(&mut c, c => sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(q.clone())).fetch_one(&mut *c).await).unwrap()
     }
 
+    /// Deletes every row of `table` (a harness resetting state between suites, e.g. rate limits).
+    pub async fn clear(&self, table: &str) {
+        let mut c = self.state.db.acquire().await.unwrap();
+        let q = format!("DELETE FROM {table}");
+        shared::sql!(&mut c, c => sqlx::query(sqlx::AssertSqlSafe(q.clone())).execute(&mut *c).await.map(|_| ())).unwrap();
+    }
+
     pub async fn wait_mail(&self, to: &str) -> testkit::smtp::Mail {
         self.smtp.wait_for(to, Duration::from_secs(5)).await
     }

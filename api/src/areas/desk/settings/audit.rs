@@ -4,8 +4,7 @@
 //! JSON handler does; actors are named from the members list when the member may read it.
 
 use super::super::{Chrome, Desk, Pager, opt, status_of};
-use super::tabs;
-use crate::areas::desk::layout::NavItem;
+use super::{TabLink, tabs};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::Query;
 use crate::state::AppState;
@@ -20,6 +19,9 @@ use shared::db::Id;
 use shared::domain::orgs;
 use shared::error::Validator;
 use std::collections::HashMap;
+
+/// This page's tab (`super::TABS`).
+pub const TAB: &str = "/settings/audit";
 
 /// Entries per page.
 pub const PAGE_SIZE: i64 = 50;
@@ -49,7 +51,7 @@ pub struct Entry {
 #[template(path = "desk/settings/audit.html")]
 pub struct AuditPage {
     c: Chrome,
-    tabs: Vec<NavItem>,
+    tabs: Vec<TabLink>,
     action: String,
     from: String,
     to: String,
@@ -157,7 +159,7 @@ pub async fn show(
         code,
         &AuditPage {
             c: Chrome::new(&desk, desk.cat.t("set.audit.title")),
-            tabs: tabs(&desk),
+            tabs: tabs(&desk, TAB),
             rows: entries(&desk, &names, rows),
             prev_href: pager.prev.map(link),
             next_href: pager.next.map(link),

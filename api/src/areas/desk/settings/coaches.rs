@@ -7,8 +7,7 @@
 
 use super::super::{Chrome, Desk, DeskForm, Offset, Pager, page_at, status_of};
 use super::audit::{Entry, entries};
-use super::tabs;
-use crate::areas::desk::layout::NavItem;
+use super::{TabLink, tabs};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
@@ -23,6 +22,9 @@ use shared::db::Id;
 use shared::domain::{coaches as domain, members};
 use shared::error::Validator;
 use std::collections::HashMap;
+
+/// This page's tab (`super::TABS`).
+pub const TAB: &str = "/settings/coaches";
 
 /// Athletes per page of a coach's page.
 pub const ATHLETES_SIZE: i64 = 25;
@@ -41,7 +43,7 @@ pub struct CoachRow {
 #[template(path = "desk/settings/coaches.html")]
 pub struct ListPage {
     c: Chrome,
-    tabs: Vec<NavItem>,
+    tabs: Vec<TabLink>,
     rows: Vec<CoachRow>,
 }
 
@@ -66,7 +68,7 @@ pub async fn list(State(state): State<AppState>, desk: Desk) -> Response {
             StatusCode::OK,
             &ListPage {
                 c: Chrome::new(&desk, desk.cat.t("set.coaches.title")),
-                tabs: tabs(&desk),
+                tabs: tabs(&desk, TAB),
                 rows,
             },
         ),
@@ -95,7 +97,7 @@ pub struct Reassigning {
 #[template(path = "desk/settings/coach.html")]
 pub struct CoachPage {
     c: Chrome,
-    tabs: Vec<NavItem>,
+    tabs: Vec<TabLink>,
     name: String,
     email: String,
     role: String,
@@ -165,7 +167,7 @@ async fn coach_page(
     let link = |o: i64| format!("{base}?offset={o}");
     Ok(CoachPage {
         c: Chrome::new(desk, k.user.name.clone()),
-        tabs: tabs(desk),
+        tabs: tabs(desk, TAB),
         name: k.user.name,
         email: k.user.email,
         role: k.role_key,

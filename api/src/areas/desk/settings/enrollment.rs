@@ -4,9 +4,8 @@
 //! needs `athletes.read`, changing `org.update`, both in the athletes module).
 
 use super::super::{Chrome, Desk, DeskForm};
-use super::tabs;
+use super::{TabLink, tabs};
 use crate::areas::athletes::invites::enrollment_page_url;
-use crate::areas::desk::layout::NavItem;
 use crate::areas::pages::page;
 use crate::state::AppState;
 use askama::Template;
@@ -17,11 +16,14 @@ use serde::Deserialize;
 use shared::authz::{Module, Perm};
 use shared::domain::athletes::invites as domain;
 
+/// This page's tab (`super::TABS`).
+pub const TAB: &str = "/settings/enrollment";
+
 #[derive(Template)]
 #[template(path = "desk/settings/enrollment.html")]
 pub struct EnrollmentPage {
     c: Chrome,
-    tabs: Vec<NavItem>,
+    tabs: Vec<TabLink>,
     enabled: bool,
     page_url: String,
     action: String,
@@ -34,7 +36,7 @@ pub async fn show(State(state): State<AppState>, desk: Desk) -> Response {
             StatusCode::OK,
             &EnrollmentPage {
                 c: Chrome::new(&desk, desk.cat.t("set.enrollment.title")),
-                tabs: tabs(&desk),
+                tabs: tabs(&desk, TAB),
                 enabled,
                 page_url: enrollment_page_url(&state, desk.org()),
                 action: desk.path("/settings/enrollment"),

@@ -4,8 +4,7 @@
 //! (`tv::sign_out`). Module `tv`, permission `tv.manage`, as the JSON routes.
 
 use super::super::{Chrome, Desk, DeskForm, Empty, opt, page_at, status_of};
-use super::tabs;
-use crate::areas::desk::layout::NavItem;
+use super::{TabLink, tabs};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::Path;
 use crate::state::AppState;
@@ -17,6 +16,9 @@ use serde::Deserialize;
 use shared::db::Id;
 use shared::domain::tv::{self as domain, Claim};
 use shared::{Error, ErrorKind};
+
+/// This page's tab (`super::TABS`).
+pub const TAB: &str = "/settings/tv";
 
 pub struct DeviceRow {
     pub id: Id,
@@ -33,7 +35,7 @@ pub struct DeviceRow {
 #[template(path = "desk/settings/tv.html")]
 pub struct TvPage {
     c: Chrome,
-    tabs: Vec<NavItem>,
+    tabs: Vec<TabLink>,
     pair_action: String,
     code: String,
     name: String,
@@ -86,7 +88,7 @@ async fn tv_page(
         .collect();
     Ok(TvPage {
         c: Chrome::new(desk, desk.cat.t("set.tv.title")),
-        tabs: tabs(desk),
+        tabs: tabs(desk, TAB),
         pair_action: desk.path("/settings/tv/pair"),
         code: pair.user_code.clone(),
         name: pair.name.clone(),
