@@ -94,6 +94,7 @@ pub struct SessionRef {
 pub struct ClipListQuery {
     pub session_id: Option<Id>,
     pub status: Option<ClipStatus>,
+    pub athlete_id: Option<Id>,
 }
 
 pub async fn list(
@@ -105,6 +106,8 @@ pub async fn list(
     let f = clips::Filter {
         session: q.session_id,
         status: q.status,
+        athlete: q.athlete_id,
+        newest_first: false,
     };
     let rows = clips::list(&state.db, &ws, f, page.fetch_limit(), page.offset).await?;
     Ok(axum::Json(

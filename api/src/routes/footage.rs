@@ -33,7 +33,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .empty(200, "the video's bytes (206 for a range, 416 when unsatisfiable)"),
         route(GET, "/api/clips", footage::list)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
-            .area("footage").summary("List clips (sessionId, status; paginated) with status, progress, probe and stats")
+            .area("footage").summary("List clips, oldest first (sessionId, status, athleteId; paginated) with status, progress, probe and stats")
             .query_of::<footage::ClipListQuery>()
             .paged::<footage::ClipView>(),
         route(GET, "/api/clips/status", footage::status)

@@ -241,21 +241,31 @@ pub async fn clips_by_ids(
     Ok(out)
 }
 
+/// A workspace's clips, narrowed to a session, a status and an athlete when given; oldest
+/// first, or newest first.
+#[allow(clippy::too_many_arguments)]
 pub async fn list_clips(
     x: &mut impl Executor,
     org: Id,
     session: Option<Id>,
     status: Option<ClipStatus>,
+    athlete: Option<Id>,
+    newest_first: bool,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Clip>, sqlx::Error> {
+    let order = if newest_first {
+        "created_at DESC, id DESC"
+    } else {
+        "created_at, id"
+    };
     let q = format!(
         "SELECT {CLIP_COLUMNS} FROM clips WHERE org_id = $1 AND ($2 IS NULL OR session_id = $2)
-           AND ($3 IS NULL OR status = $3)
-         ORDER BY created_at, id LIMIT $4 OFFSET $5"
+           AND ($3 IS NULL OR status = $3) AND ($4 IS NULL OR athlete_id = $4)
+         ORDER BY {order} LIMIT $5 OFFSET $6"
     );
     sql!(x, c => sqlx::query_as::<_, Clip>(sqlx::AssertSqlSafe(q))
-        .bind(org).bind(session).bind(status).bind(limit).bind(offset).fetch_all(&mut *c).await)
+        .bind(org).bind(session).bind(status).bind(athlete).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
 pub async fn session_clips(x: &mut impl Executor, session: Id) -> Result<Vec<Clip>, sqlx::Error> {

@@ -15,6 +15,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use shared::authz::{Module, Perm};
 use shared::db::{Id, TextEnum};
 use shared::domain::athletes::invites::{Delivery, NewInvite, RawInvite};
 use shared::domain::athletes::profile::{self, Profile};
@@ -22,11 +23,14 @@ use shared::domain::athletes::{
     self as domain, AthleteFields, AthletePatch, Level, Naming, Publish, RawAthlete, RawPatch,
     Stance,
 };
+use shared::domain::footage::clips;
 use shared::domain::members;
+use shared::domain::wearable::sessions::{self, SessionView};
 use shared::error::Validator;
 use shared::import::athletes::AthleteImporter;
 use shared::minors;
 use shared::repo::athletes::Athlete;
+use shared::repo::footage::Clip;
 
 /// Athletes per page of the roster.
 pub const PAGE_SIZE: i64 = 25;
@@ -492,8 +496,15 @@ pub struct ShowPage {
     new_invite: Option<InviteShown>,
     public_url: Option<String>,
     merge_choices: Vec<(String, String)>,
+    /// The athlete's newest clips (with the footage module and its read permission).
+    clips: Option<Vec<Clip>>,
+    /// The athlete's newest watch sessions (with the wearable module and its read permission).
+    watch: Option<Vec<SessionView>>,
     notice: Option<Notice>,
 }
+
+/// Clips and watch sessions shown on a profile (the newest).
+const PROFILE_RECENT: i64 = 10;
 
 impl ShowPage {
     fn can(&self, perm: &str) -> bool {
@@ -540,6 +551,21 @@ async fn show_page(
         };
         desk.cat.fill("ath.invite_state", &[("state", s)])
     });
+    let clips = if desk.may(Module::Footage, Perm::FootageRead) {
+        let mine = clips::Filter {
+            athlete: Some(id),
+            newest_first: true,
+            ..Default::default()
+        };
+        Some(clips::list(&state.db, &acting, mine, PROFILE_RECENT, 0).await?)
+    } else {
+        None
+    };
+    let watch = if desk.may(Module::Wearable, Perm::WearableRead) {
+        Some(sessions::list(&state.db, &acting, Some(id), PROFILE_RECENT, 0).await?)
+    } else {
+        None
+    };
     let public_url = a
         .public_slug
         .as_ref()
@@ -556,6 +582,8 @@ async fn show_page(
         new_invite,
         public_url,
         merge_choices,
+        clips,
+        watch,
         notice,
         p,
         d: desk,

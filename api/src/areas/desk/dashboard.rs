@@ -88,7 +88,11 @@ async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
         );
     }
     let clips = if desk.may(Module::Footage, Perm::FootageRead) {
-        let rows = clips::list(db, &acting, clips::Filter::default(), 6, 0).await?;
+        let recent = clips::Filter {
+            newest_first: true,
+            ..Default::default()
+        };
+        let rows = clips::list(db, &acting, recent, 6, 0).await?;
         Some(
             rows.into_iter()
                 .map(|c| Line {

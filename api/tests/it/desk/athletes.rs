@@ -416,3 +416,66 @@ async fn the_dashboard_lists_athletes_needing_attention() {
     );
     assert!(!attention.contains("Adult Ready"), "{attention}");
 }
+
+/// The profile lists the athlete's own newest clips and watch sessions (another athlete's are
+/// not there), each part only with its module on.
+#[tokio::test]
+async fn the_profile_shows_the_athletes_clips_and_watch_sessions() {
+    let app = TestApp::new().await;
+    let owner = app.signup("owner@example.com").await;
+    let kai = id(&new_athlete(
+        &app,
+        &owner,
+        json!({ "firstName": "Kai", "lastName": "Lenny" }),
+    )
+    .await);
+    let mia = id(&new_athlete(
+        &app,
+        &owner,
+        json!({ "firstName": "Mia", "lastName": "Silva" }),
+    )
+    .await);
+    let session = footage_session(&app, &owner).await;
+    let (k, m): (shared::db::Id, shared::db::Id) = (kai.parse().unwrap(), mia.parse().unwrap());
+    add_clip_of(&app, &owner, session, b"x", Some(k), "kai-left.mp4").await;
+    add_clip_of(&app, &owner, session, b"x", Some(m), "mia-right.mp4").await;
+    let r = upload_session(
+        &app,
+        &owner,
+        &kai,
+        json!({ "samples": samples_json(&synth(7, 120.0, 0)), "device": "Garmin Fenix" }),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    // The API narrows clips to the athlete too.
+    let api = app
+        .get(&format!("/api/clips?athleteId={kai}"))
+        .session(&owner)
+        .send()
+        .await;
+    assert_eq!(
+        api.json["items"].as_array().unwrap().len(),
+        1,
+        "{}",
+        api.json
+    );
+    let page = ws_path(&owner, &format!("/athletes/{kai}"));
+    let r = get(&app, &owner, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("kai-left.mp4"), "{}", r.body);
+    assert!(!r.body.contains("mia-right.mp4"), "{}", r.body);
+    assert!(
+        r.body.contains("Watch sessions") && r.body.contains("Garmin Fenix"),
+        "{}",
+        r.body
+    );
+    // Modules off: the parts go.
+    disable_modules(&app, owner.org_id, &["footage", "wearable"]).await;
+    let r = get(&app, &owner, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        !r.body.contains("kai-left.mp4") && !r.body.contains("Watch sessions"),
+        "{}",
+        r.body
+    );
+}

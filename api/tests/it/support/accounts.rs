@@ -122,11 +122,18 @@ pub async fn member_id(app: &TestApp, s: &Session, owner: &Session) -> String {
 
 /// Switches `module` off in the workspace (straight in the database).
 pub async fn disable_module(app: &TestApp, org: Id, module: &str) {
+    disable_modules(app, org, &[module]).await
+}
+
+/// Switches exactly `modules` off (the others on).
+pub async fn disable_modules(app: &TestApp, org: Id, modules: &[&str]) {
     let mut c = app.state.db.acquire().await.unwrap();
     shared::execute!(
         &mut c,
         sqlx::query("UPDATE orgs SET disabled_modules = $1 WHERE id = $2")
-            .bind(sqlx::types::Json(vec![module.to_string()]))
+            .bind(sqlx::types::Json(
+                modules.iter().map(|m| m.to_string()).collect::<Vec<_>>()
+            ))
             .bind(org)
     )
     .unwrap();

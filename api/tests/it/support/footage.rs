@@ -38,6 +38,18 @@ pub async fn uploaded_clip(app: &TestApp, coach: &Session, bytes: &[u8]) -> (Id,
 
 /// Another uploaded clip in `session` (its original put straight into raw-uploads).
 pub async fn add_clip(app: &TestApp, coach: &Session, session: Id, bytes: &[u8]) -> Id {
+    add_clip_of(app, coach, session, bytes, None, "wave.mp4").await
+}
+
+/// Another uploaded clip in `session`, of `athlete`, named `file_name`.
+pub async fn add_clip_of(
+    app: &TestApp,
+    coach: &Session,
+    session: Id,
+    bytes: &[u8],
+    athlete: Option<Id>,
+    file_name: &str,
+) -> Id {
     let clip = Id::new();
     let key = keys::original(coach.org_id, session, clip);
     app.state
@@ -55,8 +67,8 @@ pub async fn add_clip(app: &TestApp, coach: &Session, session: Id, bytes: &[u8])
         id: clip,
         org_id: coach.org_id,
         session_id: session,
-        athlete_id: None,
-        file_name: "wave.mp4".into(),
+        athlete_id: athlete,
+        file_name: file_name.into(),
         status: ClipStatus::Uploaded,
         status_code: None,
         status_message: None,

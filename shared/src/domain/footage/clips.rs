@@ -31,6 +31,9 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
 pub struct Filter {
     pub session: Option<Id>,
     pub status: Option<ClipStatus>,
+    pub athlete: Option<Id>,
+    /// Newest first (the desk's "recent clips"); else oldest first, as the API lists them.
+    pub newest_first: bool,
 }
 
 pub async fn list(
@@ -46,7 +49,17 @@ pub async fn list(
             .await?
             .ok_or_else(|| Error::not_found("footage session"))?;
     }
-    Ok(footage::list_clips(&mut c, ws.org_id, f.session, f.status, limit, offset).await?)
+    Ok(footage::list_clips(
+        &mut c,
+        ws.org_id,
+        f.session,
+        f.status,
+        f.athlete,
+        f.newest_first,
+        limit,
+        offset,
+    )
+    .await?)
 }
 
 /// The stored status of up to [`MAX_STATUS_IDS`] clips, in the order asked; ids of clips that
