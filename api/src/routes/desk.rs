@@ -4,7 +4,7 @@
 //! same operation). Not in the OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, training};
+use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, notifications, training};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -12,6 +12,7 @@ use shared::authz::{Module, Perm};
 #[rustfmt::skip]
 pub(super) fn routes() -> Vec<RouteDef> {
     const MINE: &str = "a person's own conversations (athletes and guardians belong to no workspace): without a session the browser signs in first; each conversation is opened as GET /api/conversations/{id} opens it (a party of it, else 404); posts carry the CSRF token";
+    const MY_SETTINGS: &str = "a person's own notification settings (members, athletes and guardians alike: preferences are the person's, not a workspace's): without a session the browser signs in first; reads and writes only the session's user's preferences, as /api/notifications/preferences; the post carries the CSRF token";
     let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
@@ -121,5 +122,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::Page(MINE)).area("web").summary("Report a message: the confirmation form"),
         route(POST, "/me/messages/{id}/report/{other}", messages::report::<Me>)
             .auth(Auth::Page(MINE)).area("web").summary("Report a message of the coach to the moderators"),
+        route(GET, "/me/notifications", notifications::show)
+            .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
+        route(POST, "/me/notifications", notifications::save)
+            .auth(Auth::Page(MY_SETTINGS)).area("web").summary("Save my notification settings (as PUT /api/notifications/preferences), then the page"),
     ]
 }

@@ -7,6 +7,7 @@ mod athletes;
 mod guard;
 mod messages;
 mod mine;
+mod notifications;
 mod training;
 
 use crate::support::*;
