@@ -27,3 +27,13 @@ document.addEventListener("input", (e) => {
   clearTimeout(timer);
   timer = setTimeout(() => form.requestSubmit(), 300);
 });
+
+// The notification settings page's "turn on notifications in this browser" (push.mjs), loaded
+// only where the page has it; htmx swaps pages in without reloading this module, so it looks
+// again after each swap.
+function enhance() {
+  const push = document.querySelector("[data-push]");
+  if (push) import("/assets/js/push.mjs").then((m) => m.init(push));
+}
+enhance();
+document.addEventListener("htmx:load", enhance);

@@ -5,7 +5,9 @@
 
 use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
-use crate::areas::desk::{Desk, Me, athletes, dashboard, jobs, messages, settings, training};
+use crate::areas::desk::{
+    Desk, Me, athletes, dashboard, jobs, messages, notifications, settings, training,
+};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -13,6 +15,7 @@ use shared::authz::{Module, Perm};
 #[rustfmt::skip]
 pub(super) fn routes() -> Vec<RouteDef> {
     const MINE: &str = "a person's own conversations (athletes and guardians belong to no workspace): without a session the browser signs in first; each conversation is opened as GET /api/conversations/{id} opens it (a party of it, else 404); posts carry the CSRF token";
+    const MY_SETTINGS: &str = "a person's own notification settings (members, athletes and guardians alike: preferences are the person's, not a workspace's): without a session the browser signs in first; reads and writes only the session's user's preferences, as /api/notifications/preferences; the post carries the CSRF token";
     let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
@@ -187,5 +190,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(modules_manage).area("web").summary("Feature modules with their switches"),
         route(POST, "/w/{ws}/settings/modules", settings::modules::save)
             .auth(modules_manage).area("web").summary("Switch modules on or off (as PATCH /api/orgs/{id}/modules)"),
+        route(GET, "/me/notifications", notifications::show)
+            .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
+        route(POST, "/me/notifications", notifications::save)
+            .auth(Auth::Page(MY_SETTINGS)).area("web").summary("Save my notification settings (as PUT /api/notifications/preferences), then the page"),
     ]
 }

@@ -28,6 +28,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/js/desk.mjs", assets::desk_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("The desk's ES module (time zone, confirmations, search as you type)"),
+        route(GET, "/assets/js/push.mjs", assets::push_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("Turn on notifications in this browser: the settings page's ES module"),
+        route(GET, "/sw.js", assets::service_worker)
+            .auth(Auth::Page("the service worker script, at the root for its scope; nothing secret in it"))
+            .area("pages").summary("The service worker: shows Web Push notifications and opens their page when clicked"),
         route(GET, "/manifest.webmanifest", assets::manifest)
             .auth(Auth::Page("the web app manifest a phone reads to add the app to its home screen"))
             .area("pages").summary("Web app manifest"),

@@ -66,7 +66,11 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
 ];
 
 /// A person's own pages (`/me/…`): (path, catalogue key).
-const PERSONAL: &[(&str, &str)] = &[("/", "nav.home"), ("/me/messages", "nav.messages")];
+const PERSONAL: &[(&str, &str)] = &[
+    ("/", "nav.home"),
+    ("/me/messages", "nav.messages"),
+    ("/me/notifications", "nav.notifications"),
+];
 
 /// The workspaces of the switcher, `current` the one shown.
 fn switcher(who: &SignedIn, current: Option<Id>) -> Vec<WsItem> {
@@ -149,7 +153,7 @@ impl Chrome {
     }
 
     /// The layout of a person's own pages (`/me/…`: an athlete's or guardian's, in no
-    /// workspace): home and their messages; the switcher lists the workspaces they belong to.
+    /// workspace): home, their messages and notification settings; the switcher lists the workspaces they belong to.
     pub fn personal(me: &Me, title: impl Into<String>) -> Chrome {
         let section = me.here.split('?').next().unwrap_or("/");
         let nav = PERSONAL

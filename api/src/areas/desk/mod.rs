@@ -21,6 +21,7 @@ pub mod imports;
 pub mod jobs;
 pub mod layout;
 pub mod messages;
+pub mod notifications;
 pub mod seat;
 pub mod settings;
 pub mod training;

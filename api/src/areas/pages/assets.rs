@@ -1,6 +1,6 @@
 //! The pages' static files, compiled into the binary (`api/assets/`): the stylesheet, the icon,
-//! the web app manifest, the vendored script library (`scripts/vendor-web`) and the desk's own
-//! ES module. Text assets are gzipped once, on first use, for browsers that accept it.
+//! the web app manifest, the vendored script library (`scripts/vendor-web`), the desk's own
+//! ES modules and the service worker. Text assets are gzipped once, on first use, for browsers that accept it.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -13,6 +13,8 @@ pub const MANIFEST: &str = include_str!("../../../assets/manifest.webmanifest");
 pub const HTMX_JS: &str = include_str!("../../../assets/vendor/htmx.min.js");
 pub const HTMX_LICENSE: &str = include_str!("../../../assets/vendor/htmx.LICENSE");
 pub const DESK_JS: &str = include_str!("../../../assets/js/desk.mjs");
+pub const PUSH_JS: &str = include_str!("../../../assets/js/push.mjs");
+pub const SW_JS: &str = include_str!("../../../assets/sw.js");
 
 /// One static file: its bytes, type, and gzipped bytes made on first use.
 pub struct Asset {
@@ -37,6 +39,8 @@ asset!(WEBMANIFEST, MANIFEST, "application/manifest+json");
 asset!(HTMX, HTMX_JS, "text/javascript; charset=utf-8");
 asset!(HTMX_LICENCE, HTMX_LICENSE, "text/plain; charset=utf-8");
 asset!(DESK, DESK_JS, "text/javascript; charset=utf-8");
+asset!(PUSH, PUSH_JS, "text/javascript; charset=utf-8");
+asset!(SW, SW_JS, "text/javascript; charset=utf-8");
 
 fn gzip(s: &str) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
@@ -98,4 +102,19 @@ pub async fn htmx_licence(h: HeaderMap) -> Response {
 
 pub async fn desk_js(h: HeaderMap) -> Response {
     DESK.serve(&h)
+}
+
+pub async fn push_js(h: HeaderMap) -> Response {
+    PUSH.serve(&h)
+}
+
+/// The service worker, at the root so that its scope is the whole site. A worker runs under
+/// the policy its script is served with: the pages' (`script-src 'self'`, no eval).
+pub async fn service_worker(h: HeaderMap) -> Response {
+    let mut r = SW.serve(&h);
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(super::CSP),
+    );
+    r
 }

@@ -43,7 +43,11 @@ fn every_catalogue_key_used_exists_in_english() {
 async fn the_scripts_are_served_gzipped_and_stay_under_50_kb() {
     let app = TestApp::new().await;
     let mut total = 0;
-    for path in ["/assets/vendor/htmx.min.js", "/assets/js/desk.mjs"] {
+    for path in [
+        "/assets/vendor/htmx.min.js",
+        "/assets/js/desk.mjs",
+        "/assets/js/push.mjs",
+    ] {
         let r = app
             .get(path)
             .header("accept-encoding", "gzip, br")

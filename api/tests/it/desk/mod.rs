@@ -7,6 +7,7 @@ mod athletes;
 mod guard;
 mod messages;
 mod mine;
+mod notifications;
 mod settings;
 mod settings_b;
 mod training;
