@@ -3,6 +3,7 @@
 // sideways scrolling, labelled fields, headers) and run through axe-core (WCAG 2.2 AA).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import {
   phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, born, email, PASSWORD,
 } from '../lib.mjs';
@@ -47,7 +48,7 @@ test('the dashboard shows the desk and athletes needing attention', async () => 
   await ctx.close();
 });
 
-test('athletes: create with a field error, search as you type, edit, assign, publish, invite', async () => {
+test('athletes: create with a field error, search as you type, edit, assign, publish, invite, export, archive and restore', async () => {
   const { c, ctx, page, session } = await signedIn();
   await page.goto(`/w/${c.orgId}/athletes`);
   await page.getByRole('link', { name: 'New athlete' }).click();
@@ -104,6 +105,23 @@ test('athletes: create with a field error, search as you type, edit, assign, pub
   await page.getByRole('link', { name: 'Moana Kealoha' }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'Kai Lenny' }).count(), 0);
   await check(page);
+
+  // The roster as CSV, downloaded by the browser.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Export CSV' }).click(),
+  ]);
+  const csv = await readFile(await download.path(), 'utf8');
+  assert.match(csv, /Lenny/);
+  assert.match(csv, /Kealoha/);
+  // Archive, then bring back, from the profile.
+  await page.goto(`/w/${c.orgId}/athletes/${id}`);
+  await page.getByRole('button', { name: 'Archive' }).click();
+  await page.getByText('Archived.').waitFor();
+  assert.equal((await api(`/api/athletes/${id}`, { session })).json.status, 'archived');
+  await page.getByRole('button', { name: 'Restore' }).click();
+  await page.getByText('Restored.').waitFor();
+  assert.equal((await api(`/api/athletes/${id}`, { session })).json.status, 'active');
   await ctx.close();
 });
 
@@ -218,6 +236,48 @@ test('training: create a session on the calendar, fill its roster, see the waitl
   await page.getByRole('link', { name: /Dawn patrol/ }).waitFor();
   await check(page);
   await screenshot(page, 'calendar-month');
+  await ctx.close();
+});
+
+test('training: edit a session, then import past sessions from CSV after a preview that shows the bad line', async () => {
+  const { c, ctx, page, session } = await signedIn();
+  await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Kai', lastName: 'Lenny', email: 'kai.past@example.com' } });
+  const start = new Date(Date.now() + 2 * 24 * 3600 * 1000);
+  const s = await api('/api/training-sessions', {
+    method: 'POST', session: c,
+    body: { title: 'Evening glass', startsAt: start.toISOString(), endsAt: new Date(start.getTime() + 3600 * 1000).toISOString() },
+  });
+  assert.equal(s.status, 201, s.text);
+  await page.goto(`/w/${c.orgId}/training/${s.json.id}`);
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await check(page);
+  await page.getByLabel('Title').fill('Evening glass-off');
+  await page.getByLabel('Location').fill('Pipeline');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').waitFor();
+  const edited = await api(`/api/training-sessions/${s.json.id}`, { session });
+  assert.equal(edited.json.session.title, 'Evening glass-off');
+  assert.equal(edited.json.session.location, 'Pipeline');
+
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Training' }).click();
+  await page.getByRole('link', { name: 'Import past sessions' }).click();
+  await check(page);
+  const bad = 'title,starts_at,athlete_email,attendance\nMorning,2024-05-01 06:00,kai.past@example.com,attended\nEvening,not a time,kai.past@example.com,attended\n';
+  await page.getByLabel('CSV file').setInputFiles({ name: 'past.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByText('1 lines have errors').waitFor();
+  await page.getByRole('cell', { name: '3', exact: true }).waitFor();
+  await check(page);
+  const before = await api('/api/training-sessions?from=2024-01-01T00:00:00Z&to=2024-12-31T00:00:00Z', { session });
+  assert.equal(before.json.items.length, 0);
+  const good = 'title,starts_at,athlete_email,attendance\nMorning,2024-05-01 06:00,kai.past@example.com,attended\n';
+  await page.getByLabel('CSV file').setInputFiles({ name: 'past.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByRole('button', { name: 'Import 1 rows' }).click();
+  await page.getByText('Import finished.').waitFor();
+  const after = await api('/api/training-sessions?from=2024-01-01T00:00:00Z&to=2024-12-31T00:00:00Z', { session });
+  assert.equal(after.json.items.length, 1);
+  assert.equal(after.json.items[0].title, 'Morning');
   await ctx.close();
 });
 

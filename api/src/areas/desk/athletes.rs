@@ -23,6 +23,7 @@ use shared::domain::athletes::{
     self as domain, AthleteFields, AthletePatch, Level, Naming, Publish, RawAthlete, RawPatch,
     Stance,
 };
+use shared::domain::competition::roster;
 use shared::domain::footage::clips;
 use shared::domain::members;
 use shared::domain::wearable::sessions::{self, SessionView};
@@ -30,6 +31,7 @@ use shared::error::Validator;
 use shared::import::athletes::AthleteImporter;
 use shared::minors;
 use shared::repo::athletes::Athlete;
+use shared::repo::competition::ResultRow;
 use shared::repo::footage::Clip;
 
 /// Athletes per page of the roster.
@@ -500,6 +502,8 @@ pub struct ShowPage {
     clips: Option<Vec<Clip>>,
     /// The athlete's newest watch sessions (with the wearable module and its read permission).
     watch: Option<Vec<SessionView>>,
+    /// The athlete's competition results from the providers (with the competition module).
+    results: Option<Vec<ResultRow>>,
     notice: Option<Notice>,
 }
 
@@ -566,6 +570,11 @@ async fn show_page(
     } else {
         None
     };
+    let results = if desk.may(Module::Competition, Perm::CompetitionRead) {
+        Some(roster::results(&state.db, &acting, id).await?)
+    } else {
+        None
+    };
     let public_url = a
         .public_slug
         .as_ref()
@@ -584,6 +593,7 @@ async fn show_page(
         merge_choices,
         clips,
         watch,
+        results,
         notice,
         p,
         d: desk,

@@ -418,7 +418,7 @@ async fn the_dashboard_lists_athletes_needing_attention() {
 }
 
 /// The profile lists the athlete's own newest clips and watch sessions (another athlete's are
-/// not there), each part only with its module on.
+/// not there) and competition results, each part only with its module on.
 #[tokio::test]
 async fn the_profile_shows_the_athletes_clips_and_watch_sessions() {
     let app = TestApp::new().await;
@@ -439,6 +439,7 @@ async fn the_profile_shows_the_athletes_clips_and_watch_sessions() {
     let (k, m): (shared::db::Id, shared::db::Id) = (kai.parse().unwrap(), mia.parse().unwrap());
     add_clip_of(&app, &owner, session, b"x", Some(k), "kai-left.mp4").await;
     add_clip_of(&app, &owner, session, b"x", Some(m), "mia-right.mp4").await;
+    add_result(&app, owner.org_id, &kai, "E1", 3).await;
     let r = upload_session(
         &app,
         &owner,
@@ -469,12 +470,20 @@ async fn the_profile_shows_the_athletes_clips_and_watch_sessions() {
         "{}",
         r.body
     );
+    assert!(
+        r.body
+            .contains("<td>Event E1</td><td>Men</td><td>2026-03-01</td><td>3</td>"),
+        "{}",
+        r.body
+    );
     // Modules off: the parts go.
-    disable_modules(&app, owner.org_id, &["footage", "wearable"]).await;
+    disable_modules(&app, owner.org_id, &["footage", "wearable", "competition"]).await;
     let r = get(&app, &owner, &page).await;
     assert_page(&r, StatusCode::OK);
     assert!(
-        !r.body.contains("kai-left.mp4") && !r.body.contains("Watch sessions"),
+        !r.body.contains("kai-left.mp4")
+            && !r.body.contains("Watch sessions")
+            && !r.body.contains("Event E1"),
         "{}",
         r.body
     );
