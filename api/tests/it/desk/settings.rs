@@ -86,7 +86,7 @@ async fn change_a_members_role_and_remove_them_behind_the_confirmation() {
     // The coach becomes a viewer; the API says so and the domain wrote its audit entry.
     let role_path = |m: &str| ws_path(&owner, &format!("/settings/members/{m}/role"));
     let r = post(&app, &owner, &role_path(&coach_id), &[("role", "viewer")]).await;
-    assert_done(&r, &owner, "/settings/members", "set_role_changed");
+    assert_done(&r, &owner, "/settings/members", "set.members.role_changed");
     assert_eq!(
         role_of(&app, &owner, "coach@example.com").await.unwrap(),
         "viewer"
@@ -134,7 +134,7 @@ async fn change_a_members_role_and_remove_them_behind_the_confirmation() {
             .contains(&format!("action=\"{}\"", remove_path(&owner, &coach_id)))
     );
     let r = post(&app, &owner, &remove_path(&owner, &coach_id), &[]).await;
-    assert_done(&r, &owner, "/settings/members", "set_member_removed");
+    assert_done(&r, &owner, "/settings/members", "set.members.removed");
     assert!(role_of(&app, &owner, "coach@example.com").await.is_none());
     assert_eq!(audit_count(&app, "member.removed").await, 1);
     // Gone: its confirmation page is a 404 page now.
@@ -174,7 +174,7 @@ async fn roles_create_tick_permissions_in_the_matrix_and_delete() {
     assert_page(&r, StatusCode::BAD_REQUEST);
     assert!(r.body.contains("id=\"e-new-name\""), "{}", r.body);
     let r = post(&app, &owner, &new, &[("name", "Video team")]).await;
-    assert_done(&r, &owner, "/settings/roles", "set_role_created");
+    assert_done(&r, &owner, "/settings/roles", "set.roles.created");
     let r = post(&app, &owner, &new, &[("name", "Video  Team")]).await;
     assert_page(&r, StatusCode::CONFLICT);
     assert!(r.body.contains("id=\"e-new-name\""), "{}", r.body);
@@ -212,7 +212,7 @@ async fn roles_create_tick_permissions_in_the_matrix_and_delete() {
     }
     let save = ws_path(&owner, "/settings/roles");
     let r = post(&app, &owner, &save, &fields).await;
-    assert_done(&r, &owner, "/settings/roles", "set_roles_saved");
+    assert_done(&r, &owner, "/settings/roles", "set.roles.saved");
     let roles = roles_of(&app, &owner).await;
     let v = roles.iter().find(|r| r["key"] == "video-team").unwrap();
     assert_eq!(v["name"], "Video crew");
@@ -288,7 +288,7 @@ async fn roles_create_tick_permissions_in_the_matrix_and_delete() {
     assert_page(&r, StatusCode::OK);
     assert!(r.body.contains("Delete the role Video crew"), "{}", r.body);
     let r = post(&app, &owner, &del(&video), &[]).await;
-    assert_done(&r, &owner, "/settings/roles", "set_role_deleted");
+    assert_done(&r, &owner, "/settings/roles", "set.roles.deleted");
     assert!(
         !roles_of(&app, &owner)
             .await
@@ -327,7 +327,7 @@ async fn invites_show_the_seats_and_the_cap_refuses_one_more_with_nothing_writte
         &[("email", "a@example.com"), ("role", "coach")],
     )
     .await;
-    assert_done(&r, &owner, "/settings/invites", "set_invited");
+    assert_done(&r, &owner, "/settings/invites", "set.invites.sent");
     app.wait_mail("a@example.com").await;
     let r = post(
         &app,
@@ -368,7 +368,7 @@ async fn invites_show_the_seats_and_the_cap_refuses_one_more_with_nothing_writte
         .to_string();
     let revoke = ws_path(&owner, &format!("/settings/invites/{a}/revoke"));
     let r = post(&app, &owner, &revoke, &[]).await;
-    assert_done(&r, &owner, "/settings/invites", "set_invite_revoked");
+    assert_done(&r, &owner, "/settings/invites", "set.invites.revoked");
     let i = api_get(
         &app,
         &owner,
@@ -412,7 +412,7 @@ async fn a_module_switched_off_leaves_the_navigation_and_its_pages_403() {
         }
     }
     let r = post(&app, &owner, &modules, &fields).await;
-    assert_done(&r, &owner, "/settings/modules", "set_modules_saved");
+    assert_done(&r, &owner, "/settings/modules", "set.modules.saved");
     let org = api_get(&app, &owner, &format!("/api/orgs/{}", owner.org_id)).await;
     assert_eq!(org["modules"]["athletes"], false);
     assert_eq!(org["modules"]["training"], true);

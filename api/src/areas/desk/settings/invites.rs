@@ -159,8 +159,8 @@ pub async fn create(
         Err(e) => Err(e),
     };
     match made {
-        Ok(c) if c.email_sent => desk.done(TAB, "set_invited"),
-        Ok(_) => desk.done(TAB, "set_invited_unsent"),
+        Ok(c) if c.email_sent => desk.done(TAB, "set.invites.sent"),
+        Ok(_) => desk.done(TAB, "set.invites.unsent"),
         Err(e) => {
             let code = status_of(&e);
             match invites_page(&state, &desk, 0, f, Some(Notice::of(&e))).await {
@@ -179,7 +179,7 @@ pub async fn revoke(
     DeskForm(_): DeskForm<Empty>,
 ) -> Response {
     match invites::revoke(&state.db, &desk.acting(), invite).await {
-        Ok(()) => desk.done(TAB, "set_invite_revoked"),
+        Ok(()) => desk.done(TAB, "set.invites.revoked"),
         Err(e) if missing(&e) => desk.error(&e),
         Err(e) => {
             let code = status_of(&e);

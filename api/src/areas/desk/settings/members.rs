@@ -129,7 +129,7 @@ pub async fn set_role(
     DeskForm(f): DeskForm<RoleForm>,
 ) -> Response {
     match members::set_role(&state.db, &desk.acting(), member, &f.role).await {
-        Ok(_) => desk.done(TAB, "set_role_changed"),
+        Ok(_) => desk.done(TAB, "set.members.role_changed"),
         Err(e) if missing(&e) => desk.error(&e),
         Err(e) => {
             let offset = f.offset.unwrap_or(0).max(0);
@@ -202,7 +202,7 @@ pub async fn remove(
     let leaving = acting.member_id == member;
     match members::remove(&state.db, &acting, member).await {
         Ok(()) if leaving => see_other("/", HeaderMap::new()),
-        Ok(()) => desk.done(TAB, "set_member_removed"),
+        Ok(()) => desk.done(TAB, "set.members.removed"),
         Err(e) if missing(&e) => desk.error(&e),
         Err(e) => {
             let code = status_of(&e);

@@ -108,7 +108,7 @@ pub async fn save(
         Err(e) => Err(e),
     };
     match done {
-        Ok(()) => desk.done(TAB, "set_modules_saved"),
+        Ok(()) => desk.done(TAB, "set.modules.saved"),
         Err(e) => {
             let code = status_of(&e);
             match modules_page(&state, &desk, Some(Notice::of(&e))).await {

@@ -198,7 +198,7 @@ pub async fn save(
             return reshow(&state, &desk, &draft, None, e).await;
         }
     }
-    desk.done(TAB, "set_roles_saved")
+    desk.done(TAB, "set.roles.saved")
 }
 
 async fn reshow(
@@ -243,7 +243,7 @@ pub async fn create(
         Err(e) => Err(e),
     };
     match made {
-        Ok(_) => desk.done(TAB, "set_role_created"),
+        Ok(_) => desk.done(TAB, "set.roles.created"),
         Err(e) => {
             let code = status_of(&e);
             let n = Notice::of(&e);
@@ -320,7 +320,7 @@ pub async fn delete(
     DeskForm(_): DeskForm<Empty>,
 ) -> Response {
     match roles::delete(&state.db, &desk.acting(), role).await {
-        Ok(()) => desk.done(TAB, "set_role_deleted"),
+        Ok(()) => desk.done(TAB, "set.roles.deleted"),
         Err(e) if missing(&e) => desk.error(&e),
         Err(e) => {
             let code = status_of(&e);
