@@ -71,6 +71,24 @@ export async function checkPage(page, response) {
   }
 }
 
+/** Every check of a desk page: `checkPage` and axe-core. */
+export async function check(page, response) {
+  await checkPage(page, response);
+  await accessible(page);
+}
+
+/** `c` (from `coach()`) signed in through the sign-in page, on their desk, in a phone-sized
+ * browser; `session` is the browser's web session, for checks through the API. */
+export async function onDesk(c) {
+  const { ctx, page } = await phone();
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(c.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  return { c, ctx, page, session: await sessionOf(ctx) };
+}
+
 /** axe-core's WCAG 2.2 A and AA rules on the page as it is now: no violation. */
 export async function accessible(page) {
   const r = await new AxeBuilder({ page })

@@ -5,27 +5,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import {
-  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, born, email, PASSWORD,
+  phone, closeBrowser, screenshot, sessionOf, api, coach, born, email, PASSWORD, check, onDesk,
 } from '../lib.mjs';
 
 after(closeBrowser);
 
 /** A coach signed in through the page, on their desk. */
-async function signedIn() {
-  const c = await coach('Coach Kai');
-  const { ctx, page } = await phone();
-  await page.goto('/signin');
-  await page.getByLabel('Email').fill(c.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  return { c, ctx, page, session: await sessionOf(ctx) };
-}
+const signedIn = async () => onDesk(await coach('Coach Kai'));
 
-async function check(page, response) {
-  await checkPage(page, response);
-  await accessible(page);
-}
 
 test('the dashboard shows the desk and athletes needing attention', async () => {
   const { c, ctx, page } = await signedIn();

@@ -6,26 +6,14 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, PASSWORD,
+  phone, closeBrowser, screenshot, api, coach, check, onDesk,
 } from '../lib.mjs';
 
 after(closeBrowser);
 
-async function signedIn() {
-  const c = await coach('Coach Kai');
-  const { ctx, page } = await phone();
-  await page.goto('/signin');
-  await page.getByLabel('Email').fill(c.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  return { c, ctx, page, session: await sessionOf(ctx) };
-}
+/** A coach signed in through the page, on their desk. */
+const signedIn = async () => onDesk(await coach('Coach Kai'));
 
-async function check(page, response) {
-  await checkPage(page, response);
-  await accessible(page);
-}
 
 test('a coach unticks a channel and sets quiet hours on the settings page', async () => {
   const { ctx, page, session } = await signedIn();

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  phone, closeBrowser, checkPage, accessible, screenshot, sessionOf, api, coach, PASSWORD,
+  closeBrowser, screenshot, api, coach, check, onDesk,
 } from '../lib.mjs';
 
 after(closeBrowser);
@@ -22,19 +22,9 @@ async function signedIn() {
   const userId = me.json.user.id;
   const r = await api(`/api/athletes/${a.json.id}/coaches`, { method: 'POST', session: c, body: { userId, role: 'head' } });
   assert.equal(r.status, 201, r.text);
-  const { ctx, page } = await phone();
-  await page.goto('/signin');
-  await page.getByLabel('Email').fill(c.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  return { c, ctx, page, session: await sessionOf(ctx), userId };
+  return { ...(await onDesk(c)), userId };
 }
 
-async function check(page, response) {
-  await checkPage(page, response);
-  await accessible(page);
-}
 
 test('settings: filter the audit log, pair a TV by its code, rename it and sign it out', async () => {
   const { c, ctx, page, session } = await signedIn();

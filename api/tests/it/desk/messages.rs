@@ -37,30 +37,20 @@ async fn start_a_conversation_and_send_a_message_through_the_pages() {
         .next()
         .unwrap()
         .to_string();
-    let send = |body: &'static str, photo: &'static [u8]| {
-        let mut b = format!("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{}\r\n--XyZ\r\nContent-Disposition: form-data; name=\"body\"\r\n\r\n{body}\r\n", owner.csrf).into_bytes();
-        if !photo.is_empty() {
-            b.extend_from_slice(b"--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.png\"\r\nContent-Type: image/png\r\n\r\n");
-            b.extend_from_slice(photo);
-            b.extend_from_slice(b"\r\n");
-        }
-        b.extend_from_slice(b"--XyZ--\r\n");
-        b
-    };
     let path = ws_path(&owner, &format!("/messages/{conv}"));
-    let up = |b: Vec<u8>| {
-        app.post(&path)
-            .header("cookie", &cookies_of(&owner))
-            .header("sec-fetch-site", "same-origin")
-            .raw("multipart/form-data; boundary=XyZ", &b)
-            .send()
-    };
     // An empty message is refused beside the field, nothing written.
-    let r = up(send("  ", b"")).await;
+    let r = send_form(&app, &owner, &path, "  ", None).await;
     assert_page(&r, StatusCode::BAD_REQUEST);
     assert!(r.body.contains("e-body"), "{}", r.body);
     // A "photo" that is not one by its bytes is refused.
-    let r = up(send("look", b"<script>alert(1)</script>")).await;
+    let r = send_form(
+        &app,
+        &owner,
+        &path,
+        "look",
+        Some(("image/png", b"<script>alert(1)</script>")),
+    )
+    .await;
     assert_page(&r, StatusCode::BAD_REQUEST);
     assert!(r.body.contains("e-photo"), "{}", r.body);
     let api = app
@@ -75,7 +65,7 @@ async fn start_a_conversation_and_send_a_message_through_the_pages() {
         api.json
     );
     // Sent: back to the conversation with a note; the API has it.
-    let r = up(send("Paddle out at 7", b"")).await;
+    let r = send_form(&app, &owner, &path, "Paddle out at 7", None).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let api = app
         .get(&format!("/api/conversations/{conv}/messages"))
