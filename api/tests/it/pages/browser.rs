@@ -46,10 +46,19 @@ async fn every_flow_passes_in_a_real_browser() {
     // its own people from this one address, and together they pass the hourly signup limit a
     // real address has (each file alone stays under it). Output goes to files (a pipe left
     // unread could fill up while we wait).
+    // BROWSER_TESTS=desk,footage runs only the files whose names contain one of these (while
+    // working on a page); unset, every file runs.
+    let only: Option<Vec<String>> = std::env::var("BROWSER_TESTS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
     let mut files: Vec<_> = std::fs::read_dir(suite.join("tests"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|f| f.ends_with(".test.mjs"))
+        .filter(|f| {
+            only.as_ref()
+                .is_none_or(|o| o.iter().any(|n| f.contains(n.as_str())))
+        })
         .collect();
     files.sort();
     let log = |name: &str| std::fs::File::create(app.tdb.dir.join(name)).unwrap();
