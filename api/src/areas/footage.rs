@@ -341,19 +341,33 @@ pub async fn sign(
     Acting(ws): Acting,
     Query(q): Query<SignQuery>,
 ) -> Result<axum::Json<SignedVideo>> {
-    let (variant, source) = clips::video_source(&state.db, &ws, q.clip_id, q.variant).await?;
+    Ok(axum::Json(
+        stream_url(&state, caller.user.id, &ws, q.clip_id, q.variant).await?,
+    ))
+}
+
+/// The signed stream URL of a clip `user` may see in `ws` (the JSON route above and the web
+/// application's players alike): the variant asked for, else the default one.
+pub async fn stream_url(
+    state: &AppState,
+    user: Id,
+    ws: &shared::domain::InWorkspace,
+    clip_id: Id,
+    variant: Option<clips::VideoVariant>,
+) -> shared::Result<SignedVideo> {
+    let (variant, source) = clips::video_source(&state.db, ws, clip_id, variant).await?;
     let now = Ts::now();
-    let grant = token::StreamGrant::new(q.clip_id, caller.user.id, source, now.0.timestamp());
+    let grant = token::StreamGrant::new(clip_id, user, source, now.0.timestamp());
     // The token is URL-safe as it stands (base64url and a dot).
     let url = state.cfg.public_url(&format!(
         "/api/video/stream?token={}",
         token::sign(&state.keys, &grant)
     ));
-    Ok(axum::Json(SignedVideo {
+    Ok(SignedVideo {
         url,
         variant,
         expires_at: now.plus(chrono::Duration::seconds(token::LIFETIME_SECS)),
-    }))
+    })
 }
 
 /// The answer of `GET /api/clips/sidecar`: the overlay document the analysis backend made for
