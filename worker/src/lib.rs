@@ -7,6 +7,7 @@ pub mod config;
 pub mod execute;
 pub mod handlers;
 pub mod manage;
+pub mod media;
 pub mod metrics;
 pub mod queue_backend;
 pub mod runtime;

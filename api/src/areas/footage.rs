@@ -321,7 +321,8 @@ pub async fn delete_session(
 #[serde(rename_all = "camelCase")]
 pub struct SignQuery {
     pub clip_id: Id,
-    /// `processed` or `original`; without it the processed video once stored, else the original.
+    /// `web`, `low`, `processed` or `original`; without it the web rendition once ready, else
+    /// the processed video once stored, else the original.
     pub variant: Option<clips::VideoVariant>,
 }
 
@@ -356,6 +357,17 @@ pub async fn stream_url(
     variant: Option<clips::VideoVariant>,
 ) -> shared::Result<SignedVideo> {
     let (variant, source) = clips::video_source(&state.db, ws, clip_id, variant).await?;
+    let (url, expires_at) = signed(state, user, clip_id, source);
+    Ok(SignedVideo {
+        url,
+        variant,
+        expires_at,
+    })
+}
+
+/// A `/api/video/stream` URL for `source`, one of `clip_id`'s, bound to `user`; and when it
+/// expires. Only for a clip the caller was checked to see.
+pub fn signed(state: &AppState, user: Id, clip_id: Id, source: token::VideoSource) -> (String, Ts) {
     let now = Ts::now();
     let grant = token::StreamGrant::new(clip_id, user, source, now.0.timestamp());
     // The token is URL-safe as it stands (base64url and a dot).
@@ -363,11 +375,10 @@ pub async fn stream_url(
         "/api/video/stream?token={}",
         token::sign(&state.keys, &grant)
     ));
-    Ok(SignedVideo {
+    (
         url,
-        variant,
-        expires_at: now.plus(chrono::Duration::seconds(token::LIFETIME_SECS)),
-    })
+        now.plus(chrono::Duration::seconds(token::LIFETIME_SECS)),
+    )
 }
 
 /// The answer of `GET /api/clips/sidecar`: the overlay document the analysis backend made for

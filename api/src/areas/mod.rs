@@ -23,6 +23,7 @@ pub mod imports;
 pub mod ingest;
 pub mod invites;
 pub mod jobs;
+pub mod media;
 pub mod members;
 pub mod messaging;
 pub mod notifications;

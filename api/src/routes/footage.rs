@@ -2,7 +2,7 @@
 //! phone uploads over tus, batch uploads, maneuver labels.
 
 use super::{DELETE, GET, OPTIONS, PATCH, POST, PUT};
-use crate::areas::{batch, footage, ingest, jobs, storage, video};
+use crate::areas::{batch, footage, ingest, jobs, media, storage, video};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -45,6 +45,18 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
             .area("footage").summary("Read a clip with its status, stats and probe")
             .ok::<footage::ClipView>(200),
+        route(GET, "/api/clips/{clipId}/media", media::get)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("A clip's web media: the render's state and, once ready, signed URLs of the H.264 rendition(s), the poster and the scrub strip")
+            .ok::<media::MediaView>(200),
+        route(GET, "/api/clips/{clipId}/thumbnails.vtt", media::thumbnails)
+            .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
+            .area("footage").summary("The scrub strip's WebVTT index: a cue per thumbnail, each the sprite's signed URL with its #xywh tile")
+            .empty(200, "text/vtt"),
+        route(POST, "/api/clips/render", media::render)
+            .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
+            .area("footage").summary("Render the clip's web media again: rendition(s), poster and scrub strip from the original (job; the live render if one runs)")
+            .body::<footage::ClipRef>().ok::<jobs::JobAccepted>(202),
         route(POST, "/api/clips/analyze", footage::analyze)
             .provider()
             .auth(Auth::member(Perm::FootageUpload).in_module(Module::Footage))
@@ -129,7 +141,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .ok::<batch::BatchStatus>(200),
         route(GET, "/api/video/sign", footage::sign)
             .auth(Auth::member(Perm::FootageRead).in_module(Module::Footage))
-            .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant processed|original), valid 1 hour, bound to the clip and the caller")
+            .area("footage").summary("An HMAC-signed stream URL for a clip (clipId, variant web|low|processed|original; default the web rendition once ready), valid 1 hour, bound to the clip and the caller")
             .query_of::<footage::SignQuery>()
             .ok::<footage::SignedVideo>(200),
         route(GET, "/api/clips/sidecar", footage::sidecar)

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod auth_tokens;
 pub mod batches;
 pub mod billing;
+pub mod clip_media;
 pub mod coaches;
 pub mod coaching;
 pub mod competition;

@@ -1,8 +1,9 @@
-//! Footage jobs: probe with ffprobe, submit to and poll the analysis backend, best-effort
+//! Footage jobs: probe with ffprobe (`crate::media`), submit to and poll the analysis backend, best-effort
 //! cancel, copy results into our stores, and delete objects whose rows are gone. Each records
 //! its outcome through `shared::domain::footage::analysis`, so the clip state machine decides.
 
 use super::{Ctx, RunJob};
+use crate::media;
 use jobs::JobError;
 use serde_json::{Value, json};
 use shared::domain::footage::analysis::{self as record, Applied, Report};
@@ -183,38 +184,46 @@ impl RunJob for ProbeClip {
         // ffprobe needs a seekable file (an MP4's index may sit at its end): copy the
         // original to a temporary file chunk by chunk.
         let path = std::env::temp_dir().join(format!("probe-{}-{}", self.clip_id, ctx.job_id));
-        let copied = spool(ctx, &key, &path).await;
+        let copied = spool(ctx, Store::RawUploads, &key, &path).await;
         let out = match copied {
             Ok(()) => {
                 let p = path.clone();
-                tokio::task::spawn_blocking(move || run_ffprobe(&p))
+                tokio::task::spawn_blocking(move || media::probe(&p))
                     .await
                     .map_err(|e| JobError::Transient(format!("ffprobe task: {e}")))?
+                    .map_err(|e| JobError::Transient(e.0))
             }
             Err(e) => Err(e),
         };
         let _ = tokio::fs::remove_file(&path).await;
         match out? {
             Ok(probe) => {
+                let probe = probe.to_json();
                 record::probed(db, self.org_id, self.clip_id, probe.clone()).await?;
                 Ok(probe)
             }
-            Err(reason) => {
-                record::fail(db, self.org_id, self.clip_id, "not_video", &reason).await?;
-                Err(JobError::Permanent(reason))
+            Err(bad) => {
+                record::fail(db, self.org_id, self.clip_id, bad.code, &bad.message).await?;
+                Err(JobError::Permanent(bad.message))
             }
         }
     }
 }
 
-async fn spool(ctx: &Ctx, key: &str, path: &std::path::Path) -> Result<(), JobError> {
+/// Copies the object at `key` in `store` to the file at `path`, chunk by chunk.
+pub(super) async fn spool(
+    ctx: &Ctx,
+    store: Store,
+    key: &str,
+    path: &std::path::Path,
+) -> Result<(), JobError> {
     use futures::StreamExt;
     use tokio::io::AsyncWriteExt;
     let transient = |e: &dyn std::fmt::Display| JobError::Transient(format!("spool: {e}"));
     let mut obj = ctx
         .deps
         .storage
-        .get(Store::RawUploads, key, None)
+        .get(store, key, None)
         .await
         .map_err(|e| transient(&e))?;
     let mut f = tokio::fs::File::create(path)
@@ -227,97 +236,6 @@ async fn spool(ctx: &Ctx, key: &str, path: &std::path::Path) -> Result<(), JobEr
     }
     f.flush().await.map_err(|e| transient(&e))?;
     Ok(())
-}
-
-/// Runs the system ffprobe (found by ffmpeg-sidecar) on `path`. Outer error: ffprobe could not
-/// run (retried); inner error: the file is not a video (the clip fails with the reason).
-fn run_ffprobe(path: &std::path::Path) -> Result<Result<Value, String>, JobError> {
-    let out = std::process::Command::new(ffmpeg_sidecar::ffprobe::ffprobe_path())
-        .args([
-            "-v",
-            "error",
-            "-print_format",
-            "json",
-            "-show_format",
-            "-show_streams",
-        ])
-        .arg(path)
-        .output()
-        .map_err(|e| {
-            JobError::Transient(format!("ffprobe could not run (is ffmpeg installed?): {e}"))
-        })?;
-    if !out.status.success() {
-        let msg = String::from_utf8_lossy(&out.stderr);
-        let msg = msg
-            .lines()
-            .last()
-            .unwrap_or("unreadable")
-            .trim()
-            .to_string();
-        return Ok(Err(format!("not a readable video: {msg}")));
-    }
-    let doc: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| JobError::Transient(format!("ffprobe output: {e}")))?;
-    Ok(parse_probe(&doc))
-}
-
-/// The probe the api shows, from ffprobe's JSON: rotation (display matrix side data, then the
-/// legacy `rotate` tag; normalised to 0, 90, 180 or 270 clockwise), duration, codec,
-/// resolution and frame rate of the first video stream.
-pub fn parse_probe(doc: &Value) -> Result<Value, String> {
-    let streams = doc
-        .get("streams")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let Some(v) = streams
-        .iter()
-        .find(|s| s.get("codec_type").and_then(Value::as_str) == Some("video"))
-    else {
-        return Err("the file has no video stream".into());
-    };
-    let side = v
-        .get("side_data_list")
-        .and_then(Value::as_array)
-        .and_then(|l| {
-            l.iter()
-                .find_map(|d| d.get("rotation").and_then(Value::as_f64))
-        });
-    let tag = v
-        .get("tags")
-        .and_then(|t| t.get("rotate"))
-        .and_then(Value::as_str)
-        .and_then(|r| r.parse::<f64>().ok());
-    // Debian's ffprobe (5.1) reports a clip tagged rotate=90 as display-matrix rotation 90 and
-    // rotate=270 as -90: both read the same way, normalised to 0..360.
-    let rotation = match (side, tag) {
-        (Some(r), _) => r.rem_euclid(360.0),
-        (None, Some(t)) => t.rem_euclid(360.0),
-        (None, None) => 0.0,
-    };
-    let fps = v
-        .get("avg_frame_rate")
-        .or_else(|| v.get("r_frame_rate"))
-        .and_then(Value::as_str)
-        .and_then(|r| {
-            let (n, d) = r.split_once('/')?;
-            let (n, d): (f64, f64) = (n.parse().ok()?, d.parse().ok()?);
-            (d > 0.0).then(|| (n / d * 100.0).round() / 100.0)
-        });
-    let seconds = doc
-        .get("format")
-        .and_then(|f| f.get("duration"))
-        .or_else(|| v.get("duration"))
-        .and_then(Value::as_str)
-        .and_then(|d| d.parse::<f64>().ok());
-    Ok(json!({
-        "rotation": rotation.round() as i64,
-        "durationMs": seconds.map(|s| (s * 1000.0).round() as i64),
-        "codec": v.get("codec_name"),
-        "width": v.get("width"),
-        "height": v.get("height"),
-        "fps": fps,
-    }))
 }
 
 impl RunJob for StoreClip {
@@ -544,33 +462,7 @@ impl RunJob for DeleteObjects {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_probe, poll_delay_ms};
-    use serde_json::json;
-
-    #[test]
-    fn probe_reads_rotation_from_side_data_then_the_tag() {
-        let side = json!({
-            "streams": [{"codec_type": "video", "codec_name": "h264", "width": 1920, "height": 1080,
-                "avg_frame_rate": "30000/1001", "side_data_list": [{"rotation": -90}]}],
-            "format": {"duration": "12.345"}
-        });
-        let p = parse_probe(&side).unwrap();
-        assert_eq!(p["rotation"], 270);
-        assert_eq!(p["durationMs"], 12345);
-        assert_eq!(p["fps"], 29.97);
-        assert_eq!(p["codec"], "h264");
-        let tag =
-            json!({"streams": [{"codec_type": "video", "tags": {"rotate": "270"}}], "format": {}});
-        assert_eq!(parse_probe(&tag).unwrap()["rotation"], 270);
-        let plain = json!({"streams": [{"codec_type": "video"}], "format": {}});
-        assert_eq!(parse_probe(&plain).unwrap()["rotation"], 0);
-    }
-
-    #[test]
-    fn a_file_without_video_is_refused_with_a_reason() {
-        let audio = json!({"streams": [{"codec_type": "audio"}], "format": {}});
-        assert!(parse_probe(&audio).unwrap_err().contains("no video"));
-    }
+    use super::poll_delay_ms;
 
     #[test]
     fn polls_back_off_to_a_minute() {

@@ -15,6 +15,7 @@ mod footage;
 mod imports;
 mod mail;
 mod maintenance;
+mod media;
 mod notify;
 mod reports;
 mod reviews;
@@ -32,8 +33,8 @@ use shared::domain::athletes::jobs::AthleteResync;
 use shared::domain::billing::jobs::ApplyPaymentEvent;
 use shared::domain::competition::jobs::{AchievementsCheck, CompetitionImport};
 use shared::domain::footage::jobs::{
-    AnalyzeClip, CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, StoreClip,
-    StoreSession,
+    AnalyzeClip, CancelAnalysis, DeleteObjects, JoinUpload, PollClip, ProbeClip, RenderClip,
+    StoreClip, StoreSession,
 };
 use shared::domain::notifications::jobs::{Announcement, NotificationDrain, NotificationFanout};
 use shared::domain::reviews::jobs::{
@@ -137,6 +138,7 @@ impl Runners {
         t.job::<NotificationDrain>();
         t.job::<Announcement>();
         t.job::<ProbeClip>();
+        t.job::<RenderClip>();
         t.job::<AnalyzeClip>();
         t.job::<PollClip>();
         t.job::<CancelAnalysis>();

@@ -1,6 +1,7 @@
 //! The whole footage path with the jobs in separate `worker` processes: a phone's tus upload,
 //! the join and the probe, analysis against the fake backend (whose completion webhook reaches
-//! the api over TCP), the store, a signed URL and a ranged read through the stream proxy.
+//! the api over TCP), the web rendition, poster and scrub strip, the store, signed URLs and a
+//! ranged read through the stream proxy.
 //! Runs on both stores (S3 when the test server is configured) and on the suite's database,
 //! so on PostgreSQL in its pass.
 
@@ -174,6 +175,55 @@ async fn end_to_end(s3: Vec<(&'static str, String)>) {
     .await;
     assert_eq!(probed["probe"]["rotation"], 90);
 
+    // The probe asked for the web media: a worker renders it with ffmpeg.
+    let media = wait_for(&app, "the render", async || {
+        let r = app
+            .get(&format!("/api/clips/{clip}/media"))
+            .session(&coach)
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        assert_ne!(r.json["status"], "failed", "{}", r.body);
+        (r.json["status"] == "ready").then_some(r.json)
+    })
+    .await;
+    let ready = &media["ready"];
+    assert_eq!(ready["source"], "original");
+    assert_eq!(
+        (&ready["web"]["width"], &ready["web"]["height"]),
+        (&json!(240), &json!(320)),
+        "the rotation is applied: {media}"
+    );
+    assert!(
+        ready["low"].is_null(),
+        "a short clip has no lower rendition"
+    );
+    let http = reqwest::Client::new();
+    let web = http
+        .get(ready["web"]["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(web.headers()["content-type"], "video/mp4");
+    let web = web.bytes().await.unwrap();
+    assert_eq!(&web[4..8], b"ftyp");
+    assert_eq!(
+        web.len() as i64,
+        ready["web"]["sizeBytes"].as_i64().unwrap()
+    );
+    for image in [&ready["poster"]["url"], &ready["strip"]["url"]] {
+        let r = http.get(image.as_str().unwrap()).send().await.unwrap();
+        assert_eq!(r.headers()["content-type"], "image/jpeg");
+        assert_eq!(&r.bytes().await.unwrap()[..2], &[0xFF, 0xD8], "a JPEG");
+    }
+    let vtt = app
+        .get(&format!("/api/clips/{clip}/thumbnails.vtt"))
+        .session(&coach)
+        .send()
+        .await;
+    assert!(vtt.body.starts_with("WEBVTT"), "{}", vtt.body);
+    assert!(vtt.body.contains("#xywh=0,0,"), "{}", vtt.body);
+
     // Analysis: submit, polls, the webhook over TCP, then the store.
     let r = app
         .post("/api/clips/analyze")
@@ -201,9 +251,16 @@ async fn end_to_end(s3: Vec<(&'static str, String)>) {
     );
     assert_eq!(fake.submits().len(), 1, "one backend job for the clip");
 
-    // A signed URL plays a range of the stored video over HTTP.
-    let signed = app
+    // A signed URL plays the web rendition by default, and a range of the stored processed
+    // video on request.
+    let default = app
         .get(&format!("/api/video/sign?clipId={clip}"))
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(default.json["variant"], "web", "{}", default.body);
+    let signed = app
+        .get(&format!("/api/video/sign?clipId={clip}&variant=processed"))
         .session(&coach)
         .send()
         .await;

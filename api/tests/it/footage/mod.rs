@@ -7,5 +7,6 @@ mod e2e;
 mod ingest;
 mod labels;
 mod links;
+mod media;
 mod probe;
 mod sessions;

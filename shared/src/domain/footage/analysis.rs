@@ -227,6 +227,8 @@ pub async fn probed(db: &Db, org: Id, clip: Id, probe: Value) -> Result<Applied>
             "the clip changed while it was probed",
         ));
     }
+    // A readable original: browsers get a rendition of it.
+    super::media::request_once(&mut tx, org, clip).await?;
     tx.commit().await?;
     Ok(Applied::Continue)
 }
@@ -254,6 +256,10 @@ pub async fn stored(
     };
     if !footage::set_status(&mut tx, clip, k.status, to, change).await? {
         return Ok(Applied::Stale);
+    }
+    // A clip whose only source is an external URL: its rendition is made from our copy.
+    if k.raw_key.is_none() {
+        super::media::request_once(&mut tx, org, clip).await?;
     }
     tx.commit().await?;
     Ok(Applied::Finished)

@@ -243,6 +243,15 @@ pub fn objects(clip: &Clip) -> Vec<StoredObject> {
     out
 }
 
+/// The key prefixes of a clip's web media (in both stores that hold some).
+pub fn prefixes(org: Id, clip: Id) -> Vec<StoredObject> {
+    let prefix = super::keys::media_prefix(org, clip);
+    vec![
+        StoredObject::new(Store::SessionVideos, &prefix),
+        StoredObject::new(Store::Sidecars, prefix),
+    ]
+}
+
 /// Deletes the clip's rows in one transaction; its objects go through a job that retries
 /// until they are gone, and an analysis in flight is cancelled at the backend.
 pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
@@ -250,20 +259,19 @@ pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let clip = load(&mut tx, ws, id).await?;
     footage::delete_clip(&mut tx, ws.org_id, id).await?;
     let objects = objects(&clip);
-    if !objects.is_empty() {
-        let work = DeleteObjects {
-            org_id: ws.org_id,
-            owner: format!("clip:{id}"),
-            objects: objects.clone(),
-            prefixes: Vec::new(),
-        };
-        enqueue(
-            &mut tx,
-            &work,
-            Owner::new(work.org_id, Some(ws.actor.user_id)),
-        )
-        .await?;
-    }
+    // Always: the media prefix may hold renditions even when the clip has no other object.
+    let work = DeleteObjects {
+        org_id: ws.org_id,
+        owner: format!("clip:{id}"),
+        objects: objects.clone(),
+        prefixes: prefixes(ws.org_id, id),
+    };
+    enqueue(
+        &mut tx,
+        &work,
+        Owner::new(work.org_id, Some(ws.actor.user_id)),
+    )
+    .await?;
     if let (true, Some(aid)) = (clip.status.in_flight(), clip.analysis_id.clone()) {
         let work = CancelAnalysis {
             org_id: ws.org_id,
@@ -284,13 +292,20 @@ pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
 }
 
 crate::text_enum! {
-    /// Which video of a clip a signed stream URL plays: the processed video (stored in
-    /// session-videos) or the original (the upload in raw-uploads, or its external URL).
-    pub enum VideoVariant { Processed = "processed", Original = "original" }
+    /// Which video of a clip a signed stream URL plays: the web rendition or the lower one
+    /// (`media`), the processed video (stored in session-videos) or the original (the upload in
+    /// raw-uploads, or its external URL).
+    pub enum VideoVariant {
+        Web = "web",
+        Low = "low",
+        Processed = "processed",
+        Original = "original",
+    }
 }
 
-/// The source a stream URL for the clip reads. Without a variant: the processed video once
-/// stored, the original before that. 409 `clip_video_unavailable` when there is none yet.
+/// The source a stream URL for the clip reads. Without a variant: the web rendition once
+/// ready, else the processed video once stored, else the original. 409
+/// `clip_video_unavailable` when the one asked for (or any) does not exist yet.
 pub async fn video_source(
     db: &Db,
     ws: &InWorkspace,
@@ -298,36 +313,58 @@ pub async fn video_source(
     variant: Option<VideoVariant>,
 ) -> Result<(VideoVariant, VideoSource)> {
     let clip = get(db, ws, id).await?;
-    let processed = clip.video_key.clone().map(|key| VideoSource::Stored {
-        store: Store::SessionVideos,
-        key,
+    let media = super::media::get(db, ws, id).await?.and_then(|m| {
+        m.manifest
+            .filter(|_| m.status == super::media::MediaStatus::Ready)
     });
-    let original = match (&clip.raw_key, &clip.source_url) {
-        (Some(key), _) => Some(VideoSource::Stored {
-            store: Store::RawUploads,
-            key: key.clone(),
-        }),
-        (None, Some(url)) => Some(VideoSource::External { url: url.clone() }),
-        (None, None) => None,
+    let stored = |store: Store, key: &str| VideoSource::Stored {
+        store,
+        key: key.to_string(),
     };
-    let found = match variant {
-        Some(VideoVariant::Processed) => processed.map(|s| (VideoVariant::Processed, s)),
-        Some(VideoVariant::Original) => original.map(|s| (VideoVariant::Original, s)),
-        None => processed
-            .map(|s| (VideoVariant::Processed, s))
-            .or(original.map(|s| (VideoVariant::Original, s))),
+    let source = |v: VideoVariant| match v {
+        VideoVariant::Web => media
+            .as_ref()
+            .map(|m| stored(Store::SessionVideos, &m.web.key)),
+        VideoVariant::Low => media
+            .as_ref()
+            .and_then(|m| m.low.as_ref())
+            .map(|l| stored(Store::SessionVideos, &l.key)),
+        VideoVariant::Processed => clip
+            .video_key
+            .as_deref()
+            .map(|k| stored(Store::SessionVideos, k)),
+        VideoVariant::Original => match (&clip.raw_key, &clip.source_url) {
+            (Some(key), _) => Some(stored(Store::RawUploads, key)),
+            (None, Some(url)) => Some(VideoSource::External { url: url.clone() }),
+            (None, None) => None,
+        },
     };
-    found.ok_or_else(|| {
-        Error::conflict(
-            "clip_video_unavailable",
-            match variant {
-                Some(VideoVariant::Processed) => {
-                    "the processed video is kept once the clip is stored; store it first"
-                }
-                _ => "the clip has no video yet",
-            },
-        )
-    })
+    let wanted = match variant {
+        Some(v) => vec![v],
+        None => vec![
+            VideoVariant::Web,
+            VideoVariant::Processed,
+            VideoVariant::Original,
+        ],
+    };
+    wanted
+        .into_iter()
+        .find_map(|v| source(v).map(|s| (v, s)))
+        .ok_or_else(|| {
+            Error::conflict(
+                "clip_video_unavailable",
+                match variant {
+                    Some(VideoVariant::Processed) => {
+                        "the processed video is kept once the clip is stored; store it first"
+                    }
+                    Some(VideoVariant::Web) => "the web rendition is not ready yet",
+                    Some(VideoVariant::Low) => {
+                        "there is no lower rendition: only long videos get one, once rendered"
+                    }
+                    _ => "the clip has no video yet",
+                },
+            )
+        })
 }
 
 /// The stored overlay sidecar of a clip: (store, key). 409 `clip_overlay_unavailable` until

@@ -15,6 +15,15 @@ pub struct ProbeClip {
     pub clip_id: Id,
 }
 
+/// Make a clip's web media: the H.264 rendition(s), the poster and the scrub strip (media
+/// queue; `domain::footage::media`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderClip {
+    pub org_id: Id,
+    pub clip_id: Id,
+}
+
 /// Sign the clip's source and submit it to the analysis backend (providers queue). The client
 /// request token is `{clip_id}:{generation}`, so a retried submit is the same backend job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -106,6 +115,17 @@ impl Job for ProbeClip {
     const KIND: &'static str = "footage.probe";
     const QUEUE: Queue = Queue::Media;
     const MAX_ATTEMPTS: u32 = 3;
+
+    fn idempotency_key(&self) -> Option<String> {
+        Some(self.clip_id.to_string())
+    }
+}
+
+impl Job for RenderClip {
+    const KIND: &'static str = "footage.render";
+    const QUEUE: Queue = Queue::Media;
+    const MAX_ATTEMPTS: u32 = 3;
+    const CANCELLABLE: bool = true;
 
     fn idempotency_key(&self) -> Option<String> {
         Some(self.clip_id.to_string())

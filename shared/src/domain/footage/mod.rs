@@ -1,6 +1,6 @@
 //! Footage: footage sessions and their clips, the clip state machine ([`status`]), the
 //! analysis backend's jobs ([`analysis`]), copying results into our stores, coach-corrected
-//! maneuver labels ([`labels`]), resumable phone uploads ([`uploads`]) and the background work
+//! maneuver labels ([`labels`]), the web renditions, poster and scrub strip ([`media`]), resumable phone uploads ([`uploads`]) and the background work
 //! they need ([`jobs`]).
 //!
 //! Every clip and session is read through its workspace (`org_id` in each query), so another
@@ -12,6 +12,7 @@ pub mod batch;
 pub mod clips;
 pub mod jobs;
 pub mod labels;
+pub mod media;
 pub mod sessions;
 pub mod status;
 pub mod uploads;
@@ -39,6 +40,11 @@ pub mod keys {
     /// The overlay sidecar in sidecars.
     pub fn overlay(org: Id, clip: Id) -> String {
         format!("orgs/{org}/clips/{clip}/overlay.json")
+    }
+
+    /// The clip's web media (`media`): renditions in session-videos, images in sidecars.
+    pub fn media_prefix(org: Id, clip: Id) -> String {
+        format!("orgs/{org}/clips/{clip}/media/")
     }
 
     /// The parts of a resumable upload in raw-uploads (joined into `original` when complete).

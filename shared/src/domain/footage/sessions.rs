@@ -68,6 +68,11 @@ pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
     let prefixes: Vec<StoredObject> = uploads
         .iter()
         .map(|u| StoredObject::new(Store::RawUploads, super::keys::upload_parts(ws.org_id, *u)))
+        .chain(
+            clips
+                .iter()
+                .flat_map(|k| super::clips::prefixes(ws.org_id, k.id)),
+        )
         .collect();
     if !objects.is_empty() || !prefixes.is_empty() {
         let work = DeleteObjects {
