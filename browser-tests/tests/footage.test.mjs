@@ -45,10 +45,12 @@ async function tusUpload(session, meta, bytes) {
   assert.equal(put.status, 204, await put.text());
 }
 
-/** Media requests the browser ends itself (a range it no longer needs) are not page problems. */
-function dropMedia(page) {
+/** `check`, where media requests the browser ends itself (with preload="metadata" it stops
+ * reading once it has the header; leaving the page ends the rest) are not page problems. */
+async function checked(page) {
   const keep = page.problems.filter((p) => !p.includes('/api/video/stream'));
   page.problems.splice(0, page.problems.length, ...keep);
+  await check(page);
 }
 
 async function until(what, f) {
@@ -61,7 +63,7 @@ async function until(what, f) {
   }
 }
 
-test('footage: a clip analyzed from its page, a maneuver found on the timeline, its label corrected, the clip stored', async () => {
+test('footage: a clip analyzed from its page, a maneuver found on the timeline, its label corrected, the session stored', async () => {
   const c = await coach('Coach Kai');
   const { page, session } = await onDesk(c);
   const t = await api('/api/training-sessions', {
@@ -83,32 +85,38 @@ test('footage: a clip analyzed from its page, a maneuver found on the timeline, 
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Footage' }).click();
   await page.getByRole('heading', { name: 'Footage', level: 1 }).waitFor();
   await page.getByText('1 clips, 0 stored').waitFor();
-  await check(page);
+  await checked(page);
   await screenshot(page, 'footage-sessions');
   await page.getByRole('link', { name: 'Dawn patrol', exact: true }).click();
   await page.getByRole('heading', { name: 'Dawn patrol', level: 1 }).waitFor();
   await page.locator(`#clip-${clip.id}`).getByText('Ready to analyze').waitFor();
-  await check(page);
+  await checked(page);
   await screenshot(page, 'footage-session');
 
   // The clip page: analyze, and the state follows the backend without a reload.
   await page.getByRole('link', { name: 'wave.mp4' }).click();
   await page.getByRole('heading', { name: 'wave.mp4', level: 1 }).waitFor();
   await page.getByText('No rides yet').waitFor();
-  await check(page);
+  await checked(page);
   await page.getByRole('button', { name: 'Analyze' }).click();
   await page.getByText('Sent for analysis.').waitFor();
   await page.getByRole('heading', { name: 'Maneuvers' }).waitFor({ timeout: 30000 });
-  await page.locator('#analysis').getByText('Analyzed').waitFor();
-  dropMedia(page);
-  await check(page);
-  let k = (await api(`/api/clips/${clip.id}`, { session })).json;
-  assert.equal(k.status, 'processed');
+  // A finished analysis is copied into our stores by itself.
+  await page.locator('#analysis').getByText('Stored').waitFor({ timeout: 30000 });
+  await checked(page);
+  const k = (await api(`/api/clips/${clip.id}`, { session })).json;
+  assert.equal(k.status, 'stored');
 
   // A maneuver on the timeline seeks the player in place and is highlighted.
   const first = k.stats.maneuvers[0];
   const mark = page.locator('ol.marks a[data-seek]').filter({ hasText: first.type.replace(/_/g, ' ') }).first();
   const url = page.url();
+  const ready = await page.evaluate(async () => {
+    const v = document.querySelector('video[data-player]');
+    for (let i = 0; i < 100 && v.readyState < 1 && !v.error; i += 1) await new Promise((r) => setTimeout(r, 100));
+    return { state: v.readyState, error: v.error && v.error.message, h264: v.canPlayType('video/mp4; codecs="avc1.42E01E"'), src: v.currentSrc };
+  });
+  assert.ok(ready.state >= 1, `the player has the clip's metadata: ${JSON.stringify(ready)}`);
   await mark.click();
   assert.equal(page.url(), url, 'no reload: the player seeks');
   const at = await page.evaluate(() => document.querySelector('video[data-player]').currentTime);
@@ -122,21 +130,25 @@ test('footage: a clip analyzed from its page, a maneuver found on the timeline, 
   await page.getByRole('button', { name: /^Save label/ }).first().click();
   await page.getByText('Label saved.').waitFor();
   await page.getByText('Corrected: air_reverse').waitFor();
-  dropMedia(page);
-  await check(page);
+  await checked(page);
   const m = await api(`/api/clips/${clip.id}/maneuvers`, { session });
   assert.equal(m.json.labels.length, 1, m.text);
   assert.equal(m.json.labels[0].correctedType, 'air_reverse');
   assert.equal(m.json.labels[0].predictionIndex, 0);
 
-  // Store: the job's progress page, then back to the clip, stored.
-  await page.getByRole('button', { name: 'Store the result' }).click();
+  // Store the session: the job's progress page, done, then back to the session.
+  await page.getByRole('link', { name: 'Back to the footage session' }).click();
+  await page.getByRole('button', { name: 'Store processed clips' }).click();
   await page.getByRole('heading', { name: 'Job progress', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'Continue' }).click({ timeout: 30000 });
-  await page.locator('#analysis').getByText('Stored').waitFor();
-  dropMedia(page);
-  k = (await api(`/api/clips/${clip.id}`, { session })).json;
-  assert.equal(k.status, 'stored');
+  await page.locator('#job').getByText('Done', { exact: true }).waitFor({ timeout: 30000 });
+  await checked(page);
+  const jobId = page.url().split('/jobs/')[1].split('?')[0];
+  const job = await api(`/api/jobs/${jobId}`, { session });
+  assert.equal(job.json.status, 'succeeded', job.text);
+  await page.getByRole('link', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: 'Dawn patrol', level: 1 }).waitFor();
+  await page.locator(`#clip-${clip.id}`).getByText('Stored').waitFor();
+  await checked(page);
 });
 
 test('footage: a manifest prepared in the browser, its batch page following a clip as its file arrives', async () => {
@@ -147,20 +159,20 @@ test('footage: a manifest prepared in the browser, its batch page following a cl
   await page.goto(`/w/${c.orgId}/footage`);
   await page.getByRole('link', { name: 'Batch upload from a manifest' }).click();
   await page.getByRole('heading', { name: 'Batch upload from a manifest', level: 1 }).waitFor();
-  await check(page);
+  await checked(page);
   // A manifest with a wrong row: every error by line, nothing prepared.
   const bad = 'date,spot,file\n2026-05-01,Pipeline,a.mp4\nyesterday,Pipeline,b.mp4\n';
   await page.getByLabel('Manifest (CSV or .xlsx)').setInputFiles({ name: 'day.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
   await page.getByRole('button', { name: 'Prepare the clips' }).click();
   await page.getByRole('cell', { name: '3', exact: true }).waitFor();
-  await check(page);
+  await checked(page);
   assert.equal((await api('/api/sessions', { session })).json.items.length, 0);
   const good = 'date,spot,start_time,file,athletes\n2026-05-01,Pipeline,07:30,GOPR0001.MP4,moana@example.com\n2026-05-01,Pipeline,07:30,GOPR0002.MP4,\n';
   await page.getByLabel('Manifest (CSV or .xlsx)').setInputFiles({ name: 'day.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
   await page.getByRole('button', { name: 'Prepare the clips' }).click();
   await page.getByText('Manifest prepared').waitFor();
   await page.getByText('2 clips are waiting').waitFor();
-  await check(page);
+  await checked(page);
   await screenshot(page, 'footage-batch');
   const batchId = page.url().split('/batches/')[1].split('?')[0];
   const b = await api(`/api/training-sessions/batch-upload?batchId=${batchId}`, { session });
@@ -171,11 +183,11 @@ test('footage: a manifest prepared in the browser, its batch page following a cl
   await tusUpload(session, { clipId: row.clipId }, clipBytes());
   await page.getByText('1 clips are waiting').waitFor({ timeout: 30000 });
   await page.getByRole('row', { name: /GOPR0001\.MP4/ }).getByText(/Uploaded|Ready to analyze/).waitFor();
-  await check(page);
+  await checked(page);
 
   // The tab closed and reopened later from the footage session: the batch's page again.
   await page.goto(`/w/${c.orgId}/footage/${row.sessionId}`);
   await page.getByRole('link', { name: 'The batch these clips came from' }).click();
   await page.getByRole('row', { name: /GOPR0002\.MP4/ }).getByText('Waiting for its file').waitFor();
-  await check(page);
+  await checked(page);
 });

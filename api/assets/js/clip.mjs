@@ -5,15 +5,18 @@
 
 const players = new WeakSet();
 
+// In the capture phase, and stopped there: htmx's boosted-link handler on the link itself
+// would otherwise load the `?t=` page.
 document.addEventListener("click", (e) => {
   const a = e.target.closest && e.target.closest("a[data-seek]");
   const video = document.querySelector("video[data-player]");
   if (!a || !video) return;
   e.preventDefault();
+  e.stopPropagation();
   video.currentTime = Number(a.dataset.start);
   video.play().catch(() => {});
   show(video);
-});
+}, true);
 
 function show(video) {
   const t = video.currentTime;

@@ -39,10 +39,10 @@ pub fn status_text(desk: &Desk, s: ClipStatus) -> &'static str {
     desk.cat.t(&format!("clip.status.{}", s.as_str()))
 }
 
-/// Whether a clip's status will change without anyone asking (its file or its analysis is on
-/// the way): the pages showing it poll while one is.
+/// Whether a clip's status will change without anyone asking (its file, its analysis or the
+/// store that follows a finished analysis is on the way): the pages showing it poll while one is.
 pub fn busy(s: ClipStatus) -> bool {
-    s.in_flight() || s == ClipStatus::AwaitingUpload
+    s.in_flight() || matches!(s, ClipStatus::AwaitingUpload | ClipStatus::Processed)
 }
 
 /// Milliseconds as `m:ss`.

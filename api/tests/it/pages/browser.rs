@@ -42,7 +42,10 @@ async fn every_flow_passes_in_a_real_browser() {
         ("SMTP_URL", ""),
         ("ANALYSIS_BASE_URL", &analysis_url),
         ("ANALYSIS_API_KEY", "analysis-key"),
-        ("ANALYSIS_WEBHOOK_SECRET", testkit::analysis::TEST_WEBHOOK_SECRET),
+        (
+            "ANALYSIS_WEBHOOK_SECRET",
+            testkit::analysis::TEST_WEBHOOK_SECRET,
+        ),
     ])
     .await;
     let outbox = app.tdb.dir.join("mail-outbox");
