@@ -73,8 +73,8 @@ pub struct ClipPage {
     analysis: Analysis,
     rides: Vec<Mark>,
     maneuvers: Vec<Maneuver>,
-    stats: Vec<(&'static str, String)>,
-    probe: Vec<(&'static str, String)>,
+    stats: Lines,
+    probe: Lines,
     verdicts: Vec<(&'static str, &'static str)>,
     can_upload: bool,
     notice: Option<Notice>,
@@ -175,7 +175,10 @@ fn timeline(desk: &Desk, base: &str, k: &Clip, rows: &[Label]) -> (i64, Vec<Mark
 }
 
 /// The analysis's numbers (`wave_count`, speeds, length) and the probe's, in words.
-fn numbers(k: &Clip) -> (Vec<(&'static str, String)>, Vec<(&'static str, String)>) {
+/// Lines of a `<dl>`: a catalogue key and its value.
+type Lines = Vec<(&'static str, String)>;
+
+fn numbers(k: &Clip) -> (Lines, Lines) {
     let mut stats = vec![];
     if let Some(s) = k.stats.as_ref().map(|s| &s.0) {
         if let Some(n) = int(s, "wave_count") {
