@@ -34,6 +34,8 @@ document.addEventListener("input", (e) => {
 function enhance() {
   const push = document.querySelector("[data-push]");
   if (push) import("/assets/js/push.mjs").then((m) => m.init(push));
+  const player = document.querySelector("video[data-player]");
+  if (player) import("/assets/js/clip.mjs").then((m) => m.init(player));
 }
 enhance();
 document.addEventListener("htmx:load", enhance);

@@ -8,6 +8,7 @@ use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{
     Desk, Me, athletes, dashboard, jobs, messages, notifications, settings, training,
 };
+use crate::areas::desk::{clips, footage};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -106,6 +107,33 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(tr_manage).area("web").summary("Remove from the roster (the waitlist moves up)"),
         route(POST, "/w/{ws}/training/{id}/film", training::film)
             .auth(tr_manage).area("web").summary("Start filming: the session's footage session, made once"),
+        // ---- footage (issue 38): sessions, batch upload, clips ----
+        route(GET, "/w/{ws}/footage", footage::list)
+            .auth(foot(Perm::FootageRead)).area("web").summary("Footage sessions, newest first, with their clip counts; 25 a page (offset)"),
+        route(GET, "/w/{ws}/footage/batch", footage::batch_new)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Batch upload: choose a spreadsheet manifest (CSV or .xlsx)"),
+        route(POST, "/w/{ws}/footage/batch", footage::batch_upload)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Prepare a manifest's sessions and clips, all or nothing (as POST /api/training-sessions/batch-upload), then the batch's page; errors by line"),
+        route(GET, "/w/{ws}/footage/batches/{id}", footage::batch_show)
+            .auth(foot(Perm::FootageRead)).area("web").summary("A batch: each manifest row with its clip's live status (as GET /api/training-sessions/batch-upload)"),
+        route(GET, "/w/{ws}/footage/{id}", footage::show)
+            .auth(foot(Perm::FootageRead)).area("web").summary("A footage session: its clips as tiles with their live status, the session's numbers, its batches"),
+        route(POST, "/w/{ws}/footage/{id}/store", footage::store)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Store every processed clip (as POST /api/sessions/store): the job's progress page"),
+        route(GET, "/w/{ws}/footage/{id}/delete", footage::delete_form)
+            .auth(foot(Perm::FootageDelete)).area("web").summary("Delete a footage session: the confirmation page"),
+        route(POST, "/w/{ws}/footage/{id}/delete", footage::delete)
+            .auth(foot(Perm::FootageDelete)).area("web").summary("Delete the footage session, its clips and labels (as DELETE /api/sessions/{id})"),
+        route(GET, "/w/{ws}/clips/{id}", clips::show)
+            .auth(foot(Perm::FootageRead)).area("web").summary("A clip: the player, ride windows and maneuvers on a timeline (t: start at, seconds), analysis state, labels, stats and probe"),
+        route(POST, "/w/{ws}/clips/{id}/analyze", clips::analyze)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Submit the clip for analysis (as POST /api/clips/analyze)"),
+        route(POST, "/w/{ws}/clips/{id}/cancel", clips::cancel)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Cancel the clip's analysis (as POST /api/clips/cancel)"),
+        route(POST, "/w/{ws}/clips/{id}/store", clips::store)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Store the processed clip (as POST /api/clips/store): the job's progress page"),
+        route(POST, "/w/{ws}/clips/{id}/labels", clips::label)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Confirm, correct or reject a predicted maneuver (as POST, PATCH /api/clips/{clipId}/maneuvers)"),
         route(GET, "/w/{ws}/messages", messages::list::<Desk>)
             .auth(msg).area("web").summary("My conversations in this workspace with unread counts; 25 a page (offset)"),
         route(GET, "/w/{ws}/messages/new", messages::new_form)
@@ -195,4 +223,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(POST, "/me/notifications", notifications::save)
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("Save my notification settings (as PUT /api/notifications/preferences), then the page"),
     ]
+}
+
+/// A footage page's policy: the footage module and `perm`, as the JSON footage routes.
+fn foot(perm: Perm) -> Auth {
+    Auth::desk(perm).in_module(Module::Footage)
 }

@@ -31,6 +31,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/js/push.mjs", assets::push_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("Turn on notifications in this browser: the settings page's ES module"),
+        route(GET, "/assets/js/clip.mjs", assets::clip_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("The clip page's timeline: seek on a click, the window playing highlighted"),
         route(GET, "/sw.js", assets::service_worker)
             .auth(Auth::Page("the service worker script, at the root for its scope; nothing secret in it"))
             .area("pages").summary("The service worker: shows Web Push notifications and opens their page when clicked"),

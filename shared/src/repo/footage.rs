@@ -70,6 +70,17 @@ pub async fn list_sessions(
         .bind(org).bind(athlete).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// The footage session filmed at a training session, if filming started.
+pub async fn session_of_training(
+    x: &mut impl Executor,
+    org: Id,
+    training: Id,
+) -> Result<Option<Id>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, Id>(
+        "SELECT id FROM footage_sessions WHERE training_session_id = $1 AND org_id = $2")
+        .bind(training).bind(org).fetch_optional(&mut *c).await)
+}
+
 pub async fn set_session_status(
     x: &mut impl Executor,
     id: Id,

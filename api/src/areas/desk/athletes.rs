@@ -500,6 +500,8 @@ pub struct ShowPage {
     merge_choices: Vec<(String, String)>,
     /// The athlete's newest clips (with the footage module and its read permission).
     clips: Option<Vec<Clip>>,
+    /// Where a clip's page is: `{clips_base}/{id}`.
+    clips_base: String,
     /// The athlete's newest watch sessions (with the wearable module and its read permission).
     watch: Option<Vec<SessionView>>,
     /// The athlete's competition results from the providers (with the competition module).
@@ -592,6 +594,7 @@ async fn show_page(
         public_url,
         merge_choices,
         clips,
+        clips_base: desk.path("/clips"),
         watch,
         results,
         notice,

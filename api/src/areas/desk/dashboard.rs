@@ -96,10 +96,10 @@ async fn build(state: &AppState, desk: &Desk) -> shared::Result<Dashboard> {
         Some(
             rows.into_iter()
                 .map(|c| Line {
-                    href: String::new(),
+                    href: desk.path(&format!("/clips/{}", c.id)),
+                    tone: super::footage::tone(c.status),
+                    badge: super::footage::status_text(desk, c.status).to_string(),
                     text: c.file_name,
-                    tone: tone(c.status.as_str()),
-                    badge: c.status.to_string(),
                 })
                 .collect(),
         )
@@ -182,13 +182,4 @@ async fn failed_jobs(state: &AppState, org: Id) -> shared::Result<Vec<jobs::prog
     };
     let mut c = state.db.acquire().await?;
     Ok(monitor::list(&mut c, &f, 5, 0).await?)
-}
-
-/// The badge colour of a clip status.
-fn tone(status: &str) -> &'static str {
-    match status {
-        "failed" => "bad",
-        "stored" | "processed" => "ok",
-        _ => "",
-    }
 }

@@ -56,6 +56,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Perm::TrainingRead),
     ),
     (
+        "/footage",
+        "nav.footage",
+        Some(Module::Footage),
+        Some(Perm::FootageRead),
+    ),
+    (
         "/messages",
         "nav.messages",
         Some(Module::Messaging),

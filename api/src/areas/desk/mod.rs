@@ -15,7 +15,9 @@
 //!   zone (the `sc_tz` cookie the page's module sets, else UTC).
 
 pub mod athletes;
+pub mod clips;
 pub mod dashboard;
+pub mod footage;
 pub mod i18n;
 pub mod imports;
 pub mod jobs;

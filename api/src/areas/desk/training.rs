@@ -18,7 +18,7 @@ use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use serde::Deserialize;
 use serde_json::Value;
 use shared::Error;
-use shared::authz::Perm;
+use shared::authz::{Module, Perm};
 use shared::db::{Id, Ts};
 use shared::domain::orgs::{self, CalendarRange};
 use shared::domain::training::{
@@ -453,6 +453,8 @@ pub struct ShowPage {
     choices: Vec<(String, String)>,
     can_manage: bool,
     notice: Option<Notice>,
+    /// The footage session filmed here (with the footage module and its read permission).
+    filmed: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -494,7 +496,15 @@ async fn show_page(
     } else {
         vec![]
     };
+    let filmed = if desk.may(Module::Footage, Perm::FootageRead) {
+        shared::domain::footage::sessions::of_training(&state.db, &acting, id)
+            .await?
+            .map(|f| desk.path(&format!("/footage/{f}")))
+    } else {
+        None
+    };
     Ok(ShowPage {
+        filmed,
         c: Chrome::new(desk, s.title.clone()),
         base: desk.path(&format!("/training/{id}")),
         starts: desk.time(s.starts_at),

@@ -4,6 +4,7 @@
 
 mod assets;
 mod athletes;
+mod footage;
 mod guard;
 mod messages;
 mod mine;

@@ -29,7 +29,25 @@ async fn every_flow_passes_in_a_real_browser() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     // SMTP_URL unset: mail goes to DATA_DIR/mail-outbox, as on the embedded default.
-    let app = TestApp::with_env(&[("PUBLIC_BASE_URL", &base), ("SMTP_URL", "")]).await;
+    // The analysis backend's fake, for the clip page's workflow: it reads the originals
+    // through this served app's signed URLs and sends its webhooks here.
+    let analysis = testkit::analysis::FakeAnalysis::start(
+        "analysis-key",
+        testkit::analysis::TEST_WEBHOOK_SECRET,
+    )
+    .await;
+    let analysis_url = analysis.base_url();
+    let app = TestApp::with_env(&[
+        ("PUBLIC_BASE_URL", &base),
+        ("SMTP_URL", ""),
+        ("ANALYSIS_BASE_URL", &analysis_url),
+        ("ANALYSIS_API_KEY", "analysis-key"),
+        (
+            "ANALYSIS_WEBHOOK_SECRET",
+            testkit::analysis::TEST_WEBHOOK_SECRET,
+        ),
+    ])
+    .await;
     let outbox = app.tdb.dir.join("mail-outbox");
     let worker = app.start_worker(&[]).await;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

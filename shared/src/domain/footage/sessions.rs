@@ -24,6 +24,12 @@ pub async fn list(
     Ok(footage::list_sessions(&mut c, ws.org_id, athlete, limit, offset).await?)
 }
 
+/// The footage session filmed at training session `training`, once filming has started.
+pub async fn of_training(db: &Db, ws: &InWorkspace, training: Id) -> Result<Option<Id>> {
+    let mut c = db.acquire().await?;
+    Ok(footage::session_of_training(&mut c, ws.org_id, training).await?)
+}
+
 /// The session and all its clips (a session holds tens of clips, not thousands).
 pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Session, Vec<Clip>)> {
     let mut c = db.acquire().await?;
