@@ -136,6 +136,32 @@ test('footage: a clip analyzed from its page, a maneuver found on the timeline, 
   assert.equal(m.json.labels[0].correctedType, 'air_reverse');
   assert.equal(m.json.labels[0].predictionIndex, 0);
 
+  // The web video, made by the render job from the upload: the player plays the H.264
+  // rendition with its poster, and the scrub strip's moments seek it.
+  await page.locator('#web').getByText('Ready', { exact: true }).waitFor({ timeout: 30000 });
+  const media = (await api(`/api/clips/${clip.id}/media`, { session })).json;
+  assert.equal(media.status, 'ready', JSON.stringify(media));
+  assert.equal(media.ready.web.width, 320);
+  await page.reload();
+  await page.getByRole('heading', { name: 'Jump to a moment' }).waitFor();
+  const player = await page.evaluate(async () => {
+    const v = document.querySelector('video[data-player]');
+    for (let i = 0; i < 100 && v.readyState < 1 && !v.error; i += 1) await new Promise((r) => setTimeout(r, 100));
+    return { state: v.readyState, poster: v.poster, width: v.videoWidth, src: v.currentSrc };
+  });
+  assert.ok(player.state >= 1 && player.width === 320, JSON.stringify(player));
+  assert.ok(player.poster.includes('/api/video/stream?token='), JSON.stringify(player));
+  const poster = await fetch(player.poster);
+  assert.equal(poster.headers.get('content-type'), 'image/jpeg');
+  const moment = page.locator('ol.strip a').nth(2);
+  const start = Number(await moment.getAttribute('data-start'));
+  assert.ok(start > 0);
+  await moment.click();
+  const there = await page.evaluate(() => document.querySelector('video[data-player]').currentTime);
+  assert.ok(Math.abs(there - start) < 0.2, `the player is at ${there}, not ${start}`);
+  await checked(page);
+  await screenshot(page, 'clip-media');
+
   // Store the session: the job's progress page, done, then back to the session.
   await page.getByRole('link', { name: 'Back to the footage session' }).click();
   await page.getByRole('button', { name: 'Store processed clips' }).click();

@@ -11,6 +11,9 @@ CREATE TABLE clip_media (
     status_message TEXT,
     -- The render job working on it now: what clients poll for progress.
     job_id UUID,
+    -- The poster frame (media::Image), cut from the source first so a page shows it while the
+    -- rendition is made.
+    poster JSONB,
     -- What was made: keys, sizes and dimensions (media::Manifest), null until ready.
     manifest JSONB,
     created_at TIMESTAMPTZ NOT NULL,

@@ -291,8 +291,8 @@ pub fn render_args(input: &Path, web: &Path, low: Option<&Path>) -> Vec<String> 
     a
 }
 
-/// A poster frame from the rendition: a tenth into the video (past a shaky start), at most 5 s.
-pub fn poster_args(web: &Path, duration_ms: i64, out: &Path) -> Vec<String> {
+/// A poster frame, upright: a tenth into the video (past a shaky start), at most 5 s.
+pub fn poster_args(input: &Path, duration_ms: i64, out: &Path) -> Vec<String> {
     let at = (duration_ms / 10).min(5000) as f64 / 1000.0;
     let l = POSTER_LONG_SIDE;
     vec![
@@ -302,7 +302,7 @@ pub fn poster_args(web: &Path, duration_ms: i64, out: &Path) -> Vec<String> {
         "-ss".into(),
         format!("{at:.3}"),
         "-i".into(),
-        web.display().to_string(),
+        input.display().to_string(),
         "-frames:v".into(),
         "1".into(),
         "-vf".into(),

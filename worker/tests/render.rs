@@ -98,7 +98,7 @@ fn a_sideways_clip_becomes_an_upright_h264_rendition_with_a_poster_and_a_strip()
     assert!(l.fps.unwrap() <= 30.0);
 
     let poster = dir.path().join("poster.jpg");
-    run(&media::poster_args(&web, w.duration_ms, &poster)).unwrap();
+    run(&media::poster_args(&input, src.duration_ms, &poster)).unwrap();
     let p = probe(&poster);
     assert_eq!((p.width, p.height), (360, 640));
 

@@ -30,6 +30,8 @@ pub struct MediaView {
     pub message: Option<String>,
     /// The render job: its progress is `GET /api/jobs/{id}`.
     pub job_id: Option<Id>,
+    /// The poster frame: made first, so it is here while the rendition is made.
+    pub poster: Option<ImageView>,
     pub ready: Option<ReadyMedia>,
 }
 
@@ -42,7 +44,6 @@ pub struct ReadyMedia {
     pub web: RenditionView,
     /// Only for videos of two minutes or more.
     pub low: Option<RenditionView>,
-    pub poster: ImageView,
     pub strip: StripView,
     pub expires_at: Ts,
 }
@@ -80,15 +81,27 @@ pub struct StripView {
     pub thumb_height: i64,
 }
 
+/// A signed stream URL of one of `clip`'s stored media objects, and when it expires.
+pub fn sign(state: &AppState, user: Id, clip: Id, store: Store, key: &str) -> (String, Ts) {
+    let source = VideoSource::Stored {
+        store,
+        key: key.to_string(),
+    };
+    signed(state, user, clip, source)
+}
+
+/// The poster of a clip with its URL signed for `user`.
+pub fn poster_view(state: &AppState, user: Id, clip: Id, p: &media::Image) -> ImageView {
+    ImageView {
+        url: sign(state, user, clip, Store::Sidecars, &p.key).0,
+        width: p.width,
+        height: p.height,
+    }
+}
+
 /// The ready media of a clip with its URLs signed for `user`.
 pub fn ready_view(state: &AppState, user: Id, clip: Id, m: &MediaManifest) -> ReadyMedia {
-    let sign = |store: Store, key: &str| {
-        let source = VideoSource::Stored {
-            store,
-            key: key.to_string(),
-        };
-        signed(state, user, clip, source)
-    };
+    let sign = |store: Store, key: &str| sign(state, user, clip, store, key);
     let rendition = |r: &media::Rendition| RenditionView {
         url: sign(Store::SessionVideos, &r.key).0,
         width: r.width,
@@ -96,19 +109,14 @@ pub fn ready_view(state: &AppState, user: Id, clip: Id, m: &MediaManifest) -> Re
         size_bytes: r.size_bytes,
         bit_rate: r.bit_rate,
     };
-    let (poster_url, expires_at) = sign(Store::Sidecars, &m.poster.key);
+    let (strip_url, expires_at) = sign(Store::Sidecars, &m.strip.key);
     ReadyMedia {
         source: m.source.clone(),
         duration_ms: m.duration_ms,
         web: rendition(&m.web),
         low: m.low.as_ref().map(rendition),
-        poster: ImageView {
-            url: poster_url,
-            width: m.poster.width,
-            height: m.poster.height,
-        },
         strip: StripView {
-            url: sign(Store::Sidecars, &m.strip.key).0,
+            url: strip_url,
             vtt_url: state
                 .cfg
                 .public_url(&format!("/api/clips/{clip}/thumbnails.vtt")),
@@ -130,6 +138,7 @@ fn view(state: &AppState, user: Id, clip: Id, m: Option<ClipMedia>) -> MediaView
             code: None,
             message: None,
             job_id: None,
+            poster: None,
             ready: None,
         };
     };
@@ -143,6 +152,7 @@ fn view(state: &AppState, user: Id, clip: Id, m: Option<ClipMedia>) -> MediaView
         code: m.status_code,
         message: m.status_message,
         job_id: m.job_id,
+        poster: m.poster.as_ref().map(|p| poster_view(state, user, clip, p)),
         ready,
     }
 }

@@ -132,6 +132,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(foot(Perm::FootageUpload)).area("web").summary("Cancel the clip's analysis (as POST /api/clips/cancel)"),
         route(POST, "/w/{ws}/clips/{id}/store", clips::store)
             .auth(foot(Perm::FootageUpload)).area("web").summary("Store the processed clip (as POST /api/clips/store): the job's progress page"),
+        route(POST, "/w/{ws}/clips/{id}/render", clips::render)
+            .auth(foot(Perm::FootageUpload)).area("web").summary("Render the clip's web video, poster and scrub strip again (as POST /api/clips/render)"),
         route(POST, "/w/{ws}/clips/{id}/labels", clips::label)
             .auth(foot(Perm::FootageUpload)).area("web").summary("Confirm, correct or reject a predicted maneuver (as POST, PATCH /api/clips/{clipId}/maneuvers)"),
         route(GET, "/w/{ws}/messages", messages::list::<Desk>)

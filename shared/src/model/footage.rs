@@ -84,7 +84,6 @@ pub struct MediaManifest {
     pub web: Rendition,
     /// A lighter rendition (540p) for long videos, absent for short clips.
     pub low: Option<Rendition>,
-    pub poster: Image,
     pub strip: ScrubStrip,
     pub duration_ms: i64,
 }

@@ -3,7 +3,7 @@
 //! no media here.
 
 use crate::db::{Executor, Id, Ts};
-use crate::model::footage::{MediaManifest, MediaStatus};
+use crate::model::footage::{Image, MediaManifest, MediaStatus};
 use crate::{execute, sql};
 use sqlx::FromRow;
 use sqlx::types::Json;
@@ -16,12 +16,13 @@ pub struct ClipMedia {
     pub status_code: Option<String>,
     pub status_message: Option<String>,
     pub job_id: Option<Id>,
+    pub poster: Option<Json<Image>>,
     pub manifest: Option<Json<MediaManifest>>,
     pub created_at: Ts,
     pub updated_at: Ts,
 }
 
-const COLUMNS: &str = "clip_id, org_id, status, status_code, status_message, job_id, manifest, created_at, updated_at";
+const COLUMNS: &str = "clip_id, org_id, status, status_code, status_message, job_id, poster, manifest, created_at, updated_at";
 
 pub async fn get(
     x: &mut impl Executor,
@@ -98,5 +99,19 @@ pub async fn set(
         .bind(manifest)
         .bind(Ts::now())
     )?;
+    Ok(n == 1)
+}
+
+/// Records the poster of the render `job` owns (made before the rendition).
+pub async fn set_poster(
+    x: &mut impl Executor,
+    clip: Id,
+    job: Id,
+    poster: &Image,
+) -> Result<bool, sqlx::Error> {
+    let n =
+        execute!(x, sqlx::query(
+        "UPDATE clip_media SET poster = $3, updated_at = $4 WHERE clip_id = $1 AND job_id = $2")
+        .bind(clip).bind(job).bind(Json(poster)).bind(Ts::now()))?;
     Ok(n == 1)
 }

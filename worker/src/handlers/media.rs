@@ -1,7 +1,8 @@
 //! The render job: a clip's web media (`shared::domain::footage::media`) made with ffmpeg
-//! (`crate::media`) in a temporary directory: the source is spooled from its store, probed,
-//! rendered with ffmpeg's progress reported on the job (0–90 %), then the poster and the scrub
-//! strip are cut from the rendition and everything is uploaded at the clip's fixed keys. The
+//! (`crate::media`) in a temporary directory: the source is spooled from its store and probed;
+//! the poster is cut from it and recorded at once; the rendition(s) are made with ffmpeg's
+//! progress reported on the job (0–90 %), the scrub strip is cut from the rendition, and
+//! everything is uploaded at the clip's fixed keys. The
 //! original stays as it is. Memory stays flat: every byte moves file to file or as a stream.
 
 use super::footage::spool;
@@ -97,30 +98,41 @@ async fn render(
     source: &str,
     dir: &Path,
 ) -> Result<MediaManifest, Failure> {
-    let input = dir.join("source");
-    spool(ctx, store, key, &input).await?;
-    let src = probe(&input).await?;
-    let (web, low) = (dir.join(names::WEB), dir.join(names::LOW));
-    let with_low = src.duration_ms >= LOW_RENDITION_FROM_MS;
-    let args = ff::render_args(&input, &web, with_low.then_some(low.as_path()));
-    ffmpeg(ctx, args, Some((src.duration_ms, "rendering"))).await?;
-    let out = probe_output(&web, &src).await?;
-    ctx.progress(Some(90), Some("poster and scrub strip"))
-        .await?;
-    let poster = dir.join(names::POSTER);
-    ffmpeg(ctx, ff::poster_args(&web, out.duration_ms, &poster), None).await?;
-    let mut strip = ff::strip_layout(out.duration_ms, out.width, out.height);
-    let strip_path = dir.join(names::STRIP);
-    ffmpeg(ctx, ff::strip_args(&web, &strip, &strip_path), None).await?;
-    let poster_probe = probe(&poster).await?;
-
-    ctx.progress(Some(95), Some("uploading")).await?;
     let (org, clip) = (job.org_id, job.clip_id);
     let up = |name: &'static str, store: Store, path: PathBuf, ty: &'static str| async move {
         let key = media::key(org, clip, name);
         let size = upload(ctx, store, &key, &path, ty).await?;
         Ok::<_, JobError>((key, size))
     };
+    let input = dir.join("source");
+    spool(ctx, store, key, &input).await?;
+    let src = probe(&input).await?;
+
+    // The poster first, from the source (a second's work): pages show it from now on.
+    let poster = dir.join(names::POSTER);
+    ffmpeg(ctx, ff::poster_args(&input, src.duration_ms, &poster), None).await?;
+    let p = probe(&poster).await?;
+    let (poster_key, _) = up(names::POSTER, Store::Sidecars, poster, "image/jpeg").await?;
+    let image = Image {
+        key: poster_key,
+        width: p.width,
+        height: p.height,
+    };
+    media::poster_made(&ctx.deps.db, clip, ctx.job_id, &image)
+        .await
+        .map_err(JobError::from)?;
+
+    let (web, low) = (dir.join(names::WEB), dir.join(names::LOW));
+    let with_low = src.duration_ms >= LOW_RENDITION_FROM_MS;
+    let args = ff::render_args(&input, &web, with_low.then_some(low.as_path()));
+    ffmpeg(ctx, args, Some((src.duration_ms, "rendering"))).await?;
+    let out = probe_output(&web, &src).await?;
+    ctx.progress(Some(90), Some("scrub strip")).await?;
+    let mut strip = ff::strip_layout(out.duration_ms, out.width, out.height);
+    let strip_path = dir.join(names::STRIP);
+    ffmpeg(ctx, ff::strip_args(&web, &strip, &strip_path), None).await?;
+
+    ctx.progress(Some(95), Some("uploading")).await?;
     let (web_key, web_size) = up(names::WEB, Store::SessionVideos, web, "video/mp4").await?;
     let low = if with_low {
         let (key, size) = up(names::LOW, Store::SessionVideos, low.clone(), "video/mp4").await?;
@@ -129,18 +141,12 @@ async fn render(
     } else {
         None
     };
-    let (poster_key, _) = up(names::POSTER, Store::Sidecars, poster, "image/jpeg").await?;
     let (strip_key, _) = up(names::STRIP, Store::Sidecars, strip_path, "image/jpeg").await?;
     strip.key = strip_key;
     Ok(MediaManifest {
         source: source.to_string(),
         web: rendition(web_key, web_size, &out),
         low,
-        poster: Image {
-            key: poster_key,
-            width: poster_probe.width,
-            height: poster_probe.height,
-        },
         strip,
         duration_ms: out.duration_ms,
     })

@@ -3,8 +3,10 @@
 //! start the player there without script; `clip.mjs` seeks in place and highlights the window
 //! playing), the analysis's state polled while it runs (analyze, cancel, store: the operations
 //! of `POST /api/clips/analyze`, `/cancel`, `/store`), label correction (the maneuver labels of
-//! `/api/clips/{id}/maneuvers`, which feed the training set), the clip's stats and probe.
+//! `/api/clips/{id}/maneuvers`, which feed the training set), the clip's stats and probe, and
+//! its web video (`clip_media`: poster, rendition state, scrub strip).
 
+use super::clip_media::{Strip, WebMedia, shown};
 use super::footage::{busy, duration, job_page, status_text, tone};
 use super::{Chrome, Desk, DeskForm, Empty, opt, status_of};
 use crate::areas::footage::stream_url;
@@ -20,7 +22,8 @@ use serde_json::Value;
 use shared::Error;
 use shared::authz::Perm;
 use shared::db::Id;
-use shared::domain::footage::{ClipStatus, Verdict, clips, labels};
+use shared::domain::footage::clips::VideoVariant;
+use shared::domain::footage::{ClipStatus, Verdict, clips, labels, media};
 use shared::repo::footage::{Clip, Label};
 
 /// The timeline's width in SVG units.
@@ -70,6 +73,13 @@ pub struct ClipPage {
     total_ms: i64,
     session_href: String,
     video: Option<String>,
+    /// The original's URL while the player plays the rendition (or waits for it).
+    original: Option<String>,
+    poster: Option<String>,
+    web: Option<WebMedia>,
+    strip: Option<Strip>,
+    /// Something on the page is still moving (the analysis or the web video): it polls.
+    live: bool,
     analysis: Analysis,
     rides: Vec<Mark>,
     maneuvers: Vec<Maneuver>,
@@ -229,15 +239,30 @@ async fn clip_page(
     let (_, rows) = labels::list(&state.db, &acting, id).await?;
     let base = desk.path(&format!("/clips/{id}"));
     let has_file = k.raw_key.is_some() || k.video_key.is_some() || k.source_url.is_some();
-    let video = if has_file {
-        let v = stream_url(state, desk.who.caller.user.id, &acting, id, None).await?;
-        Some(match t.filter(|t| t.is_finite() && *t > 0.0) {
-            Some(t) => format!("{}#t={t:.1}", v.url),
-            None => v.url,
-        })
+    let user = desk.who.caller.user.id;
+    let (video, original) = if has_file {
+        // The rendition once ready (the default), else what there is.
+        let v = stream_url(state, user, &acting, id, None).await?;
+        let original = match v.variant {
+            VideoVariant::Original => None,
+            _ => Some(
+                stream_url(state, user, &acting, id, Some(VideoVariant::Original))
+                    .await?
+                    .url,
+            ),
+        };
+        let at = t.filter(|t| t.is_finite() && *t > 0.0);
+        (
+            Some(match at {
+                Some(t) => format!("{}#t={t:.1}", v.url),
+                None => v.url,
+            }),
+            original,
+        )
     } else {
-        None
+        (None, None)
     };
+    let shown = shown(state, desk, id, &base).await?;
     let can_upload = desk.ws.can(Perm::FootageUpload);
     let s = k.status;
     let analysis = Analysis {
@@ -259,6 +284,7 @@ async fn clip_page(
         can_store: can_upload && s == ClipStatus::Processed,
     };
     let (total_ms, rides, maneuvers) = timeline(desk, &base, &k, &rows);
+    let live = analysis.busy || shown.media.as_ref().is_some_and(|m| m.busy);
     let (stats, probe) = numbers(&k);
     let verdicts = ["confirmed", "corrected", "rejected"]
         .into_iter()
@@ -270,6 +296,11 @@ async fn clip_page(
         base,
         total_ms,
         video,
+        original,
+        poster: shown.poster,
+        web: shown.media,
+        strip: shown.strip,
+        live,
         analysis,
         rides,
         maneuvers,
@@ -335,6 +366,19 @@ pub async fn store(
 ) -> Response {
     match clips::store(&state.db, &desk.acting(), id).await {
         Ok(q) => job_page(&desk, q.id, &format!("/clips/{id}")),
+        Err(e) => reshow(&state, &desk, id, e).await,
+    }
+}
+
+/// Makes the clip's web video again (after a failure): as `POST /api/clips/render`.
+pub async fn render(
+    State(state): State<AppState>,
+    desk: Desk,
+    Path((_ws, id)): Path<(Id, Id)>,
+    DeskForm(_): DeskForm<Empty>,
+) -> Response {
+    match media::render(&state.db, &desk.acting(), id).await {
+        Ok(_) => desk.done(&format!("/clips/{id}"), "footage.rendering"),
         Err(e) => reshow(&state, &desk, id, e).await,
     }
 }

@@ -84,10 +84,17 @@ pub struct Tile {
     /// The analysis's progress while it runs.
     pub progress: Option<i64>,
     pub busy: bool,
+    /// The poster's signed URL once the render has made it.
+    pub poster: Option<String>,
 }
 
 impl Tile {
-    pub fn of(desk: &Desk, k: &Clip, names: &HashMap<Id, String>) -> Tile {
+    pub fn of(
+        desk: &Desk,
+        k: &Clip,
+        names: &HashMap<Id, String>,
+        posters: &HashMap<Id, String>,
+    ) -> Tile {
         Tile {
             id: k.id,
             href: desk.path(&format!("/clips/{}", k.id)),
@@ -98,8 +105,26 @@ impl Tile {
             tone: tone(k.status),
             progress: k.status.in_flight().then_some(k.progress),
             busy: busy(k.status),
+            poster: posters.get(&k.id).cloned(),
         }
     }
+}
+
+/// The posters of a footage session's clips, signed for the viewer, by clip.
+async fn posters(state: &AppState, desk: &Desk, session: Id) -> Result<HashMap<Id, String>, Error> {
+    let media =
+        shared::domain::footage::media::of_session(&state.db, &desk.acting(), session).await?;
+    let user = desk.who.caller.user.id;
+    Ok(media
+        .into_iter()
+        .filter_map(|(clip, m)| {
+            let p = m.poster?;
+            Some((
+                clip,
+                crate::areas::media::poster_view(state, user, clip, &p).url,
+            ))
+        })
+        .collect())
 }
 
 // ---- the list ----
@@ -237,7 +262,14 @@ pub async fn show(
     let mut batches: Vec<Id> = clips.iter().filter_map(|k| k.batch_id).collect();
     batches.sort();
     batches.dedup();
-    let tiles: Vec<Tile> = clips.iter().map(|k| Tile::of(&desk, k, &names)).collect();
+    let posters = match posters(&state, &desk, id).await {
+        Ok(p) => p,
+        Err(e) => return desk.error(&e),
+    };
+    let tiles: Vec<Tile> = clips
+        .iter()
+        .map(|k| Tile::of(&desk, k, &names, &posters))
+        .collect();
     let training = desk.may(shared::authz::Module::Training, Perm::TrainingRead);
     page(
         StatusCode::OK,
@@ -461,7 +493,10 @@ pub async fn batch_show(
             spot: r.spot,
             session_href: desk.path(&format!("/footage/{}", r.session_id)),
             title: r.title,
-            clip: k.as_ref().map(|k| Tile::of(&desk, k, &names)),
+            // A batch's clips are still arriving: no posters yet.
+            clip: k
+                .as_ref()
+                .map(|k| Tile::of(&desk, k, &names, &HashMap::new())),
         })
         .collect();
     let waiting = rows

@@ -485,3 +485,76 @@ async fn a_manifest_prepares_its_clips_and_the_batch_page_follows_them() {
     .await;
     assert_page(&r, StatusCode::NOT_FOUND);
 }
+
+/// The clip page's web video: its poster on the player and its scrub strip once the render job
+/// made them; while it is made, its state; after a failure, "make it again" for those who may
+/// upload (as POST /api/clips/render), not for a viewer.
+#[tokio::test]
+async fn the_clip_page_shows_the_web_video_its_poster_and_strip_and_renders_again() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let viewer = add_member(&app, coach.org_id, "viewer@example.com", "viewer").await;
+    let (_, clip) = uploaded_clip(&app, &coach, &ffmpeg_clip(None)).await;
+    let page = ws_path(&coach, &format!("/clips/{clip}"));
+    let r = get(&app, &coach, &page).await;
+    assert!(r.body.contains("Made once the clip"), "{}", r.body);
+
+    let probe = app
+        .post("/api/clips/probe")
+        .session(&coach)
+        .json(json!({ "clipId": clip }))
+        .send()
+        .await;
+    let job: Id = probe.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(job, |p| p.status == "succeeded").await;
+    let m = app
+        .get(&format!("/api/clips/{clip}/media"))
+        .session(&coach)
+        .send()
+        .await;
+    let render: Id = m.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(render, |p| p.status == "succeeded").await;
+
+    let r = get(&app, &coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains(" poster=\"http"),
+        "the player has its poster: {}",
+        r.body
+    );
+    assert!(
+        r.body.contains("Jump to a moment") && r.body.contains("<image href=\""),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("Play the original file"), "{}", r.body);
+    assert!(
+        !r.body.contains("hx-trigger=\"every"),
+        "nothing moves: no polling"
+    );
+
+    // A failed render: its reason, and the way to make it again.
+    {
+        let mut c = app.state.db.acquire().await.unwrap();
+        shared::execute!(&mut c, sqlx::query("UPDATE clip_media SET status = 'failed', status_code = 'render_failed', status_message = 'ffmpeg was killed' WHERE clip_id = $1").bind(clip)).unwrap();
+    }
+    let r = get(&app, &viewer, &page).await;
+    assert!(r.body.contains("ffmpeg was killed") && !r.body.contains("Make the web video again"));
+    let r = post(&app, &viewer, &format!("{page}/render"), &[]).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = get(&app, &coach, &page).await;
+    assert!(r.body.contains("Make the web video again"), "{}", r.body);
+    let r = post(&app, &coach, &format!("{page}/render"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let m = app
+        .get(&format!("/api/clips/{clip}/media"))
+        .session(&coach)
+        .send()
+        .await;
+    assert_ne!(m.json["jobId"], json!(render), "a new render: {}", m.body);
+    let again: Id = m.json["jobId"].as_str().unwrap().parse().unwrap();
+    app.wait_job(again, |p| p.status == "succeeded").await;
+    assert_eq!(audit_count(&app, "clip.render").await, 1);
+    worker.shutdown().await;
+}

@@ -211,7 +211,8 @@ async fn end_to_end(s3: Vec<(&'static str, String)>) {
         web.len() as i64,
         ready["web"]["sizeBytes"].as_i64().unwrap()
     );
-    for image in [&ready["poster"]["url"], &ready["strip"]["url"]] {
+    assert_eq!(media["poster"]["width"], 240, "{media}");
+    for image in [&media["poster"]["url"], &ready["strip"]["url"]] {
         let r = http.get(image.as_str().unwrap()).send().await.unwrap();
         assert_eq!(r.headers()["content-type"], "image/jpeg");
         assert_eq!(&r.bytes().await.unwrap()[..2], &[0xFF, 0xD8], "a JPEG");

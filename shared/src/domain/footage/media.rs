@@ -3,6 +3,9 @@
 //! rotation applied; a 540p one besides for long videos; a poster frame; and a scrub strip (a
 //! sprite of thumbnails with a WebVTT index).
 //!
+//! The poster is cut from the source first and recorded at once, so a page shows it (and the
+//! clip's timeline) while the rendition is made.
+//!
 //! ```text
 //! (none) ─probe or store─▶ pending ─▶ rendering ─▶ ready
 //!                             ▲            │
@@ -129,6 +132,13 @@ pub async fn of_session(
 pub async fn started(db: &Db, clip: Id, job: Id) -> Result<bool> {
     let mut c = db.acquire().await?;
     Ok(clip_media::set(&mut c, clip, job, MediaStatus::Rendering, None, None).await?)
+}
+
+/// The render job `job` made the clip's poster (before its rendition, so pages show it while
+/// the rendition is made).
+pub async fn poster_made(db: &Db, clip: Id, job: Id, poster: &Image) -> Result<bool> {
+    let mut c = db.acquire().await?;
+    Ok(clip_media::set_poster(&mut c, clip, job, poster).await?)
 }
 
 /// The render job `job` made `manifest`: `ready`. False when the clip is gone or another
