@@ -8,6 +8,7 @@
 //! | `bench` | `scripts/bench` | job throughput and enqueue→start latency, against graphile-worker and pg-boss |
 //! | `bench_load` | `scripts/bench-load` | requests/s and latency of a real `api`, against a bare hyper server |
 //! | `bench_manifest` | `scripts/bench-manifest` | a 1,000-row footage manifest, against the training CSV import |
+//! | `bench_media` | `scripts/bench-media` | the clip render: its ffmpeg runner against ffmpeg alone, upload to playable, memory |
 //! | `bench_video` | `scripts/bench-video` | the video stream proxy's throughput and memory, against direct reads and nginx |
 //! | `bench_webhook` | `scripts/bench-webhook` | the payment webhook's acknowledgement latency |
 //! | `bench_wearable` | `scripts/bench-wearable` | the ride detector's accuracy and the samples' stored size |

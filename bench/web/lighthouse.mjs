@@ -1,9 +1,14 @@
 // Lighthouse (mobile: its default emulation and throttling) on the web application's main
-// pages: the dashboard, the athlete list (200 athletes) and the week calendar, signed in as a
-// coach. Run by scripts/bench-lighthouse against a release api it started (BASE_URL). Prints
+// pages: the dashboard, the athlete list (200 athletes), the week calendar and a clip's page
+// (a 20 s 1080p HEVC phone clip uploaded over tus, its web rendition, poster and scrub strip
+// made by the api's worker before the run), signed in as a coach. Run by scripts/bench-lighthouse against a release api it started (BASE_URL). Prints
 // a Markdown table; exits 1 when a score is under 95.
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const BASE = process.env.BASE_URL;
 const PASSWORD = 'correct horse battery staple';
@@ -35,7 +40,42 @@ for (let d = 0; d < 7; d += 1) {
   await call('/api/training-sessions', { method: 'POST', ...auth, body: { title: `Session ${d}`, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + 5400000).toISOString(), capacity: 8 } });
 }
 const ws = signup.workspace.workspaceId;
-const pages = [['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`]];
+
+/** A filmed session with one phone clip (HEVC, 1080p), uploaded over tus; its id once the
+ * worker has made its web media. */
+async function filmedClip() {
+  const dir = mkdtempSync(join(tmpdir(), 'lh-'));
+  const file = join(dir, 'phone.mp4');
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=30:duration=20',
+    '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-tag:v', 'hvc1', file]);
+  const bytes = readFileSync(file);
+  rmSync(dir, { recursive: true });
+  const first = await (await call('/api/training-sessions', { method: 'POST', ...auth, body: { title: 'Filmed', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3600000).toISOString() } })).json();
+  const footage = await (await call('/api/training-sessions/provision-video', { method: 'POST', ...auth, body: { trainingSessionId: first.id } })).json();
+  const b64 = (v) => Buffer.from(v).toString('base64');
+  const tus = { cookie: auth.cookie, 'x-csrf-token': auth.csrf, 'tus-resumable': '1.0.0' };
+  const made = await fetch(`${BASE}/api/clips/native-ingest`, {
+    method: 'POST', headers: { ...tus, 'upload-length': String(bytes.length), 'upload-metadata': `filename ${b64('phone.mp4')},sessionId ${b64(footage.id)}` },
+  });
+  if (made.status !== 201) throw new Error(`tus create: ${made.status} ${await made.text()}`);
+  const put = await fetch(new URL(made.headers.get('location'), BASE), {
+    method: 'PATCH', headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: bytes,
+  });
+  if (put.status !== 204) throw new Error(`tus patch: ${put.status} ${await put.text()}`);
+  for (let i = 0; i < 600; i += 1) {
+    const clips = await (await call(`/api/clips?sessionId=${footage.id}`, auth)).json();
+    const id = clips.items[0]?.id;
+    if (id) {
+      const m = await (await call(`/api/clips/${id}/media`, auth)).json();
+      if (m.status === 'ready') return id;
+      if (m.status === 'failed') throw new Error(`the render failed: ${JSON.stringify(m)}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the clip was not rendered within 5 minutes');
+}
+const clip = await filmedClip();
+const pages = [['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`], ['clip', `/w/${ws}/clips/${clip}`]];
 
 let failed = false;
 console.log(`| page | ${CATEGORIES.join(' | ')} |`);

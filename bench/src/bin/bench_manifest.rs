@@ -10,14 +10,13 @@
 //! a workspace of 50 athletes. Every figure is the median of `BENCH_REPEAT` (5) runs, each on a
 //! new workspace; the re-run repeats the file just prepared. Markdown on stdout.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use api::state::Options;
-use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::StatusCode;
+use bench::app::Session;
 use bench::{app, env, pg, say};
 use serde_json::{Value, json};
 use shared::db::PoolSettings;
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 const ROWS: usize = 1000;
@@ -25,11 +24,6 @@ const ATHLETES: usize = 50;
 
 struct App {
     router: axum::Router,
-}
-
-struct Session {
-    cookie: String,
-    csrf: String,
 }
 
 impl App {
@@ -40,55 +34,18 @@ impl App {
         s: Option<&Session>,
         ct: &str,
         body: Vec<u8>,
-    ) -> Result<(StatusCode, Value, HashMap<String, String>)> {
-        let mut req = Request::builder()
-            .method(method)
-            .uri(path)
-            .header(header::CONTENT_TYPE, ct);
-        if let Some(s) = s {
-            req = req
-                .header(header::COOKIE, format!("sc_session={}", s.cookie))
-                .header("x-csrf-token", &s.csrf);
-        }
-        let resp = app::send(&self.router, req.body(Body::from(body))?).await?;
-        let status = resp.status();
-        let cookies = resp
-            .headers()
-            .get_all(header::SET_COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok()?.split(';').next()?.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let bytes = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
-        Ok((
-            status,
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-            cookies,
-        ))
+    ) -> Result<(StatusCode, Value)> {
+        let (st, v, _) =
+            app::call(&self.router, method, path, s, &[("content-type", ct)], body).await?;
+        Ok((st, v))
     }
 
     /// A new coach with a workspace of [`ATHLETES`] athletes.
     async fn workspace(&self, n: usize) -> Result<Session> {
-        let body = json!({ "email": format!("coach{n}@bench.test"), "password": "correct horse battery staple", "name": "Coach" });
-        let (st, v, cookies) = self
-            .call(
-                "POST",
-                "/api/auth/signup",
-                None,
-                "application/json",
-                serde_json::to_vec(&body)?,
-            )
-            .await?;
-        if st != StatusCode::CREATED {
-            bail!("signup: {st} {v}");
-        }
-        let s = Session {
-            cookie: cookies.get("sc_session").context("session cookie")?.clone(),
-            csrf: v["csrfToken"].as_str().context("csrf")?.to_string(),
-        };
+        let s = app::signup(&self.router, &format!("coach{n}@bench.test")).await?;
         for a in 0..ATHLETES {
             let body = json!({ "firstName": format!("Rider{a}"), "lastName": "Bench", "email": format!("rider{a}@bench.test") });
-            let (st, v, _) = self
+            let (st, v) = self
                 .call(
                     "POST",
                     "/api/athletes",
@@ -149,7 +106,7 @@ async fn timed(
     want: StatusCode,
 ) -> Result<(Duration, Value)> {
     let t = Instant::now();
-    let (st, v, _) = app.call("POST", path, Some(s), ct, body.to_vec()).await?;
+    let (st, v) = app.call("POST", path, Some(s), ct, body.to_vec()).await?;
     let d = t.elapsed();
     if st != want {
         bail!("{path}: {st}, wanted {want}: {v}");

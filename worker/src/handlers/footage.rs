@@ -263,6 +263,8 @@ impl RunJob for StoreSession {
             .await?;
             store_clip(ctx, self.org_id, k.id).await?;
         }
+        shared::domain::footage::sessions::stored(&ctx.deps.db, self.org_id, self.session_id)
+            .await?;
         Ok(json!({ "stored": todo.len() }))
     }
 }

@@ -111,6 +111,7 @@ async fn a_session_is_read_stored_as_a_whole_and_deleted_without_leftovers() {
     assert_eq!(p.percent, Some(100));
     let list = app.get("/api/sessions").session(&coach).send().await;
     assert_eq!(items(&list)[0]["storedCount"], 2);
+    assert_eq!(items(&list)[0]["status"], "stored", "{}", list.body);
     let mut keys = vec![];
     for clip in [first, second] {
         let k = app

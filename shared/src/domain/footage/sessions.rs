@@ -60,6 +60,16 @@ pub async fn store(db: &Db, ws: &InWorkspace, id: Id) -> Result<Enqueued> {
     Ok(queued)
 }
 
+/// The session-level store copied every processed clip: the session is `stored` (its store
+/// job calls this at its end; a session deleted meanwhile is left alone).
+pub async fn stored(db: &Db, org: Id, id: Id) -> Result<()> {
+    let mut c = db.acquire().await?;
+    if footage::get_session(&mut c, org, id).await?.is_some() {
+        footage::set_session_status(&mut c, id, super::SessionStatus::Stored).await?;
+    }
+    Ok(())
+}
+
 /// Hard-deletes the session, its clips, labels and unfinished uploads in one transaction; the
 /// objects in raw-uploads, session-videos and sidecars go through a job that retries until done.
 pub async fn delete(db: &Db, ws: &InWorkspace, id: Id) -> Result<()> {
