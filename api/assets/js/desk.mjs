@@ -34,6 +34,7 @@ document.addEventListener("input", (e) => {
 function enhance() {
   const push = document.querySelector("[data-push]");
   if (push) import("/assets/js/push.mjs").then((m) => m.init(push));
+  if (document.querySelector("[data-review]")) import("/assets/js/reviews.mjs").then((m) => m.init(document));
 }
 enhance();
 document.addEventListener("htmx:load", enhance);

@@ -61,6 +61,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Messaging),
         Some(Perm::MessagingUse),
     ),
+    (
+        "/reviews",
+        "nav.reviews",
+        Some(Module::Reviews),
+        Some(Perm::ReviewsRead),
+    ),
     // Listed when the member may open one of its tabs (`settings::first_tab`).
     (SETTINGS, "nav.settings", None, None),
 ];

@@ -44,7 +44,7 @@ use shared::crypto::constant_time_eq;
 
 /// The policy of every page: only this service's own files may run or style it (no inline
 /// script or style, no eval), nothing may frame it or receive its forms.
-pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src 'self'; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// What every page shows around its content: the title, and who is signed in (with the CSRF
 /// token of the sign-out form).

@@ -1,0 +1,1 @@
+//! The athlete's (and a guardian's) view of their published reviews.
