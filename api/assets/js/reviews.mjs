@@ -88,6 +88,8 @@ function recorder(root) {
       body.append("note", blob, `note.${extension(type)}`);
       const r = await fetch(form.action, { method: "POST", body, credentials: "same-origin" });
       if (r.ok && r.redirected) {
+        // Read to the end first: a response left unread is cancelled by the navigation.
+        await r.text();
         location.assign(r.url);
         return;
       }
