@@ -2,8 +2,9 @@
 // where a page has [data-review]. Everything here enhances a page that works without it:
 // - a keypoint's time link seeks the player instead of opening the video at that time;
 // - "Player time" fills a keypoint's time field from the paused player (typed without script);
-// - Record / Stop records a voice note with MediaRecorder and sends it through the note form
-//   (multipart, the CSRF token first), as the file field does without script.
+// - Record / Stop records a voice note (the coach) or a reply (the athlete) with MediaRecorder
+//   and sends it through its form (multipart, the CSRF token first) in place of the file the
+//   form's file field sends without script.
 
 // The types POST …/voice-notes takes (checked there by their first bytes), best first.
 const TYPES = ["audio/webm;codecs=opus", "audio/webm", "audio/ogg;codecs=opus", "audio/mp4"];
@@ -17,7 +18,8 @@ function seekLinks(root) {
     if (a.dataset.enhanced) continue;
     a.dataset.enhanced = "1";
     a.addEventListener("click", (e) => {
-      const v = player();
+      // The athlete's page has a player per clip; the builder has one.
+      const v = a.dataset.player ? document.getElementById(a.dataset.player) : player();
       if (!v) return;
       e.preventDefault();
       v.currentTime = Number(a.dataset.seekMs) / 1000;
@@ -82,9 +84,10 @@ function recorder(root) {
       status.textContent = form.dataset.msgSending;
       const blob = new Blob(chunks, { type: type.split(";")[0] });
       // The CSRF token must come first: the server checks it before reading a file byte.
-      const body = new FormData();
-      body.append("csrf", form.elements.csrf.value);
-      body.append("keypointId", form.elements.keypointId.value);
+      // The form's own fields in their order (the CSRF token is its first), the recording in
+      // place of the file field.
+      const body = new FormData(form);
+      body.delete("note");
       body.append("note", blob, `note.${extension(type)}`);
       const r = await fetch(form.action, { method: "POST", body, credentials: "same-origin" });
       if (r.ok && r.redirected) {

@@ -355,7 +355,18 @@ pub async fn stream_url(
     clip_id: Id,
     variant: Option<clips::VideoVariant>,
 ) -> shared::Result<SignedVideo> {
-    let (variant, source) = clips::video_source(&state.db, ws, clip_id, variant).await?;
+    let found = clips::video_source(&state.db, ws, clip_id, variant).await?;
+    Ok(sign_stream(state, user, clip_id, found))
+}
+
+/// A stream URL for `source`, the video of `clip_id`, bound to `user` (the caller checked that
+/// they may see it: `stream_url` above, or an athlete's published review).
+pub fn sign_stream(
+    state: &AppState,
+    user: Id,
+    clip_id: Id,
+    (variant, source): (clips::VideoVariant, token::VideoSource),
+) -> SignedVideo {
     let now = Ts::now();
     let grant = token::StreamGrant::new(clip_id, user, source, now.0.timestamp());
     // The token is URL-safe as it stands (base64url and a dot).
@@ -363,11 +374,11 @@ pub async fn stream_url(
         "/api/video/stream?token={}",
         token::sign(&state.keys, &grant)
     ));
-    Ok(SignedVideo {
+    SignedVideo {
         url,
         variant,
         expires_at: now.plus(chrono::Duration::seconds(token::LIFETIME_SECS)),
-    })
+    }
 }
 
 /// The answer of `GET /api/clips/sidecar`: the overlay document the analysis backend made for

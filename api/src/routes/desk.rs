@@ -16,6 +16,7 @@ use shared::authz::{Module, Perm};
 pub(super) fn routes() -> Vec<RouteDef> {
     const MINE: &str = "a person's own conversations (athletes and guardians belong to no workspace): without a session the browser signs in first; each conversation is opened as GET /api/conversations/{id} opens it (a party of it, else 404); posts carry the CSRF token";
     const MY_SETTINGS: &str = "a person's own notification settings (members, athletes and guardians alike: preferences are the person's, not a workspace's): without a session the browser signs in first; reads and writes only the session's user's preferences, as /api/notifications/preferences; the post carries the CSRF token";
+    const MY_REVIEWS: &str = "a person's own published reviews (athletes and guardians belong to no workspace): without a session the browser signs in first; each review is opened as the phone's routes open it (its athlete or a minor's guardian, published, else 404); the reply post carries the CSRF token";
     let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
@@ -217,6 +218,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(rev_manage).area("web").summary("Build the review (job): each voice note transcribed, shown live on the builder"),
         route(POST, "/w/{ws}/reviews/{id}/publish", reviews::builder::publish)
             .auth(rev_manage).area("web").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified"),
+        // An athlete's or guardian's published reviews (issue 38).
+        route(GET, "/me/reviews", reviews::mine::list)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("My published reviews as an athlete or guardian, newest first; 25 a page (offset)"),
+        route(GET, "/me/reviews/{id}", reviews::mine::show)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("A published review: the clip at each keypoint, the voice notes and transcripts, the replies; recorded as opened (device web)"),
+        route(POST, "/me/reviews/{id}/replies", reviews::mine::reply)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("Reply in writing or recorded (multipart; as POST /api/mobile/reviews/{id}/replies; a guardian reads along)"),
         route(GET, "/me/notifications", notifications::show)
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
         route(POST, "/me/notifications", notifications::save)

@@ -75,6 +75,7 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
 const PERSONAL: &[(&str, &str)] = &[
     ("/", "nav.home"),
     ("/me/messages", "nav.messages"),
+    ("/me/reviews", "nav.reviews"),
     ("/me/notifications", "nav.notifications"),
 ];
 

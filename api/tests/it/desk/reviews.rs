@@ -319,3 +319,175 @@ async fn another_workspace_s_review_is_a_404_page_and_reading_is_not_building() 
     assert_page(&r, StatusCode::FORBIDDEN);
     assert_eq!(review_json(&app, &owner, &id).await["status"], "draft");
 }
+
+/// A review of a new analysed clip for `athlete`, built (no voice note) and published through
+/// the API; returns its id.
+async fn published(app: &TestApp, coach: &Session, athlete: &str, title: &str) -> String {
+    let (session, clip) = uploaded_clip(app, coach, b"video").await;
+    analysed(app, clip).await;
+    let r = app
+        .post("/api/reviews")
+        .session(coach)
+        .json(serde_json::json!({ "sessionId": session, "athleteId": athlete, "title": title }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let id = r.json["id"].as_str().unwrap().to_string();
+    app.post(&format!("/api/reviews/{id}/suggest"))
+        .session(coach)
+        .send()
+        .await;
+    crate::reviews::voice::build_until_ready(app, coach, &id).await;
+    let p = app
+        .post(&format!("/api/reviews/{id}/publish"))
+        .session(coach)
+        .send()
+        .await;
+    assert_eq!(p.status, StatusCode::OK, "{}", p.body);
+    id
+}
+
+#[tokio::test]
+async fn the_athlete_reads_a_published_review_replies_and_is_seen_to_have_opened_it() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let w = coach_and_athlete(&app).await;
+    let id = published(&app, &w.coach, &w.athlete_id, "Pipe, Tuesday").await;
+
+    let r = get(&app, &w.athlete, "/me/reviews").await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Pipe, Tuesday"), "{}", r.body);
+    let page = format!("/me/reviews/{id}");
+    let r = get(&app, &w.athlete, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Ride 1: 7.5 s") && r.body.contains("/api/video/stream?token="),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body.contains("id=\"f-body\""),
+        "the athlete replies: {}",
+        r.body
+    );
+    // Opened: the coach sees the receipt, as the phone's.
+    let json = review_json(&app, &w.coach, &id).await;
+    assert_eq!(json["receipts"][0]["deviceId"], "web", "{json}");
+    assert!(json["receipts"][0]["openedAt"].is_string());
+
+    // An empty reply is refused beside the field; a written one reaches the coach.
+    let replies = format!("{page}/replies");
+    let r = post_multipart(
+        &app,
+        &w.athlete,
+        &replies,
+        &[("client", "c1"), ("body", "  ")],
+        None,
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-body\""), "{}", r.body);
+    let r = post_multipart(
+        &app,
+        &w.athlete,
+        &replies,
+        &[("client", "c2"), ("body", "Thanks, trying it tomorrow")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    // The same form sent twice is one reply; a recording that is not audio is refused.
+    let r = post_multipart(
+        &app,
+        &w.athlete,
+        &replies,
+        &[("client", "c2"), ("body", "Thanks, trying it tomorrow")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let r = post_multipart(
+        &app,
+        &w.athlete,
+        &replies,
+        &[("client", "c3")],
+        Some(("note", "audio/ogg", b"<svg onload=alert(1)>")),
+    )
+    .await;
+    assert_page(&r, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let r = post_multipart(
+        &app,
+        &w.athlete,
+        &replies,
+        &[("client", "c4")],
+        Some((
+            "note",
+            "audio/ogg",
+            b"OggS\0\x02\0\0\0\0\0\0\0\0 a short answer",
+        )),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let r = app
+        .get(&format!("/api/reviews/{id}/replies"))
+        .session(&w.coach)
+        .send()
+        .await;
+    let items = items(&r);
+    assert_eq!(items.len(), 2, "{}", r.body);
+    assert_eq!(items[0]["body"], "Thanks, trying it tomorrow");
+    assert_eq!(items[1]["kind"], "voice");
+    let r = get(
+        &app,
+        &w.coach,
+        &ws_path(&w.coach, &format!("/reviews/{id}")),
+    )
+    .await;
+    assert!(
+        r.body.contains("Thanks, trying it tomorrow") && r.body.contains("Opened by the athlete"),
+        "{}",
+        r.body
+    );
+
+    // Someone else's review is a 404 page; a draft is not there yet.
+    let r = get(&app, &w.outsider, &page).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post_multipart(&app, &w.outsider, &replies, &[("body", "hi")], None).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(&app, &w.outsider, "/me/reviews").await;
+    assert!(!r.body.contains("Pipe, Tuesday"), "{}", r.body);
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_guardian_reads_a_minor_s_review_without_the_reply_form() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let (athlete_id, _leo, ana) = minor_with_guardian(&app, &coach).await;
+    let id = published(&app, &coach, &athlete_id, "Leo at the point").await;
+    let r = get(&app, &ana, &format!("/me/reviews/{id}")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Leo at the point") && !r.body.contains("id=\"f-body\""),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("as a guardian"), "{}", r.body);
+    let r = post_multipart(
+        &app,
+        &ana,
+        &format!("/me/reviews/{id}/replies"),
+        &[("body", "Proud of you")],
+        None,
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = app
+        .get(&format!("/api/reviews/{id}/replies"))
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(items(&r).len(), 0, "{}", r.body);
+    worker.shutdown().await;
+}

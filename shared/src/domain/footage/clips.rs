@@ -298,6 +298,15 @@ pub async fn video_source(
     variant: Option<VideoVariant>,
 ) -> Result<(VideoVariant, VideoSource)> {
     let clip = get(db, ws, id).await?;
+    source_of(&clip, variant)
+}
+
+/// The source of `clip`'s video: the variant asked for, else the processed video once stored
+/// and the original before that (409 `clip_video_unavailable` when there is none yet).
+pub fn source_of(
+    clip: &Clip,
+    variant: Option<VideoVariant>,
+) -> Result<(VideoVariant, VideoSource)> {
     let processed = clip.video_key.clone().map(|key| VideoSource::Stored {
         store: Store::SessionVideos,
         key,
