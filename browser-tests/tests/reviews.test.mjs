@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BASE, api, check, closeBrowser, coach, onDesk, screenshot } from '../lib.mjs';
+import { BASE, PASSWORD, api, born, check, closeBrowser, coach, email, onDesk, phone, screenshot } from '../lib.mjs';
 
 after(closeBrowser);
 
@@ -21,7 +21,7 @@ function webm() {
   return readFileSync(out);
 }
 
-async function until(what, f, ms = 30000) {
+async function until(what, f, ms = 60000) {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -75,6 +75,12 @@ test('review builder: suggestions, a keypoint at the player time, a recorded voi
   const { clipId } = await analysedClip(c);
   const a = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Mia', lastName: 'Silva' } });
   assert.equal(a.status, 201, a.text);
+  const inv = await api('/api/invite', { method: 'POST', session: c, body: { athleteId: a.json.id } });
+  const mia = email('mia');
+  const claim = await api('/api/invite/claim', {
+    method: 'POST', body: { token: inv.json.token, email: mia, password: PASSWORD, birthDate: born(20) },
+  });
+  assert.equal(claim.status, 201, claim.text);
   const { ctx, page, session } = await onDesk(c);
   page.on('dialog', (d) => d.accept());
 
@@ -160,5 +166,46 @@ test('review builder: suggestions, a keypoint at the player time, a recorded voi
   r = await api(`/api/reviews/${id}`, { session });
   assert.equal(r.json.status, 'published');
   await check(page);
+
+  // The athlete: home leads to the review; the video at each keypoint; opening is recorded.
+  const athlete = await phone();
+  const ap = athlete.page;
+  await ap.goto('/signin');
+  await ap.getByLabel('Email').fill(mia);
+  await ap.getByLabel('Password').fill(PASSWORD);
+  await ap.getByRole('button', { name: 'Sign in' }).click();
+  await ap.getByRole('link', { name: 'Reviews' }).first().click();
+  await ap.getByRole('heading', { name: 'My reviews' }).waitFor();
+  await check(ap);
+  await ap.getByRole('link', { name: 'Morning glass review' }).click();
+  await ap.getByRole('heading', { name: 'Morning glass review' }).waitFor();
+  await ap.getByText(r.json.voiceNotes[0].transcript).waitFor();
+  await check(ap);
+  await ap.waitForFunction(() => document.getElementById('player-1').readyState >= 1);
+  await ap.locator(`#k-${own.id} a.seek`).click();
+  await ap.waitForFunction(() => Math.abs(document.getElementById('player-1').currentTime - 2.5) < 0.05);
+  r = await api(`/api/reviews/${id}`, { session });
+  assert.ok(r.json.receipts.some((x) => x.deviceId === 'web' && x.openedAt), r.text);
+  await screenshot(ap, 'review-athlete');
+
+  // A written reply, then a recorded one; the coach reads both.
+  await ap.getByLabel('Your reply').fill('Thanks! Trying it tomorrow at dawn.');
+  await ap.getByRole('button', { name: 'Send the reply' }).click();
+  await ap.getByText('Reply sent.').waitFor();
+  await ap.getByRole('button', { name: 'Record a reply' }).click();
+  await ap.getByText('Recording…').waitFor();
+  await ap.waitForTimeout(1200);
+  await ap.getByRole('button', { name: 'Stop and send' }).click();
+  await ap.getByText('Reply sent.').waitFor();
+  await ap.getByRole('region', { name: 'Replies' }).getByLabel('Recorded reply').waitFor();
+  await check(ap);
+  const replies = await api(`/api/reviews/${id}/replies`, { session });
+  assert.deepEqual(replies.json.items.map((x) => x.kind), ['text', 'voice'], replies.text);
+  assert.equal(replies.json.items[0].body, 'Thanks! Trying it tomorrow at dawn.');
+  await page.reload();
+  await page.getByText('Thanks! Trying it tomorrow at dawn.').waitFor();
+  await page.getByText('Opened by the athlete').waitFor();
+  await check(page);
+  await athlete.ctx.close();
   await ctx.close();
 });
