@@ -6,7 +6,8 @@
 use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{
-    Desk, Me, athletes, dashboard, jobs, messages, notifications, reviews, settings, training,
+    Desk, Me, athletes, coaching, dashboard, jobs, messages, notifications, reviews, settings,
+    training,
 };
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
@@ -218,6 +219,14 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(rev_manage).area("web").summary("Build the review (job): each voice note transcribed, shown live on the builder"),
         route(POST, "/w/{ws}/reviews/{id}/publish", reviews::builder::publish)
             .auth(rev_manage).area("web").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified"),
+        route(GET, "/w/{ws}/coaching", coaching::index)
+            .auth(rev_read).area("web").summary("Coaching: generate feedback, analyse an athlete's progress, the newest feedback (25 a page, offset)"),
+        route(POST, "/w/{ws}/coaching/generate", coaching::generate)
+            .auth(rev_manage).area("web").summary("Generate feedback for a session's clips, per clip or batch (as POST /api/sessions/coaching), then the job's page"),
+        route(POST, "/w/{ws}/coaching/progress", coaching::progress_report)
+            .auth(rev_manage).area("web").summary("An athlete's progress from stored stats (as POST /api/sessions/coaching/progress), then its page"),
+        route(GET, "/w/{ws}/coaching/{id}", coaching::show)
+            .auth(rev_read).area("web").summary("One feedback version; a progress report's trends as SVG charts with their numbers as a table; export links"),
         // An athlete's or guardian's published reviews (issue 38).
         route(GET, "/me/reviews", reviews::mine::list)
             .auth(Auth::Page(MY_REVIEWS)).area("web").summary("My published reviews as an athlete or guardian, newest first; 25 a page (offset)"),

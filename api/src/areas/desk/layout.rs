@@ -67,6 +67,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Reviews),
         Some(Perm::ReviewsRead),
     ),
+    (
+        "/coaching",
+        "nav.coaching",
+        Some(Module::Reviews),
+        Some(Perm::ReviewsRead),
+    ),
     // Listed when the member may open one of its tabs (`settings::first_tab`).
     (SETTINGS, "nav.settings", None, None),
 ];

@@ -15,6 +15,7 @@
 //!   zone (the `sc_tz` cookie the page's module sets, else UTC).
 
 pub mod athletes;
+pub mod coaching;
 pub mod dashboard;
 pub mod i18n;
 pub mod imports;

@@ -491,3 +491,143 @@ async fn a_guardian_reads_a_minor_s_review_without_the_reply_form() {
     assert_eq!(items(&r).len(), 0, "{}", r.body);
     worker.shutdown().await;
 }
+
+#[tokio::test]
+async fn coaching_generates_feedback_and_draws_an_athlete_s_progress() {
+    use crate::reviews::coaching::{answer, app_with_model, athlete_with_sessions};
+    let (app, fake) = app_with_model().await;
+    let worker = app.start_worker(&[]).await;
+    let coach = app.signup("coach@example.com").await;
+    let (athlete, sessions) = athlete_with_sessions(&app, &coach).await;
+    let r = get(&app, &coach, &ws_path(&coach, "/coaching")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Mia Lopes") && r.body.contains("Generate feedback"),
+        "{}",
+        r.body
+    );
+
+    // Progress: the numbers at once, drawn as charts with a table of the numbers; the
+    // narrative follows from the model.
+    fake.answer_with(serde_json::json!({ "narrative": "Rides are getting longer." }));
+    let r = post(
+        &app,
+        &coach,
+        &ws_path(&coach, "/coaching/progress"),
+        &[("athleteId", "")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("e-athleteId"), "{}", r.body);
+    let r = post(
+        &app,
+        &coach,
+        &ws_path(&coach, "/coaching/progress"),
+        &[("athleteId", &athlete), ("last", "10")],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let report = r.location();
+    let r = get(&app, &coach, &report).await;
+    assert_page(&r, StatusCode::OK);
+    assert_eq!(r.body.matches("<svg").count(), 5, "{}", r.body);
+    assert!(
+        r.body.contains("role=\"img\"")
+            && r.body
+                .contains("<desc id=\"chart-0-d\">Waves over 3 sessions: from 2 to 3.</desc>"),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body
+            .contains("<caption>The numbers per session</caption>"),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body
+            .contains(&format!("athleteId={athlete}&#38;format=html")),
+        "{}",
+        r.body
+    );
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !get(&app, &coach, &report)
+        .await
+        .body
+        .contains("Rides are getting longer.")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the narrative never came"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    // Feedback for a session: the job's page, then the feedback with its export links.
+    fake.answer_with(answer("First look."));
+    let r = post(
+        &app,
+        &coach,
+        &ws_path(&coach, "/coaching/generate"),
+        &[
+            ("sessionId", &sessions[0].to_string()),
+            ("mode", "sideways"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    let r = post(
+        &app,
+        &coach,
+        &ws_path(&coach, "/coaching/generate"),
+        &[("sessionId", &sessions[0].to_string()), ("mode", "batch")],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(
+        r.location().contains("/jobs/") && r.location().contains("back="),
+        "{}",
+        r.location()
+    );
+    let job: shared::db::Id = r
+        .location()
+        .split("/jobs/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let p = app
+        .wait_job(job, |p| p.status != "queued" && p.status != "running")
+        .await;
+    assert_eq!(p.status, "succeeded", "{p:?}");
+    let list = app
+        .get(&format!("/api/sessions/coaching?sessionId={}", sessions[0]))
+        .session(&coach)
+        .send()
+        .await;
+    let fid = items(&list)[0]["id"].as_str().unwrap().to_string();
+    let r = get(&app, &coach, &ws_path(&coach, "/coaching")).await;
+    assert!(r.body.contains(&fid), "{}", r.body);
+    let r = get(&app, &coach, &ws_path(&coach, &format!("/coaching/{fid}"))).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("First look.") && r.body.contains("Pop-up reps"),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body
+            .contains(&format!("sessionId={}&#38;format=json", sessions[0])),
+        "{}",
+        r.body
+    );
+
+    let other = other_workspace(&app).await;
+    let r = get(&app, &other, &ws_path(&other, &format!("/coaching/{fid}"))).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    worker.shutdown().await;
+}

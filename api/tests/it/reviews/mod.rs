@@ -1,7 +1,7 @@
 //! Reviews: drafts of a footage session, keypoints (the coach's and the suggested), the build,
 //! publishing to the athlete, permissions and tenancy.
 
-mod coaching;
+pub mod coaching;
 mod e2e;
 mod replies;
 pub mod voice;
