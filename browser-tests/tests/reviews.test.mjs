@@ -32,7 +32,7 @@ async function until(what, f, ms = 60000) {
 }
 
 /** A footage session with one clip uploaded (tus) and analysed by the fake backend. */
-async function analysedClip(c) {
+async function analysedClip(c, athleteId) {
   const start = new Date(Date.now() - 2 * 24 * 3600 * 1000);
   const t = await api('/api/training-sessions', {
     method: 'POST', session: c,
@@ -46,7 +46,7 @@ async function analysedClip(c) {
   const headers = { cookie: `sc_session=${c.cookie}`, 'x-csrf-token': c.csrf, 'tus-resumable': '1.0.0' };
   const created = await fetch(`${BASE}/api/clips/native-ingest`, {
     method: 'POST',
-    headers: { ...headers, 'upload-length': String(bytes.length), 'upload-metadata': `sessionId ${b64(f.json.id)},filename ${b64('wave.webm')}` },
+    headers: { ...headers, 'upload-length': String(bytes.length), 'upload-metadata': `sessionId ${b64(f.json.id)},filename ${b64('wave.webm')}${athleteId ? `,athleteId ${b64(athleteId)}` : ''}` },
   });
   assert.equal(created.status, 201, await created.text());
   const path = new URL(created.headers.get('location'), BASE).pathname;
@@ -207,5 +207,32 @@ test('review builder: suggestions, a keypoint at the player time, a recorded voi
   await page.getByText('Opened by the athlete').waitFor();
   await check(page);
   await athlete.ctx.close();
+  await ctx.close();
+});
+
+test('coaching: an athlete\'s progress as SVG charts with the numbers as a table, and its export', async () => {
+  const c = await coach('Coach Trend');
+  const a = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Kai', lastName: 'Lenny' } });
+  assert.equal(a.status, 201, a.text);
+  await analysedClip(c, a.json.id);
+  const { ctx, page, session } = await onDesk(c);
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Coaching' }).click();
+  await page.getByRole('heading', { name: 'Coaching', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Athlete').selectOption({ label: 'Kai Lenny' });
+  await page.getByRole('button', { name: 'Analyse progress' }).click();
+  await page.getByText('Progress analysed').waitFor();
+  await check(page);
+  assert.equal(await page.locator('svg[role=img] > title').count(), 5);
+  await page.getByRole('img', { name: 'Waves' }).waitFor();
+  await page.getByRole('table', { name: 'The numbers per session' }).waitFor();
+  await screenshot(page, 'coaching-progress');
+  const rows = await api(`/api/sessions/coaching?athleteId=${a.json.id}&kind=progress`, { session });
+  assert.equal(rows.json.items.length, 1, rows.text);
+  assert.equal(rows.json.items[0].output.sessions.length, 1);
+  const href = await page.getByRole('link', { name: 'Export as HTML' }).getAttribute('href');
+  const html = await api(href, { session });
+  assert.equal(html.status, 200, html.text);
+  assert.match(html.text, /Kai Lenny/);
   await ctx.close();
 });
