@@ -47,6 +47,7 @@ async fn the_scripts_are_served_gzipped_and_stay_under_50_kb() {
         "/assets/vendor/htmx.min.js",
         "/assets/js/desk.mjs",
         "/assets/js/push.mjs",
+        "/assets/js/reviews.mjs",
     ] {
         let r = app
             .get(path)
