@@ -18,7 +18,9 @@ let browser;
 export async function phone() {
   browser ??= await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    // A fake microphone (and camera) that needs no permission prompt: MediaRecorder records a
+    // real stream in the review builder's test.
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
   });
   // A zone far from UTC, so times shown in the viewer's zone are checked, not assumed.
   const ctx = await browser.newContext({ viewport: { width: 375, height: 740 }, baseURL: BASE, timezoneId: 'Pacific/Honolulu' });

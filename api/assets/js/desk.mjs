@@ -36,6 +36,7 @@ function enhance() {
   if (push) import("/assets/js/push.mjs").then((m) => m.init(push));
   const player = document.querySelector("video[data-player]");
   if (player) import("/assets/js/clip.mjs").then((m) => m.init(player));
+  if (document.querySelector("[data-review]")) import("/assets/js/reviews.mjs").then((m) => m.init(document));
 }
 enhance();
 document.addEventListener("htmx:load", enhance);

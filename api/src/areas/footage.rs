@@ -356,13 +356,24 @@ pub async fn stream_url(
     clip_id: Id,
     variant: Option<clips::VideoVariant>,
 ) -> shared::Result<SignedVideo> {
-    let (variant, source) = clips::video_source(&state.db, ws, clip_id, variant).await?;
+    let found = clips::video_source(&state.db, ws, clip_id, variant).await?;
+    Ok(sign_stream(state, user, clip_id, found))
+}
+
+/// A stream URL for `source`, the video of `clip_id`, bound to `user` (the caller checked that
+/// they may see it: `stream_url` above, or an athlete's published review).
+pub fn sign_stream(
+    state: &AppState,
+    user: Id,
+    clip_id: Id,
+    (variant, source): (clips::VideoVariant, token::VideoSource),
+) -> SignedVideo {
     let (url, expires_at) = signed(state, user, clip_id, source);
-    Ok(SignedVideo {
+    SignedVideo {
         url,
         variant,
         expires_at,
-    })
+    }
 }
 
 /// A `/api/video/stream` URL for `source`, one of `clip_id`'s, bound to `user`; and when it

@@ -6,7 +6,8 @@
 use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{
-    Desk, Me, athletes, dashboard, jobs, messages, notifications, settings, training,
+    Desk, Me, athletes, coaching, dashboard, jobs, messages, notifications, reviews, settings,
+    training,
 };
 use crate::areas::desk::{clips, footage};
 use crate::auth::Auth;
@@ -17,6 +18,7 @@ use shared::authz::{Module, Perm};
 pub(super) fn routes() -> Vec<RouteDef> {
     const MINE: &str = "a person's own conversations (athletes and guardians belong to no workspace): without a session the browser signs in first; each conversation is opened as GET /api/conversations/{id} opens it (a party of it, else 404); posts carry the CSRF token";
     const MY_SETTINGS: &str = "a person's own notification settings (members, athletes and guardians alike: preferences are the person's, not a workspace's): without a session the browser signs in first; reads and writes only the session's user's preferences, as /api/notifications/preferences; the post carries the CSRF token";
+    const MY_REVIEWS: &str = "a person's own published reviews (athletes and guardians belong to no workspace): without a session the browser signs in first; each review is opened as the phone's routes open it (its athlete or a minor's guardian, published, else 404); the reply post carries the CSRF token";
     let read = Auth::desk(Perm::AthletesRead).in_module(Module::Athletes);
     let create = Auth::desk(Perm::AthletesCreate).in_module(Module::Athletes);
     let update = Auth::desk(Perm::AthletesUpdate).in_module(Module::Athletes);
@@ -30,6 +32,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let members_invite = Auth::desk(Perm::MembersInvite);
     let roles_manage = Auth::desk(Perm::RolesManage);
     let modules_manage = Auth::desk(Perm::ModulesManage);
+    let rev_read = Auth::desk(Perm::ReviewsRead).in_module(Module::Reviews);
+    let rev_manage = Auth::desk(Perm::ReviewsManage).in_module(Module::Reviews);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -220,6 +224,46 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(modules_manage).area("web").summary("Feature modules with their switches"),
         route(POST, "/w/{ws}/settings/modules", settings::modules::save)
             .auth(modules_manage).area("web").summary("Switch modules on or off (as PATCH /api/orgs/{id}/modules)"),
+        // ---- reviews (issue 38): the review builder; the permissions of /api/reviews ----
+        route(GET, "/w/{ws}/reviews", reviews::list)
+            .auth(rev_read).area("web").summary("The workspace's reviews, newest first, 25 a page (offset); the new-review form"),
+        route(POST, "/w/{ws}/reviews", reviews::create)
+            .auth(rev_manage).area("web").summary("Start a draft review of a footage session (sessionId) or of a clip's session (clipId), then its builder"),
+        route(GET, "/w/{ws}/reviews/{id}", reviews::builder::show)
+            .auth(rev_read).area("web").summary("The review builder: the clip's player (clip), keypoints, voice notes with their transcription live, build, publish"),
+        route(POST, "/w/{ws}/reviews/{id}", reviews::builder::update)
+            .auth(rev_manage).area("web").summary("Save the review's title and summary (as PATCH /api/reviews/{id})"),
+        route(POST, "/w/{ws}/reviews/{id}/suggest", reviews::builder::suggest)
+            .auth(rev_manage).area("web").summary("Suggested keypoints from the clips' ride windows and maneuvers (as POST /api/reviews/{id}/suggest)"),
+        route(POST, "/w/{ws}/reviews/{id}/keypoints", reviews::builder::add_keypoint)
+            .auth(rev_manage).area("web").summary("Add a keypoint on a clip at a time (seconds or m:ss, from the player)"),
+        route(POST, "/w/{ws}/reviews/{id}/keypoints/{other}", reviews::builder::edit_keypoint)
+            .auth(rev_manage).area("web").summary("Change a keypoint's times and note"),
+        route(POST, "/w/{ws}/reviews/{id}/keypoints/{other}/delete", reviews::builder::delete_keypoint)
+            .auth(rev_manage).area("web").summary("Delete a keypoint (a suggested one stays dismissed)"),
+        route(POST, "/w/{ws}/reviews/{id}/voice-notes", reviews::builder::add_note)
+            .auth(rev_manage).area("web").summary("Add a voice note recorded in the browser or chosen (multipart; checked by its bytes as POST /api/reviews/{id}/voice-notes)"),
+        route(POST, "/w/{ws}/reviews/{id}/voice-notes/{other}/delete", reviews::builder::delete_note)
+            .auth(rev_manage).area("web").summary("Delete a voice note (its audio is deleted by a job)"),
+        route(POST, "/w/{ws}/reviews/{id}/build", reviews::builder::build)
+            .auth(rev_manage).area("web").summary("Build the review (job): each voice note transcribed, shown live on the builder"),
+        route(POST, "/w/{ws}/reviews/{id}/publish", reviews::builder::publish)
+            .auth(rev_manage).area("web").summary("Publish a ready review to its athlete (and a minor's guardians), who are notified"),
+        route(GET, "/w/{ws}/coaching", coaching::index)
+            .auth(rev_read).area("web").summary("Coaching: generate feedback, analyse an athlete's progress, the newest feedback (25 a page, offset)"),
+        route(POST, "/w/{ws}/coaching/generate", coaching::generate)
+            .auth(rev_manage).area("web").summary("Generate feedback for a session's clips, per clip or batch (as POST /api/sessions/coaching), then the job's page"),
+        route(POST, "/w/{ws}/coaching/progress", coaching::progress_report)
+            .auth(rev_manage).area("web").summary("An athlete's progress from stored stats (as POST /api/sessions/coaching/progress), then its page"),
+        route(GET, "/w/{ws}/coaching/{id}", coaching::show)
+            .auth(rev_read).area("web").summary("One feedback version; a progress report's trends as SVG charts with their numbers as a table; export links"),
+        // An athlete's or guardian's published reviews (issue 38).
+        route(GET, "/me/reviews", reviews::mine::list)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("My published reviews as an athlete or guardian, newest first; 25 a page (offset)"),
+        route(GET, "/me/reviews/{id}", reviews::mine::show)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("A published review: the clip at each keypoint, the voice notes and transcripts, the replies; recorded as opened (device web)"),
+        route(POST, "/me/reviews/{id}/replies", reviews::mine::reply)
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("Reply in writing or recorded (multipart; as POST /api/mobile/reviews/{id}/replies; a guardian reads along)"),
         route(GET, "/me/notifications", notifications::show)
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
         route(POST, "/me/notifications", notifications::save)

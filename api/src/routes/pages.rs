@@ -34,6 +34,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/js/clip.mjs", assets::clip_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("The clip page's timeline: seek on a click, the window playing highlighted"),
+        route(GET, "/assets/js/reviews.mjs", assets::reviews_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("The review pages' ES module: keypoints at the player's time, seeking, recording voice notes"),
         route(GET, "/sw.js", assets::service_worker)
             .auth(Auth::Page("the service worker script, at the root for its scope; nothing secret in it"))
             .area("pages").summary("The service worker: shows Web Push notifications and opens their page when clicked"),

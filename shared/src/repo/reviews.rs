@@ -236,6 +236,23 @@ pub async fn readable_in_session(
     sql!(x, c => sqlx::query_as::<_, Review>(sqlx::AssertSqlSafe(q)).bind(session).bind(user).fetch_all(&mut *c).await)
 }
 
+/// The published reviews `user` may read (their own as an athlete, or a minor's they are
+/// guardian of), newest first.
+pub async fn readable_list(
+    x: &mut impl Executor,
+    user: Id,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Review>, sqlx::Error> {
+    let q = format!(
+        "SELECT {COLUMNS} FROM reviews WHERE status = 'published' AND athlete_id IN (
+            SELECT id FROM athletes WHERE user_id = $1 AND status <> 'archived'
+            UNION SELECT athlete_id FROM athlete_guardians WHERE user_id = $1)
+         ORDER BY published_at DESC, id DESC LIMIT $2 OFFSET $3"
+    );
+    sql!(x, c => sqlx::query_as::<_, Review>(sqlx::AssertSqlSafe(q)).bind(user).bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
 /// The published review `id`, if `user` may read it.
 pub async fn readable(
     x: &mut impl Executor,

@@ -67,6 +67,18 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Messaging),
         Some(Perm::MessagingUse),
     ),
+    (
+        "/reviews",
+        "nav.reviews",
+        Some(Module::Reviews),
+        Some(Perm::ReviewsRead),
+    ),
+    (
+        "/coaching",
+        "nav.coaching",
+        Some(Module::Reviews),
+        Some(Perm::ReviewsRead),
+    ),
     // Listed when the member may open one of its tabs (`settings::first_tab`).
     (SETTINGS, "nav.settings", None, None),
 ];
@@ -75,6 +87,7 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
 const PERSONAL: &[(&str, &str)] = &[
     ("/", "nav.home"),
     ("/me/messages", "nav.messages"),
+    ("/me/reviews", "nav.reviews"),
     ("/me/notifications", "nav.notifications"),
 ];
 

@@ -6,7 +6,7 @@
 //! handler of `areas::messaging` calls.
 
 use super::upload::DeskUpload;
-use super::{Chrome, Desk, DeskForm, Offset, Pager, Seat, status_of};
+use super::{Chrome, Desk, DeskForm, Offset, Pager, Seat, on_this_origin, rename_field, status_of};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
@@ -155,16 +155,6 @@ pub struct ShowPage {
     notice: Option<Notice>,
 }
 
-/// A photo's URL as the page shows it: the signed URL of `GET /api/messages/attachment`, on
-/// this origin as a path (served inert by the storage route).
-fn photo_url(state: &AppState, url: String) -> String {
-    let base = state.cfg.public_base_url.as_str().trim_end_matches('/');
-    match url.strip_prefix(base) {
-        Some(rest) if rest.starts_with('/') => rest.to_string(),
-        _ => url,
-    }
-}
-
 async fn show_page(
     state: &AppState,
     desk: &impl Seat,
@@ -183,7 +173,7 @@ async fn show_page(
         let removed = m.removed_at.is_some();
         let photo = if !removed && m.attachment_key.is_some() {
             let link = messages::attachment(&actor, &state.db, files(state), m.id).await?;
-            Some(photo_url(state, link.url))
+            Some(on_this_origin(state, link.url))
         } else {
             None
         };
@@ -285,15 +275,7 @@ pub async fn send<S: Seat>(
             .await
             .map_err(|mut e| {
                 // The photo field of the page is what the API calls the attachment key.
-                if let Some(d) = e.details.as_mut()
-                    && let Some(fs) = d["fields"].as_array_mut()
-                {
-                    for f in fs {
-                        if f["field"] == "attachmentKey" {
-                            f["field"] = "photo".into();
-                        }
-                    }
-                }
+                rename_field(&mut e, "attachmentKey", "photo");
                 e
             })
     }

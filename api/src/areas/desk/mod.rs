@@ -17,6 +17,7 @@
 pub mod athletes;
 pub mod clip_media;
 pub mod clips;
+pub mod coaching;
 pub mod dashboard;
 pub mod footage;
 pub mod i18n;
@@ -25,6 +26,7 @@ pub mod jobs;
 pub mod layout;
 pub mod messages;
 pub mod notifications;
+pub mod reviews;
 pub mod seat;
 pub mod settings;
 pub mod training;
@@ -256,6 +258,30 @@ impl Pager {
             shown: rows.len(),
             prev: (offset > 0).then(|| (offset - limit).max(0)),
             next: more.then_some(offset + limit),
+        }
+    }
+}
+
+/// A URL this service signed (`public_base_url` + path), as a path on this origin: what a page
+/// embeds (the CSP allows media and images from 'self' only; tests serve another host name).
+pub fn on_this_origin(state: &AppState, url: String) -> String {
+    let base = state.cfg.public_base_url.as_str().trim_end_matches('/');
+    match url.strip_prefix(base) {
+        Some(rest) if rest.starts_with('/') => rest.to_string(),
+        _ => url,
+    }
+}
+
+/// Renames a field of a validation error to the page's own name for it (the API's `atMs` is
+/// a page's `at`), so the message is shown beside the page's field.
+pub fn rename_field(e: &mut Error, api: &str, page: &str) {
+    if let Some(d) = e.details.as_mut()
+        && let Some(fs) = d["fields"].as_array_mut()
+    {
+        for f in fs {
+            if f["field"] == api {
+                f["field"] = page.into();
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ pub const HTMX_LICENSE: &str = include_str!("../../../assets/vendor/htmx.LICENSE
 pub const DESK_JS: &str = include_str!("../../../assets/js/desk.mjs");
 pub const PUSH_JS: &str = include_str!("../../../assets/js/push.mjs");
 pub const CLIP_JS: &str = include_str!("../../../assets/js/clip.mjs");
+pub const REVIEWS_JS: &str = include_str!("../../../assets/js/reviews.mjs");
 pub const SW_JS: &str = include_str!("../../../assets/sw.js");
 
 /// One static file: its bytes, type, and gzipped bytes made on first use.
@@ -42,6 +43,7 @@ asset!(HTMX_LICENCE, HTMX_LICENSE, "text/plain; charset=utf-8");
 asset!(DESK, DESK_JS, "text/javascript; charset=utf-8");
 asset!(PUSH, PUSH_JS, "text/javascript; charset=utf-8");
 asset!(CLIP, CLIP_JS, "text/javascript; charset=utf-8");
+asset!(REVIEWS, REVIEWS_JS, "text/javascript; charset=utf-8");
 asset!(SW, SW_JS, "text/javascript; charset=utf-8");
 
 fn gzip(s: &str) -> Vec<u8> {
@@ -112,6 +114,10 @@ pub async fn push_js(h: HeaderMap) -> Response {
 
 pub async fn clip_js(h: HeaderMap) -> Response {
     CLIP.serve(&h)
+}
+
+pub async fn reviews_js(h: HeaderMap) -> Response {
+    REVIEWS.serve(&h)
 }
 
 /// The service worker, at the root so that its scope is the whole site. A worker runs under

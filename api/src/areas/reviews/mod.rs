@@ -127,7 +127,7 @@ async fn detail(state: &AppState, f: Full) -> Result<ReviewDetail> {
 const PLAY_URL_TTL: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// A signed URL to play a recording in the raw-uploads store.
-async fn play_url(state: &AppState, key: &str) -> Result<String> {
+pub async fn play_url(state: &AppState, key: &str) -> Result<String> {
     let url = state
         .storage
         .presign_get(

@@ -145,19 +145,34 @@ pub async fn add(
         return answer(&state, done).await;
     }
     let client = q.client_reply_id.as_deref();
-    let (org, first) = domain::check(&state.db, &actor, id, client).await?;
+    let (parts, body) = req.into_parts();
+    let done = record(&state, &actor, id, client, &parts.headers, body).await?;
+    answer(&state, done).await
+}
+
+/// A recorded reply (this route's and the athlete's review page's alike): checked before a
+/// byte is read, then by its first bytes and size while it streams into storage; a recording
+/// that is not kept is deleted. Returns the reply and whether it is new.
+pub async fn record(
+    state: &AppState,
+    actor: &shared::domain::Actor,
+    id: Id,
+    client: Option<&str>,
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+) -> shared::Result<(Reply, bool)> {
+    let (org, first) = domain::check(&state.db, actor, id, client).await?;
     if let Some(first) = first {
         // Sent before: the phone lost our answer. Nothing to read again.
-        return answer(&state, (first, false)).await;
+        return Ok((first, false));
     }
     let reply = Id::new();
     let key = domain::key(org, id, reply);
-    let (parts, body) = req.into_parts();
     let stored = upload::store(
         &state.storage,
         Store::RawUploads,
         &key,
-        &parts.headers,
+        headers,
         body,
         &AUDIO,
     )
@@ -168,14 +183,12 @@ pub async fn add(
         content_type: stored.content_type.to_string(),
         size_bytes: stored.size,
     };
-    match domain::add(&state.db, &actor, id, client, content).await {
-        Ok((r, true)) => answer(&state, (r, true)).await,
-        other => {
-            // Not kept (a refusal, or the same client id won a race): the audio must not linger.
-            if let Err(d) = state.storage.delete(Store::RawUploads, &key).await {
-                tracing::warn!(error = %d, key, "could not delete an unkept voice reply");
-            }
-            answer(&state, other?).await
+    let done = domain::add(&state.db, actor, id, client, content).await;
+    if !matches!(done, Ok((_, true))) {
+        // Not kept (a refusal, or the same client id won a race): the audio must not linger.
+        if let Err(d) = state.storage.delete(Store::RawUploads, &key).await {
+            tracing::warn!(error = %d, key, "could not delete an unkept voice reply");
         }
     }
+    done
 }

@@ -8,11 +8,15 @@ use crate::http::Result;
 use crate::http::extract::{Path, Query};
 use crate::http::upload::{self, Media};
 use crate::state::AppState;
+use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::HeaderMap;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use shared::db::Id;
+use shared::domain::InWorkspace;
 use shared::domain::reviews::voice_notes::{self as domain, MAX_BYTES, Recorded};
+use shared::repo::review_audio::VoiceNote;
 use shared::storage::Store;
 
 const AUDIO: Media = upload::audio(MAX_BYTES);
@@ -33,39 +37,52 @@ pub async fn add(
     Query(q): Query<AddQuery>,
     req: Request,
 ) -> Result<(StatusCode, axum::Json<VoiceNoteView>)> {
-    domain::check_add(&state.db, &ws, review, q.keypoint_id).await?;
+    let (parts, body) = req.into_parts();
+    let n = record(&state, &ws, review, q.keypoint_id, &parts.headers, body).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(VoiceNoteView::new(&state, n).await?),
+    ))
+}
+
+/// Stores `body` as a voice note of `review` (this route's and the review builder page's
+/// recordings alike): checked before a byte is read, then by its first bytes and size while it
+/// streams into storage; a recording that does not become a note is deleted.
+pub async fn record(
+    state: &AppState,
+    ws: &InWorkspace,
+    review: Id,
+    keypoint: Option<Id>,
+    headers: &HeaderMap,
+    body: Body,
+) -> shared::Result<VoiceNote> {
+    domain::check_add(&state.db, ws, review, keypoint).await?;
     let id = Id::new();
     let key = domain::key(ws.org_id, review, id);
-    let (parts, body) = req.into_parts();
     let stored = upload::store(
         &state.storage,
         Store::RawUploads,
         &key,
-        &parts.headers,
+        headers,
         body,
         &AUDIO,
     )
     .await?;
     let rec = Recorded {
         id,
-        keypoint_id: q.keypoint_id,
+        keypoint_id: keypoint,
         object_key: key.clone(),
         content_type: stored.content_type.to_string(),
         size_bytes: stored.size,
     };
-    match domain::add(&state.db, &ws, review, &rec).await {
-        Ok(n) => Ok((
-            StatusCode::CREATED,
-            axum::Json(VoiceNoteView::new(&state, n).await?),
-        )),
-        Err(e) => {
-            // Not recorded (the review changed meanwhile): the audio must not linger.
-            if let Err(d) = state.storage.delete(Store::RawUploads, &key).await {
-                tracing::warn!(error = %d, key, "could not delete an unrecorded voice note");
-            }
-            Err(e.into())
+    let added = domain::add(&state.db, ws, review, &rec).await;
+    if added.is_err() {
+        // Not recorded (the review changed meanwhile): the audio must not linger.
+        if let Err(d) = state.storage.delete(Store::RawUploads, &key).await {
+            tracing::warn!(error = %d, key, "could not delete an unrecorded voice note");
         }
     }
+    added
 }
 
 #[derive(Deserialize)]

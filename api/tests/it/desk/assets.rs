@@ -48,6 +48,7 @@ async fn the_scripts_are_served_gzipped_and_stay_under_50_kb() {
         "/assets/js/desk.mjs",
         "/assets/js/push.mjs",
         "/assets/js/clip.mjs",
+        "/assets/js/reviews.mjs",
     ] {
         let r = app
             .get(path)

@@ -9,6 +9,7 @@ mod guard;
 mod messages;
 mod mine;
 mod notifications;
+mod reviews;
 mod settings;
 mod settings_b;
 mod training;
@@ -33,6 +34,36 @@ pub async fn post(app: &TestApp, s: &Session, path: &str, fields: &[(&str, &str)
         .header("cookie", &cookies_of(s))
         .header("sec-fetch-site", "same-origin")
         .form(&all)
+        .send()
+        .await
+}
+
+/// POST a desk multipart form as `s`: the CSRF token first, the text `fields`, and a file
+/// (field name, content type, bytes) when given.
+pub async fn post_multipart(
+    app: &TestApp,
+    s: &Session,
+    path: &str,
+    fields: &[(&str, &str)],
+    file: Option<(&str, &str, &[u8])>,
+) -> Resp {
+    let part = |name: &str, value: &str| {
+        format!("--XyZ\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+    };
+    let mut b = part("csrf", &s.csrf).into_bytes();
+    for (k, v) in fields {
+        b.extend_from_slice(part(k, v).as_bytes());
+    }
+    if let Some((name, ct, bytes)) = file {
+        b.extend_from_slice(format!("--XyZ\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"f\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes());
+        b.extend_from_slice(bytes);
+        b.extend_from_slice(b"\r\n");
+    }
+    b.extend_from_slice(b"--XyZ--\r\n");
+    app.post(path)
+        .header("cookie", &cookies_of(s))
+        .header("sec-fetch-site", "same-origin")
+        .raw("multipart/form-data; boundary=XyZ", &b)
         .send()
         .await
 }

@@ -7,6 +7,8 @@
 use crate::support::*;
 use std::path::PathBuf;
 use std::time::Duration;
+use testkit::analysis::{FakeAnalysis, TEST_WEBHOOK_SECRET};
+use testkit::model::FakeModel;
 
 fn chromium() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("CHROMIUM") {
@@ -28,26 +30,21 @@ async fn every_flow_passes_in_a_real_browser() {
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    // SMTP_URL unset: mail goes to DATA_DIR/mail-outbox, as on the embedded default.
-    // The analysis backend's fake, for the clip page's workflow: it reads the originals
-    // through this served app's signed URLs and sends its webhooks here.
-    let analysis = testkit::analysis::FakeAnalysis::start(
-        "analysis-key",
-        testkit::analysis::TEST_WEBHOOK_SECRET,
-    )
-    .await;
-    let analysis_url = analysis.base_url();
-    let app = TestApp::with_env(&[
-        ("PUBLIC_BASE_URL", &base),
-        ("SMTP_URL", ""),
-        ("ANALYSIS_BASE_URL", &analysis_url),
-        ("ANALYSIS_API_KEY", "analysis-key"),
-        (
-            "ANALYSIS_WEBHOOK_SECRET",
-            testkit::analysis::TEST_WEBHOOK_SECRET,
-        ),
-    ])
-    .await;
+    // SMTP_URL unset: mail goes to DATA_DIR/mail-outbox, as on the embedded default. The
+    // analysis backend and the model are the fakes (testkit), so a clip is analysed and a voice
+    // note transcribed offline, as in the in-process tests.
+    let analysis = FakeAnalysis::start("analysis-key", TEST_WEBHOOK_SECRET).await;
+    let model = FakeModel::start("model-key").await;
+    let mut env = vec![
+        ("PUBLIC_BASE_URL", base.clone()),
+        ("SMTP_URL", String::new()),
+        ("ANALYSIS_BASE_URL", analysis.base_url()),
+        ("ANALYSIS_API_KEY", "analysis-key".into()),
+        // Its webhooks reach this served app, as in production.
+        ("ANALYSIS_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET.into()),
+    ];
+    env.extend(crate::reviews::voice::model_env(&model));
+    let app = crate::reviews::voice::app_with(&env).await;
     let outbox = app.tdb.dir.join("mail-outbox");
     let worker = app.start_worker(&[]).await;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

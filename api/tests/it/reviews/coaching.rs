@@ -12,7 +12,7 @@ use testkit::model::{Failure, FakeModel};
 const KEY: &str = "model-key";
 
 /// The app with the fake model configured (chat model `coach-model`, 300 ms per request).
-async fn app_with_model() -> (TestApp, FakeModel) {
+pub async fn app_with_model() -> (TestApp, FakeModel) {
     let fake = FakeModel::start(KEY).await;
     let url = fake.base_url();
     let app = TestApp::with_env(&[
@@ -26,7 +26,7 @@ async fn app_with_model() -> (TestApp, FakeModel) {
 }
 
 /// A structured answer that matches the feedback schema.
-fn answer(summary: &str) -> Value {
+pub fn answer(summary: &str) -> Value {
     json!({
         "summary": summary,
         "strengths": ["Early, balanced pop-up"],
@@ -405,7 +405,7 @@ async fn a_job_that_fails_midway_writes_no_feedback_for_any_clip() {
 
 /// An athlete with three footage sessions of analysed clips (oldest first), plus noise that
 /// must not count: another athlete's clip, an unanalysed clip and another athlete's session.
-async fn athlete_with_sessions(app: &TestApp, coach: &Session) -> (String, Vec<Id>) {
+pub async fn athlete_with_sessions(app: &TestApp, coach: &Session) -> (String, Vec<Id>) {
     let athlete = id(&new_athlete(
         app,
         coach,

@@ -1,10 +1,10 @@
 //! Reviews: drafts of a footage session, keypoints (the coach's and the suggested), the build,
 //! publishing to the athlete, permissions and tenancy.
 
-mod coaching;
+pub mod coaching;
 mod e2e;
 mod replies;
-mod voice;
+pub mod voice;
 
 use crate::support::*;
 use axum::http::{Method, StatusCode};
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use shared::db::Id;
 
 /// Gives the clip the stats a finished analysis would: two rides, three maneuvers, 30 s.
-async fn analysed(app: &TestApp, clip: Id) {
+pub async fn analysed(app: &TestApp, clip: Id) {
     let stats = json!({
         "duration_ms": 30_000, "wave_count": 2, "top_speed_kmh": 31.5, "avg_speed_kmh": 18.2,
         "rides": [

@@ -317,16 +317,24 @@ pub async fn video_source(
         m.manifest
             .filter(|_| m.status == super::media::MediaStatus::Ready)
     });
+    source_of(&clip, media.as_ref().map(|m| &m.0), variant)
+}
+
+/// The source of `clip`'s video given its ready web media: the variant asked for, else the
+/// web rendition, the processed video once stored, the original (409 `clip_video_unavailable`
+/// when there is none yet).
+pub fn source_of(
+    clip: &Clip,
+    media: Option<&super::media::MediaManifest>,
+    variant: Option<VideoVariant>,
+) -> Result<(VideoVariant, VideoSource)> {
     let stored = |store: Store, key: &str| VideoSource::Stored {
         store,
         key: key.to_string(),
     };
     let source = |v: VideoVariant| match v {
-        VideoVariant::Web => media
-            .as_ref()
-            .map(|m| stored(Store::SessionVideos, &m.web.key)),
+        VideoVariant::Web => media.map(|m| stored(Store::SessionVideos, &m.web.key)),
         VideoVariant::Low => media
-            .as_ref()
             .and_then(|m| m.low.as_ref())
             .map(|l| stored(Store::SessionVideos, &l.key)),
         VideoVariant::Processed => clip
