@@ -229,7 +229,7 @@ async function unfinished(section, tus) {
     .filter((u) => ![...jobs.values()].some((j) => j.file.name === u.metadata.filename))
     .map((u) => u.metadata.filename))];
   note.hidden = names.length === 0;
-  note.textContent = say(section, "unfinished", { names: names.join(", ") });
+  note.textContent = names.length ? say(section, "unfinished", { names: names.join(", ") }) : "";
 }
 
 export async function init(section) {
