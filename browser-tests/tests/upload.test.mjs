@@ -104,6 +104,8 @@ test('upload: two clips at once from the session page, each with its progress, t
     await page.locator(`#clip-${k.id}`).getByText('Ready to analyze').waitFor({ timeout: 30000 });
   }
   await page.getByText('Uploaded: the clip is in the list below').first().waitFor();
+  // The session's numbers follow the tiles.
+  await until('the numbers count both clips', async () => (await page.locator('#stats dd').first().textContent()) === '2');
   await checked(page);
   await screenshot(page, 'upload');
 });
