@@ -176,3 +176,44 @@ test('upload: a dropped connection is retried and a reload mid-way carries on fr
   assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('tus::'))), []);
   await checked(page);
 });
+
+test('upload: a cancelled upload is terminated and makes no clip; a paused one carries on when resumed', async () => {
+  const c = await coach('Coach Kai');
+  const { page, session } = await onDesk(c);
+  const footageId = await filming(session);
+  const drop = video('drop.mp4', 6, { noisy: true });
+  const keep = video('keep.mp4', 6, { noisy: true });
+  const chunk = 256 * 1024;
+  await sessionPage(page, c, footageId);
+  const row = (name) => page.getByRole('listitem').filter({ has: page.getByRole('progressbar', { name }) });
+
+  // Cancel: the second PATCH hangs; Cancel ends it and terminates the upload (tus DELETE).
+  let patches = 0;
+  await page.route('**/api/clips/native-ingest/*', async (route) => {
+    if (route.request().method() === 'PATCH' && (patches += 1) > 1) return undefined;
+    return route.continue();
+  });
+  await page.locator('[data-upload]').evaluate((el, n) => { el.dataset.chunkSize = String(n); }, chunk);
+  await page.getByLabel('Video files').setInputFiles(drop);
+  await until('the second PATCH', async () => patches >= 2);
+  const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE');
+  await row('drop.mp4').getByRole('button', { name: 'Cancel' }).click();
+  assert.equal((await deleted).status(), 204);
+  await row('drop.mp4').getByText('Cancelled').waitFor();
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+
+  // Pause after the first PATCH, then resume: it goes on to the end.
+  const first = page.waitForResponse((r) => r.request().method() === 'PATCH');
+  await page.getByLabel('Video files').setInputFiles(keep);
+  await first;
+  await row('keep.mp4').getByRole('button', { name: 'Pause' }).click();
+  await row('keep.mp4').getByText('Paused').waitFor();
+  await row('keep.mp4').getByRole('button', { name: 'Resume' }).click();
+  await row('keep.mp4').getByText(/^Uploaded: the clip/).waitFor({ timeout: 30000 });
+
+  // One clip, the kept one; the cancelled upload left nothing to carry on.
+  const clips = await probed(session, footageId, 1);
+  assert.deepEqual(clips.map((k) => [k.fileName, k.sizeBytes]), [['keep.mp4', statSync(keep).size]]);
+  assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('tus::'))), []);
+  await checked(page);
+});
