@@ -28,8 +28,9 @@ document.addEventListener("input", (e) => {
   timer = setTimeout(() => form.requestSubmit(), 300);
 });
 
-// The notification settings page's "turn on notifications in this browser" (push.mjs), loaded
-// only where the page has it; htmx swaps pages in without reloading this module, so it looks
+// The notification settings page's "turn on notifications in this browser" (push.mjs), the clip
+// page's timeline (clip.mjs) and the footage session's uploads (upload.mjs), each loaded only
+// where the page has it; htmx swaps pages in without reloading this module, so it looks
 // again after each swap.
 function enhance() {
   const push = document.querySelector("[data-push]");
@@ -37,6 +38,8 @@ function enhance() {
   const player = document.querySelector("video[data-player]");
   if (player) import("/assets/js/clip.mjs").then((m) => m.init(player));
   if (document.querySelector("[data-review]")) import("/assets/js/reviews.mjs").then((m) => m.init(document));
+  const upload = document.querySelector("[data-upload]");
+  if (upload) import("/assets/js/upload.mjs").then((m) => m.init(upload));
 }
 enhance();
 document.addEventListener("htmx:load", enhance);

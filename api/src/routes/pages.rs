@@ -25,6 +25,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/vendor/htmx.LICENSE", assets::htmx_licence)
             .auth(Auth::Page("the vendored library's licence, published with it"))
             .area("pages").summary("htmx's licence (Zero-Clause BSD)"),
+        route(GET, "/assets/vendor/tus.min.js", assets::tus)
+            .auth(Auth::Page("the vendored resumable-upload client (scripts/vendor-web), loaded only where clips are uploaded; nothing secret in it"))
+            .area("pages").summary("tus-js-client, vendored from npm at a pinned version"),
+        route(GET, "/assets/vendor/tus.LICENSE", assets::tus_licence)
+            .auth(Auth::Page("the vendored library's licence, published with it"))
+            .area("pages").summary("tus-js-client's licence (MIT)"),
         route(GET, "/assets/js/desk.mjs", assets::desk_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("The desk's ES module (time zone, confirmations, search as you type)"),
@@ -37,6 +43,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/js/reviews.mjs", assets::reviews_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("The review pages' ES module: keypoints at the player's time, seeking, recording voice notes"),
+        route(GET, "/assets/js/upload.mjs", assets::upload_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("Clip uploads from the browser: several files over tus, progress per file, resumed after a reload"),
         route(GET, "/sw.js", assets::service_worker)
             .auth(Auth::Page("the service worker script, at the root for its scope; nothing secret in it"))
             .area("pages").summary("The service worker: shows Web Push notifications and opens their page when clicked"),

@@ -39,10 +39,15 @@ pub fn status_text(desk: &Desk, s: ClipStatus) -> &'static str {
     desk.cat.t(&format!("clip.status.{}", s.as_str()))
 }
 
-/// Whether a clip's status will change without anyone asking (its file, its analysis or the
-/// store that follows a finished analysis is on the way): the pages showing it poll while one is.
+/// Whether a clip's status will change without anyone asking (its file, its probe, its
+/// analysis or the store that follows a finished analysis is on the way): the pages showing it
+/// poll while one is.
 pub fn busy(s: ClipStatus) -> bool {
-    s.in_flight() || matches!(s, ClipStatus::AwaitingUpload | ClipStatus::Processed)
+    s.in_flight()
+        || matches!(
+            s,
+            ClipStatus::AwaitingUpload | ClipStatus::Uploaded | ClipStatus::Processed
+        )
 }
 
 /// Milliseconds as `m:ss`.
@@ -234,6 +239,9 @@ fn stats(clips: &[Clip]) -> Stats {
 pub struct SessionPage {
     c: Chrome,
     base: String,
+    /// The upload section's `sessionId` and `X-Workspace-Id` (tus requests name both).
+    session_id: Id,
+    ws_id: Id,
     created: String,
     iso: String,
     stored: bool,
@@ -276,6 +284,8 @@ pub async fn show(
         &SessionPage {
             c: Chrome::new(&desk, s.title.clone()),
             base: desk.path(&format!("/footage/{id}")),
+            session_id: id,
+            ws_id: desk.org(),
             created: desk.time(s.created_at),
             iso: s.created_at.0.to_rfc3339(),
             stored: s.status.as_str() == "stored",

@@ -1,5 +1,5 @@
 //! The pages' static files, compiled into the binary (`api/assets/`): the stylesheet, the icon,
-//! the web app manifest, the vendored script library (`scripts/vendor-web`), the desk's own
+//! the web app manifest, the vendored script libraries (`scripts/vendor-web`), the desk's own
 //! ES modules and the service worker. Text assets are gzipped once, on first use, for browsers that accept it.
 
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -12,10 +12,13 @@ pub const ICON_SVG: &str = include_str!("../../../assets/icon.svg");
 pub const MANIFEST: &str = include_str!("../../../assets/manifest.webmanifest");
 pub const HTMX_JS: &str = include_str!("../../../assets/vendor/htmx.min.js");
 pub const HTMX_LICENSE: &str = include_str!("../../../assets/vendor/htmx.LICENSE");
+pub const TUS_JS: &str = include_str!("../../../assets/vendor/tus.min.js");
+pub const TUS_LICENSE: &str = include_str!("../../../assets/vendor/tus.LICENSE");
 pub const DESK_JS: &str = include_str!("../../../assets/js/desk.mjs");
 pub const PUSH_JS: &str = include_str!("../../../assets/js/push.mjs");
 pub const CLIP_JS: &str = include_str!("../../../assets/js/clip.mjs");
 pub const REVIEWS_JS: &str = include_str!("../../../assets/js/reviews.mjs");
+pub const UPLOAD_JS: &str = include_str!("../../../assets/js/upload.mjs");
 pub const SW_JS: &str = include_str!("../../../assets/sw.js");
 
 /// One static file: its bytes, type, and gzipped bytes made on first use.
@@ -40,10 +43,13 @@ asset!(ICON, ICON_SVG, "image/svg+xml");
 asset!(WEBMANIFEST, MANIFEST, "application/manifest+json");
 asset!(HTMX, HTMX_JS, "text/javascript; charset=utf-8");
 asset!(HTMX_LICENCE, HTMX_LICENSE, "text/plain; charset=utf-8");
+asset!(TUS, TUS_JS, "text/javascript; charset=utf-8");
+asset!(TUS_LICENCE, TUS_LICENSE, "text/plain; charset=utf-8");
 asset!(DESK, DESK_JS, "text/javascript; charset=utf-8");
 asset!(PUSH, PUSH_JS, "text/javascript; charset=utf-8");
 asset!(CLIP, CLIP_JS, "text/javascript; charset=utf-8");
 asset!(REVIEWS, REVIEWS_JS, "text/javascript; charset=utf-8");
+asset!(UPLOAD, UPLOAD_JS, "text/javascript; charset=utf-8");
 asset!(SW, SW_JS, "text/javascript; charset=utf-8");
 
 fn gzip(s: &str) -> Vec<u8> {
@@ -104,6 +110,14 @@ pub async fn htmx_licence(h: HeaderMap) -> Response {
     HTMX_LICENCE.serve(&h)
 }
 
+pub async fn tus(h: HeaderMap) -> Response {
+    TUS.serve(&h)
+}
+
+pub async fn tus_licence(h: HeaderMap) -> Response {
+    TUS_LICENCE.serve(&h)
+}
+
 pub async fn desk_js(h: HeaderMap) -> Response {
     DESK.serve(&h)
 }
@@ -118,6 +132,10 @@ pub async fn clip_js(h: HeaderMap) -> Response {
 
 pub async fn reviews_js(h: HeaderMap) -> Response {
     REVIEWS.serve(&h)
+}
+
+pub async fn upload_js(h: HeaderMap) -> Response {
+    UPLOAD.serve(&h)
 }
 
 /// The service worker, at the root so that its scope is the whole site. A worker runs under

@@ -36,11 +36,22 @@ async fn filmed(app: &TestApp, coach: &Session) -> (Id, Id, Id) {
     (session, clip, other)
 }
 
+async fn set_status(app: &TestApp, clip: Id, status: &str) {
+    let mut c = app.state.db.acquire().await.unwrap();
+    shared::execute!(
+        &mut c,
+        sqlx::query("UPDATE clips SET status = $1 WHERE id = $2")
+            .bind(status)
+            .bind(clip)
+    )
+    .unwrap();
+}
+
 #[tokio::test]
 async fn the_sessions_list_newest_first_and_a_session_shows_its_clips_as_tiles() {
     let app = TestApp::new().await;
     let coach = app.signup("coach@example.com").await;
-    let (session, clip, _) = filmed(&app, &coach).await;
+    let (session, clip, other) = filmed(&app, &coach).await;
     let r = get(&app, &coach, &ws_path(&coach, "/footage")).await;
     assert_page(&r, StatusCode::OK);
     assert!(
@@ -71,6 +82,15 @@ async fn the_sessions_list_newest_first_and_a_session_shows_its_clips_as_tiles()
     ] {
         assert!(r.body.contains(&want), "{want}: {}", r.body);
     }
+    // The uploaded second clip waits for its probe: the tiles follow it until it is read.
+    assert!(r.body.contains("hx-trigger=\"every"), "{}", r.body);
+    set_status(&app, other, "probed").await;
+    let r = get(
+        &app,
+        &coach,
+        &ws_path(&coach, &format!("/footage/{session}")),
+    )
+    .await;
     assert!(!r.body.contains("hx-trigger=\"every"), "nothing in flight");
     // The training session links to it.
     let training = app
@@ -557,4 +577,72 @@ async fn the_clip_page_shows_the_web_video_its_poster_and_strip_and_renders_agai
     app.wait_job(again, |p| p.status == "succeeded").await;
     assert_eq!(audit_count(&app, "clip.render").await, 1);
     worker.shutdown().await;
+}
+
+/// The value of the first `name="…"` attribute in `html`.
+fn attr<'a>(html: &'a str, name: &str) -> &'a str {
+    let from = html.find(&format!("{name}=\"")).expect(name) + name.len() + 2;
+    &html[from..from + html[from..].find('"').unwrap()]
+}
+
+#[tokio::test]
+async fn the_session_page_offers_uploads_to_uploaders_only_with_what_the_tus_route_checks() {
+    let app = TestApp::new().await;
+    let coach = app.signup("coach@example.com").await;
+    let viewer = add_member(&app, coach.org_id, "viewer@example.com", "viewer").await;
+    let other = other_workspace(&app).await;
+    let session = footage_session(&app, &coach).await;
+    let path = ws_path(&coach, &format!("/footage/{session}"));
+    let r = get(&app, &coach, &path).await;
+    assert_page(&r, StatusCode::OK);
+    for want in [
+        "<h2 id=\"h-upload\">Upload clips</h2>".to_string(),
+        "type=\"file\" multiple accept=\"video/*\"".into(),
+        "<noscript><p>Uploading from the browser needs JavaScript".into(),
+        "data-endpoint=\"/api/clips/native-ingest\"".into(),
+        format!("data-session=\"{session}\""),
+        format!("data-ws=\"{}\"", coach.org_id),
+        format!("data-clips=\"{path}\""),
+    ] {
+        assert!(r.body.contains(&want), "{want}: {}", r.body);
+    }
+    // The tus client is not on the page: upload.mjs loads it where the section is.
+    assert!(!r.body.contains("tus.min.js"), "{}", r.body);
+
+    // What the page hands its script is what the tus route checks: the session's CSRF token
+    // and the workspace make an upload; without the token the write is refused.
+    let csrf = attr(&r.body, "data-csrf").to_string();
+    let ws = attr(&r.body, "data-ws").to_string();
+    let meta = tus_metadata(&[("sessionId", &session.to_string()), ("filename", "a.mp4")]);
+    let create = |token: Option<&str>| {
+        let mut q = app
+            .post("/api/clips/native-ingest")
+            .cookie_only(&coach)
+            .header("tus-resumable", "1.0.0")
+            .header("x-workspace-id", &ws)
+            .header("upload-length", "4096")
+            .header("upload-metadata", &meta);
+        if let Some(t) = token {
+            q = q.header("x-csrf-token", t);
+        }
+        q.send()
+    };
+    let made = create(Some(&csrf)).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    assert_eq!(made.json["sessionId"], session.to_string());
+    let refused = create(None).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert_eq!(refused.json["error"]["code"], "csrf_failed");
+
+    // A viewer sees the session without the upload section; another workspace gets a 404.
+    let r = get(&app, &viewer, &path).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(!r.body.contains("data-upload"), "{}", r.body);
+    let r = get(
+        &app,
+        &other,
+        &ws_path(&other, &format!("/footage/{session}")),
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
 }
