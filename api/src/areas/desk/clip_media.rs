@@ -103,11 +103,14 @@ async fn web_media(state: &AppState, desk: &Desk, m: &ClipMedia) -> WebMedia {
         .filter(|_| m.status == MediaStatus::Ready)
         .map(|x| {
             let mb = format!("{:.1}", x.web.size_bytes as f64 / 1_000_000.0);
-            let mbps = format!("{:.1}", x.web.bit_rate as f64 / 1_000_000.0);
+            let rate = match x.web.bit_rate {
+                b if b >= 1_000_000 => format!("{:.1} Mbit/s", b as f64 / 1_000_000.0),
+                b => format!("{} kbit/s", b / 1000),
+            };
             let (w, h) = (x.web.width.to_string(), x.web.height.to_string());
             desk.cat.fill(
                 "clip.media.detail",
-                &[("w", &w), ("h", &h), ("mb", &mb), ("mbps", &mbps)],
+                &[("w", &w), ("h", &h), ("mb", &mb), ("rate", &rate)],
             )
         });
     let low = manifest.and_then(|x| x.low.as_ref()).map(|l| {
