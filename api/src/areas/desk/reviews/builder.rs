@@ -14,7 +14,7 @@ use super::super::{
 use super::status_badge;
 use crate::areas::footage::stream_url;
 use crate::areas::pages::{Notice, page};
-use crate::areas::reviews::{play_url, voice_notes};
+use crate::areas::reviews::voice_notes;
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
 use askama::Template;
@@ -185,10 +185,10 @@ pub async fn note_row(
     about: Option<String>,
     delete_action: String,
 ) -> Result<NoteRow, Error> {
-    let url = play_url(state, &n.object_key).await.map_err(|e| e.0)?;
+    let url = super::recording_url(state, &n.object_key).await?;
     let (status, tone) = transcript_badge(n.transcript_status);
     Ok(NoteRow {
-        url: on_this_origin(state, url),
+        url,
         about,
         status,
         tone,
@@ -283,10 +283,7 @@ async fn builder_page(
         let mut rows = Vec::new();
         for x in replies::for_coach(&state.db, &ws, id, REPLIES_SHOWN, 0).await? {
             let url = match &x.object_key {
-                Some(k) => Some(on_this_origin(
-                    state,
-                    play_url(state, k).await.map_err(|e| e.0)?,
-                )),
+                Some(k) => Some(super::recording_url(state, k).await?),
                 None => None,
             };
             rows.push(ReplyRow {

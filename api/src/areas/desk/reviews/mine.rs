@@ -11,7 +11,7 @@ use super::super::{Chrome, Offset, Pager, Seat, on_this_origin, opt, status_of};
 use super::builder::{NoteRow, clock, keypoint_label, note_row};
 use crate::areas::footage::sign_stream;
 use crate::areas::pages::{Notice, page};
-use crate::areas::reviews::{play_url, replies as reply_route};
+use crate::areas::reviews::replies as reply_route;
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
 use askama::Template;
@@ -178,10 +178,7 @@ async fn read_page(
     let mut shown = Vec::new();
     for r in replies::for_reader(&state.db, &actor, id, REPLIES_SHOWN, 0).await? {
         let url = match &r.object_key {
-            Some(k) => Some(on_this_origin(
-                state,
-                play_url(state, k).await.map_err(|e| e.0)?,
-            )),
+            Some(k) => Some(super::recording_url(state, k).await?),
             None => None,
         };
         shown.push(ReplyLine {

@@ -25,6 +25,14 @@ use shared::repo::athletes;
 use shared::repo::reviews::Filter;
 use shared::{Error, ErrorKind};
 
+/// A stored recording's play URL on this site (voice notes and recorded replies alike).
+pub async fn recording_url(state: &AppState, key: &str) -> Result<String, Error> {
+    let url = crate::areas::reviews::play_url(state, key)
+        .await
+        .map_err(|e| e.0)?;
+    Ok(super::on_this_origin(state, url))
+}
+
 /// Reviews per page of the list.
 pub const PAGE_SIZE: i64 = 25;
 /// Footage sessions offered by the new-review form (the newest).
