@@ -563,6 +563,13 @@ async fn the_clip_page_shows_the_web_video_its_poster_and_strip_and_renders_agai
     assert!(r.body.contains("ffmpeg was killed") && !r.body.contains("Make the web video again"));
     let r = post(&app, &viewer, &format!("{page}/render"), &[]).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
+    // Another workspace's owner, at their own desk, finds no such clip.
+    let other = other_workspace(&app).await;
+    let theirs = ws_path(&other, &format!("/clips/{clip}/render"));
+    assert_eq!(
+        post(&app, &other, &theirs, &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
     let r = get(&app, &coach, &page).await;
     assert!(r.body.contains("Make the web video again"), "{}", r.body);
     let r = post(&app, &coach, &format!("{page}/render"), &[]).await;

@@ -209,6 +209,25 @@ async fn another_workspace_sees_404_and_a_viewer_may_not_render() {
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(media(&app, &viewer, clip).await["clipId"], json!(clip));
+    // A malformed id names no clip (404, as every id in a path); a malformed body is refused
+    // before anything is read or enqueued.
+    let r = app
+        .get("/api/clips/not-a-clip/media")
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    let r = app
+        .post("/api/clips/render")
+        .session(&coach)
+        .json(json!({ "clipId": 7 }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert!(
+        media(&app, &coach, clip).await["status"].is_null(),
+        "nothing was asked for"
+    );
     app.post("/api/clips/render")
         .session(&viewer)
         .json(json!({ "clipId": clip }))
