@@ -37,7 +37,13 @@ export async function phone() {
     const isPage = r.request().resourceType() === 'document' || r.request().headers()['hx-request'];
     if (!isPage && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
   });
-  page.on('requestfailed', (r) => problems.push(`failed ${r.url()}`));
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? '';
+    // A media element cancels its own range requests (metadata read, seek, new source): the
+    // browser's choice, not a fault of the page.
+    if (r.resourceType() === 'media' && why === 'net::ERR_ABORTED') return;
+    problems.push(`failed ${r.url()} (${why})`);
+  });
   page.problems = problems;
   return { ctx, page };
 }

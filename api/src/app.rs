@@ -34,6 +34,7 @@ pub fn build(state: AppState) -> Router {
         router
     };
     let body_limit = state.cfg.body_limit_bytes;
+    let page_policy = state.page_policy.clone();
     // The cross-cutting layers wrap the router once. Given to `Router::layer` they would wrap
     // each route in a boxed service of its own, which every request clones (a box each).
     let service = ServiceBuilder::new()
@@ -54,7 +55,7 @@ pub fn build(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(|_| {
             ApiError(Error::new(ErrorKind::Internal, "internal", "internal error")).into_response()
         }))
-        .map_response(protective_headers)
+        .map_response(move |res| protective_headers(res, page_policy.as_ref()))
         .layer(DefaultBodyLimit::max(body_limit))
         .service(router.with_state(state));
     Router::new().fallback_service(service)
@@ -63,9 +64,16 @@ pub fn build(state: AppState) -> Router {
 /// On every response, `nosniff`, so that no browser runs a body as anything but its declared
 /// type; on JSON and HTML that did not choose a policy, `Cache-Control: no-store`, since nearly
 /// every answer carries personal data (athletes, many of them minors) and no shared cache, proxy
-/// or back button should keep it.
-fn protective_headers(mut res: Response) -> Response {
+/// or back button should keep it. A page's policy is widened to the object store's origin
+/// when its signed URLs are another's (`page_policy`).
+fn protective_headers(mut res: Response, page_policy: Option<&HeaderValue>) -> Response {
     let h = res.headers_mut();
+    if let Some(p) = page_policy
+        && h.get(header::CONTENT_SECURITY_POLICY)
+            .is_some_and(|v| v.as_bytes() == crate::areas::pages::CSP.as_bytes())
+    {
+        h.insert(header::CONTENT_SECURITY_POLICY, p.clone());
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -1,5 +1,6 @@
 //! What every handler can reach: configuration, the database, keys, mail and provider clients.
 
+use axum::http::HeaderValue;
 use shared::config::Config;
 use shared::crypto::Keys;
 use shared::db::Db;
@@ -11,8 +12,9 @@ use shared::providers::reviewvideo::ReviewVideo;
 use shared::providers::spotsource::Spotsource;
 use shared::providers::tourindex::Tourindex;
 use shared::providers::twilio::Twilio;
-use shared::storage::Storage;
+use shared::storage::{Storage, Store};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
@@ -43,6 +45,9 @@ pub struct Inner {
     /// Verified sign-ins, so most signed-in requests skip the token, user and membership reads
     /// (`auth::cache`: what invalidates an entry, and the bound across processes).
     pub auth_cache: crate::auth::AuthCache,
+    /// The pages' policy when the object store's signed URLs are of another origin
+    /// ([`crate::areas::pages::policy_for_store`]); `None` when they are this site's.
+    pub page_policy: Option<HeaderValue>,
 }
 
 impl std::ops::Deref for AppState {
@@ -120,6 +125,11 @@ impl AppState {
             .clone()
             .map(|c| OpenMeteo::new(c, http.clone()));
         let storage = Storage::new(&cfg.storage).await?;
+        let keys = Keys::new(cfg.secret_key.expose());
+        let page_policy = store_origin(&storage, &keys, &cfg)
+            .await?
+            .map(|o| HeaderValue::from_str(&crate::areas::pages::policy_for_store(&o)))
+            .transpose()?;
         let schedules = schedules(db.dialect() == shared::db::Dialect::Sqlite);
         let group_commit = options
             .webhook_group_commit
@@ -133,7 +143,7 @@ impl AppState {
             crate::auth::AuthCache::start(cfg.auth_cache_ttl, &db, options.auth_cache_isolated);
         Ok(AppState(Arc::new(Inner {
             storage,
-            keys: Keys::new(cfg.secret_key.expose()),
+            keys,
             cfg,
             db,
             mailer,
@@ -146,8 +156,31 @@ impl AppState {
             payment_events,
             schedules,
             auth_cache,
+            page_policy,
         })))
     }
+}
+
+/// The origin of the URLs the object store signs for downloads (photos, voice notes), when it
+/// is not this site's (S3); a presigned URL is made locally, without a request.
+async fn store_origin(
+    storage: &Storage,
+    keys: &Keys,
+    cfg: &Config,
+) -> anyhow::Result<Option<String>> {
+    let base = cfg.public_base_url.as_str().trim_end_matches('/');
+    let probe = storage
+        .presign_get(
+            Store::RawUploads,
+            "origin",
+            Duration::from_secs(60),
+            keys,
+            base,
+        )
+        .await?;
+    let origin = url::Url::parse(&probe)?.origin().ascii_serialization();
+    let ours = cfg.public_base_url.origin().ascii_serialization();
+    Ok((origin != ours).then_some(origin))
 }
 
 /// Every scheduled task's effective schedule as the worker configuration gives it.

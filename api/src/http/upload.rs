@@ -32,6 +32,16 @@ pub const fn audio(max_bytes: u64) -> Media {
     }
 }
 
+/// A message photo: JPEG, PNG, WebP, HEIC.
+pub const fn photo(max_bytes: u64) -> Media {
+    Media {
+        sniff: shared::video::sniff::image_type,
+        max_bytes,
+        refused_code: "upload_not_photo",
+        refused_message: "the file is not a JPEG, PNG, WebP or HEIC photo",
+    }
+}
+
 /// A stored upload.
 #[derive(Debug, Clone, Copy)]
 pub struct Stored {

@@ -149,7 +149,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/w/{ws}/messages/{id}", messages::show::<Desk>)
             .auth(msg).area("web").summary("A conversation, newest at the bottom, polled live; marks it read"),
         route(POST, "/w/{ws}/messages/{id}", messages::send::<Desk>)
-            .auth(msg).area("web").summary("Send a message with an optional photo (multipart, checked by its bytes)"),
+            .auth(msg).area("web").summary("Send a message with an optional photo (multipart, streamed; checked by its bytes, at most 20 MiB)").streamed_body(),
         route(GET, "/w/{ws}/messages/{id}/report/{other}", messages::report_form::<Desk>)
             .auth(msg).area("web").summary("Report a message: the confirmation form"),
         route(POST, "/w/{ws}/messages/{id}/report/{other}", messages::report::<Desk>)
@@ -160,7 +160,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/me/messages/{id}", messages::show::<Me>)
             .auth(Auth::Page(MINE)).area("web").summary("A conversation of mine, polled live; marks it read"),
         route(POST, "/me/messages/{id}", messages::send::<Me>)
-            .auth(Auth::Page(MINE)).area("web").summary("Reply with an optional photo (a guardian reads along and cannot write)"),
+            .auth(Auth::Page(MINE)).area("web").summary("Reply with an optional photo (streamed, at most 20 MiB; a guardian reads along and cannot write)").streamed_body(),
         route(GET, "/me/messages/{id}/report/{other}", messages::report_form::<Me>)
             .auth(Auth::Page(MINE)).area("web").summary("Report a message: the confirmation form"),
         route(POST, "/me/messages/{id}/report/{other}", messages::report::<Me>)
@@ -242,7 +242,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(POST, "/w/{ws}/reviews/{id}/keypoints/{other}/delete", reviews::builder::delete_keypoint)
             .auth(rev_manage).area("web").summary("Delete a keypoint (a suggested one stays dismissed)"),
         route(POST, "/w/{ws}/reviews/{id}/voice-notes", reviews::builder::add_note)
-            .auth(rev_manage).area("web").summary("Add a voice note recorded in the browser or chosen (multipart; checked by its bytes as POST /api/reviews/{id}/voice-notes)"),
+            .auth(rev_manage).area("web").summary("Add a voice note recorded in the browser or chosen (multipart, streamed; checked by its bytes and size as POST /api/reviews/{id}/voice-notes)").streamed_body(),
         route(POST, "/w/{ws}/reviews/{id}/voice-notes/{other}/delete", reviews::builder::delete_note)
             .auth(rev_manage).area("web").summary("Delete a voice note (its audio is deleted by a job)"),
         route(POST, "/w/{ws}/reviews/{id}/build", reviews::builder::build)
@@ -263,7 +263,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/me/reviews/{id}", reviews::mine::show)
             .auth(Auth::Page(MY_REVIEWS)).area("web").summary("A published review: the clip at each keypoint, the voice notes and transcripts, the replies; recorded as opened (device web)"),
         route(POST, "/me/reviews/{id}/replies", reviews::mine::reply)
-            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("Reply in writing or recorded (multipart; as POST /api/mobile/reviews/{id}/replies; a guardian reads along)"),
+            .auth(Auth::Page(MY_REVIEWS)).area("web").summary("Reply in writing or recorded (multipart, streamed; as POST /api/mobile/reviews/{id}/replies; a guardian reads along)").streamed_body(),
         route(GET, "/me/notifications", notifications::show)
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
         route(POST, "/me/notifications", notifications::save)

@@ -5,14 +5,15 @@
 //! a message, and starting a conversation with an athlete. Each calls the operation the JSON
 //! handler of `areas::messaging` calls.
 
-use super::upload::DeskUpload;
+use super::upload::{DeskFile, FilePart};
 use super::{Chrome, Desk, DeskForm, Offset, Pager, Seat, on_this_origin, rename_field, status_of};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
+use crate::http::upload::{self, Media};
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
 use shared::Error;
@@ -228,6 +229,8 @@ pub async fn show<S: Seat>(
     }
 }
 
+const PHOTO: Media = upload::photo(messages::MAX_PHOTO_BYTES);
+
 /// Sends a message: its text and, when a photo is chosen, the photo stored where
 /// `POST /api/conversations/{id}/attachments` would have it uploaded, then posted with its key
 /// (the post checks the bytes are a photo, as for an upload through the JSON API).
@@ -235,7 +238,7 @@ pub async fn send<S: Seat>(
     State(state): State<AppState>,
     desk: S,
     Path(ConvPath { id }): Path<ConvPath>,
-    up: DeskUpload,
+    up: DeskFile,
 ) -> Response {
     let body = up.field("body").unwrap_or("").to_string();
     if let Err(e) = conversation(&state, &desk, id).await {
@@ -243,29 +246,35 @@ pub async fn send<S: Seat>(
     }
     let actor = desk.actor();
     let sent = async {
-        let key = if up.bytes.is_empty() {
-            None
-        } else {
-            let ct = up.content_type.as_deref().unwrap_or("");
-            let slot = messages::upload_url(&actor, &state.db, files(&state), id, ct)
+        let key = match up.file {
+            None => None,
+            Some(file) => {
+                let ct = file.content_type.as_deref().unwrap_or("");
+                let slot = messages::upload_url(&actor, &state.db, files(&state), id, ct)
+                    .await
+                    .map_err(|e| {
+                        if e.code == "validation_failed" {
+                            Error::field(
+                                "photo",
+                                "invalid_choice",
+                                "the photo must be a JPEG, PNG, WebP or HEIC image",
+                            )
+                        } else {
+                            e
+                        }
+                    })?;
+                upload::store(
+                    &state.storage,
+                    Store::RawUploads,
+                    &slot.key,
+                    &HeaderMap::new(),
+                    file.body,
+                    &PHOTO,
+                )
                 .await
-                .map_err(|e| {
-                    if e.code == "validation_failed" {
-                        Error::field(
-                            "photo",
-                            "invalid_choice",
-                            "the photo must be a JPEG, PNG, WebP or HEIC image",
-                        )
-                    } else {
-                        e
-                    }
-                })?;
-            state
-                .storage
-                .put_bytes(Store::RawUploads, &slot.key, up.bytes.clone().into(), ct)
-                .await
-                .map_err(|e| Error::internal(anyhow::anyhow!("storing the photo: {e}")))?;
-            Some(slot.key)
+                .map_err(|e| FilePart::refused_at("photo", e))?;
+                Some(slot.key)
+            }
         };
         let raw = RawMessage {
             body: &body,

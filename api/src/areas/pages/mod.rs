@@ -46,6 +46,16 @@ use shared::crypto::constant_time_eq;
 /// script or style, no eval), nothing may frame it or receive its forms.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src 'self'; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// [`CSP`] where the object store signs its URLs for another origin (S3): message photos and
+/// voice notes are shown from there, so images and audio may also come from `origin`.
+pub fn policy_for_store(origin: &str) -> String {
+    CSP.replace(
+        "img-src 'self' blob:",
+        &format!("img-src 'self' blob: {origin}"),
+    )
+    .replace("media-src 'self'", &format!("media-src 'self' {origin}"))
+}
+
 /// What every page shows around its content: the title, and who is signed in (with the CSRF
 /// token of the sign-out form).
 pub struct Chrome {

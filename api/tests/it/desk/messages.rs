@@ -1,7 +1,7 @@
 //! The messages pages over form posts, checked through the JSON API: start a conversation with
 //! an athlete, send a message, a photo checked by its bytes, another workspace's conversation.
 
-use super::{get, post, ws_path};
+use super::{get, post, post_multipart, ws_path};
 use crate::support::*;
 use axum::http::StatusCode;
 use serde_json::json;
@@ -51,7 +51,7 @@ async fn start_a_conversation_and_send_a_message_through_the_pages() {
         Some(("image/png", b"<script>alert(1)</script>")),
     )
     .await;
-    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert_page(&r, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert!(r.body.contains("e-photo"), "{}", r.body);
     let api = app
         .get(&format!("/api/conversations/{conv}/messages"))
@@ -93,8 +93,7 @@ async fn start_a_conversation_and_send_a_message_through_the_pages() {
     assert!(r.body.contains("Kai Lenny"), "{}", r.body);
 }
 
-/// A multipart send of the messages pages as `s`: the CSRF token first, the text, and a photo
-/// when given (content type, bytes).
+/// A send of the messages pages as `s`: the text, and a photo when given (content type, bytes).
 async fn send_form(
     app: &TestApp,
     s: &Session,
@@ -102,19 +101,8 @@ async fn send_form(
     body: &str,
     photo: Option<(&str, &[u8])>,
 ) -> Resp {
-    let mut b = format!("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{}\r\n--XyZ\r\nContent-Disposition: form-data; name=\"body\"\r\n\r\n{body}\r\n", s.csrf).into_bytes();
-    if let Some((ct, bytes)) = photo {
-        b.extend_from_slice(format!("--XyZ\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes());
-        b.extend_from_slice(bytes);
-        b.extend_from_slice(b"\r\n");
-    }
-    b.extend_from_slice(b"--XyZ--\r\n");
-    app.post(path)
-        .header("cookie", &cookies_of(s))
-        .header("sec-fetch-site", "same-origin")
-        .raw("multipart/form-data; boundary=XyZ", &b)
-        .send()
-        .await
+    let photo = photo.map(|(ct, bytes)| ("photo", ct, bytes));
+    post_multipart(app, s, path, &[("body", body)], photo).await
 }
 
 #[tokio::test]
@@ -154,6 +142,23 @@ async fn a_photo_is_shown_inline_and_served_as_an_image_from_this_origin() {
     assert_eq!(got.bytes, photo);
     assert_eq!(got.headers["content-type"], "image/png");
     assert_eq!(got.headers["x-content-type-options"], "nosniff");
+
+    // A phone's photo is larger than a whole request may be (1 MiB): it streams on and is kept.
+    let mut big = photo.clone();
+    big.resize(3 * 1024 * 1024, 0);
+    let r = send_form(&app, &w.coach, &path, "", Some(("image/png", &big))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let api = app
+        .get(&format!("/api/conversations/{conv}/messages"))
+        .session(&w.athlete)
+        .send()
+        .await;
+    assert_eq!(
+        api.json["items"].as_array().unwrap().len(),
+        2,
+        "{}",
+        api.json
+    );
 }
 
 #[tokio::test]
@@ -285,4 +290,42 @@ async fn an_athlete_replies_and_reports_at_their_own_pages_and_a_guardian_reads_
     let r = send_form(&app, &w.athlete, &page, "hi", None).await;
     assert_page(&r, StatusCode::NOT_FOUND);
     assert_eq!(app.count("messages").await, before);
+}
+
+/// On S3 a photo is shown from the store's presigned URL, another origin: the page's policy
+/// lets images and audio come from there, and from nowhere else.
+#[tokio::test]
+async fn on_s3_the_page_policy_admits_the_stores_origin_for_photos() {
+    let Some(app) = s3_app().await else {
+        return;
+    };
+    let w = coach_and_athlete(&app).await;
+    let conv = open_conversation(&app, &w).await;
+    let path = ws_path(&w.coach, &format!("/messages/{conv}"));
+    let photo = testkit::media::png(200);
+    let r = send_form(&app, &w.coach, &path, "", Some(("image/png", &photo))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let r = get(&app, &w.coach, &path).await;
+    assert_page(&r, StatusCode::OK);
+    let src = r
+        .body
+        .split("<img class=\"photo\" src=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the photo is inline")
+        .replace("&#38;", "&");
+    let origin = url::Url::parse(&src)
+        .unwrap()
+        .origin()
+        .ascii_serialization();
+    let csp = r.headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains(&format!("img-src 'self' blob: {origin};"))
+            && csp.contains(&format!("media-src 'self' {origin};"))
+            && csp.contains("script-src 'self';"),
+        "{csp}"
+    );
+    let got = reqwest::get(&src).await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.bytes().await.unwrap(), photo);
 }

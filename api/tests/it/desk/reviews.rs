@@ -9,6 +9,7 @@ use crate::reviews::voice::{app_with, m4a, model_env, wait_ready};
 use crate::support::*;
 use axum::http::StatusCode;
 use serde_json::Value;
+use shared::storage::Store;
 use testkit::model::FakeModel;
 
 async fn review_json(app: &TestApp, s: &Session, id: &str) -> Value {
@@ -217,6 +218,25 @@ async fn a_coach_builds_and_publishes_a_review_through_the_pages() {
     assert!(r.body.contains("id=\"e-note\""), "{}", r.body);
     let r = post_multipart(&app, coach, &notes, &[("keypointId", kid)], None).await;
     assert_page(&r, StatusCode::BAD_REQUEST);
+    // A recording streams on, bounded as the JSON route bounds it, not by the request body
+    // limit: over 25 MiB is refused beside the field and nothing is kept.
+    let mut big = b"OggS".to_vec();
+    big.resize(25 * 1024 * 1024 + 1, 0);
+    let r = post_multipart(
+        &app,
+        coach,
+        &notes,
+        &[("keypointId", kid)],
+        Some(("note", "audio/ogg", &big)),
+    )
+    .await;
+    assert_page(&r, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.body.contains("id=\"e-note\""), "{}", r.body);
+    let json = review_json(&app, coach, &id).await;
+    assert_eq!(json["voiceNotes"].as_array().unwrap().len(), 0, "{json}");
+    let prefix = format!("reviews/{}/{id}/notes/", coach.org_id);
+    let left = app.state.storage.delete_prefix(Store::RawUploads, &prefix);
+    assert_eq!(left.await.unwrap(), 0, "no object left behind");
     let r = post_multipart(
         &app,
         coach,
@@ -226,8 +246,20 @@ async fn a_coach_builds_and_publishes_a_review_through_the_pages() {
     )
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    // Five minutes of Opus (3 MiB) is more than a whole request may hold (1 MiB), and is kept.
+    big.truncate(3 * 1024 * 1024);
+    let r = post_multipart(&app, coach, &notes, &[], Some(("note", "audio/ogg", &big))).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let json = review_json(&app, coach, &id).await;
-    assert_eq!(json["voiceNotes"].as_array().unwrap().len(), 1, "{json}");
+    assert_eq!(json["voiceNotes"].as_array().unwrap().len(), 2, "{json}");
+    assert!(
+        json["voiceNotes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["sizeBytes"] == 3 * 1024 * 1024),
+        "{json}"
+    );
     assert_eq!(json["voiceNotes"][0]["keypointId"], kid);
 
     // Publishing before the build is refused at 409; the build transcribes the note.

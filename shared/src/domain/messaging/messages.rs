@@ -21,6 +21,9 @@ use serde_json::json;
 use std::time::Duration;
 
 pub const MAX_BODY_CHARS: usize = 4000;
+/// The largest photo the web application sends on: a phone's full-resolution HEIC or JPEG is
+/// 2–15 MB.
+pub const MAX_PHOTO_BYTES: u64 = 20 * 1024 * 1024;
 /// Photo types a message may carry, with the key's extension.
 pub const IMAGE_TYPES: &[(&str, &str)] = &[
     ("image/jpeg", "jpg"),

@@ -7,7 +7,7 @@
 //! and publishing. Every change is the operation of `shared::domain::reviews` its JSON route
 //! calls; a change the review's status refuses (a building or published review) is a 409 page.
 
-use super::super::upload::DeskUpload;
+use super::super::upload::{DeskFile, FilePart};
 use super::super::{
     Chrome, Desk, DeskForm, Empty, on_this_origin, opt, page_at, rename_field, status_of,
 };
@@ -18,7 +18,6 @@ use crate::areas::reviews::voice_notes;
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
 use askama::Template;
-use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -492,34 +491,26 @@ pub async fn add_note(
     desk: Desk,
     Path(ReviewPath { id }): Path<ReviewPath>,
     Query(q): Query<ClipQuery>,
-    up: DeskUpload,
+    up: DeskFile,
 ) -> Response {
     let keypoint = up.field("keypointId").and_then(|k| k.trim().parse().ok());
-    let done = if up.bytes.is_empty() {
-        Err(Error::field(
+    let done = match up.file {
+        None => Err(Error::field(
             "note",
             "required",
             "record a note or choose a recording",
-        ))
-    } else {
-        let body = Body::from(up.bytes);
-        voice_notes::record(
+        )),
+        Some(file) => voice_notes::record(
             &state,
             &desk.acting(),
             id,
             keypoint,
             &HeaderMap::new(),
-            body,
+            file.body,
         )
         .await
         .map(|_| ())
-        .map_err(|mut e| {
-            // Shown beside the file field, at the route's own status (415, 413).
-            if e.code == "upload_not_audio" || e.code == "upload_too_large" {
-                e.details = Error::field("note", e.code, e.message.clone()).details;
-            }
-            e
-        })
+        .map_err(|e| FilePart::refused_at("note", e)),
     };
     let keep = KeypointForm::default();
     answer(&state, &desk, id, q.clip, done, "note_added", keep).await

@@ -6,7 +6,7 @@
 //! device `web`). The athlete replies in writing or recorded (`POST
 //! /api/mobile/reviews/{id}/replies`); a guardian reads along without the form.
 
-use super::super::upload::DeskUpload;
+use super::super::upload::{DeskFile, FilePart};
 use super::super::{Chrome, Offset, Pager, Seat, on_this_origin, opt, status_of};
 use super::builder::{NoteRow, clock, keypoint_label, note_row};
 use crate::areas::footage::sign_stream;
@@ -15,7 +15,6 @@ use crate::areas::reviews::replies as reply_route;
 use crate::http::extract::{Path, Query};
 use crate::state::AppState;
 use askama::Template;
-use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -230,13 +229,13 @@ pub async fn reply(
     State(state): State<AppState>,
     me: super::super::Me,
     Path(ReviewPath { id }): Path<ReviewPath>,
-    up: DeskUpload,
+    up: DeskFile,
 ) -> Response {
     let actor = me.actor();
     let client = up.field("client").and_then(opt).map(str::to_string);
     let text = up.field("body").unwrap_or("").to_string();
-    let done = if up.bytes.is_empty() {
-        replies::add(
+    let done = match up.file {
+        None => replies::add(
             &state.db,
             &actor,
             id,
@@ -244,26 +243,18 @@ pub async fn reply(
             replies::Content::Text(&text),
         )
         .await
-        .map(|_| ())
-    } else {
-        let body = Body::from(up.bytes);
-        reply_route::record(
+        .map(|_| ()),
+        Some(file) => reply_route::record(
             &state,
             &actor,
             id,
             client.as_deref(),
             &HeaderMap::new(),
-            body,
+            file.body,
         )
         .await
         .map(|_| ())
-        .map_err(|mut e| {
-            // Shown beside the file field, at the route's own status (415, 413).
-            if e.code == "upload_not_audio" || e.code == "upload_too_large" {
-                e.details = Error::field("note", e.code, e.message.clone()).details;
-            }
-            e
-        })
+        .map_err(|e| FilePart::refused_at("note", e)),
     };
     match done {
         Ok(()) => me.done(&format!("/reviews/{id}"), "reply_sent"),
