@@ -1,8 +1,10 @@
 // Lighthouse (mobile: its default emulation and throttling) on the web application's main
-// pages: the dashboard, the athlete list (200 athletes), the week calendar and a clip's page
-// (a 20 s 1080p HEVC phone clip uploaded over tus, its web rendition, poster and scrub strip
-// made by the api's worker before the run), signed in as a coach. Run by scripts/bench-lighthouse against a release api it started (BASE_URL). Prints
-// a Markdown table; exits 1 when a score is under 95.
+// pages: signed in as a coach, the dashboard, the athlete list (200 athletes), the week
+// calendar and a clip's page (a 20 s 1080p HEVC phone clip uploaded over tus, its web
+// rendition, poster and scrub strip made by the api's worker before the run); signed in as the
+// athlete, the published review of that clip (three keypoints). Run by scripts/bench-lighthouse
+// against a release api it started (BASE_URL). Prints a Markdown table; exits 1 when a score is
+// under 95.
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import { execFileSync } from 'node:child_process';
@@ -23,9 +25,10 @@ async function call(path, { method = 'GET', body, cookie, csrf } = {}) {
 }
 
 const signup = await (await call('/api/auth/signup', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD, name: 'Coach Bench' } })).json();
-/** A fresh web session: Lighthouse resets the origin's storage, cookies included, between runs. */
-async function session() {
-  const signin = await call('/api/auth/signin', { method: 'POST', body: { email: 'lh@bench.test', password: PASSWORD } });
+/** A fresh web session (the coach's unless another `email` is given): Lighthouse resets the
+ * origin's storage, cookies included, between runs. */
+async function session(email = 'lh@bench.test') {
+  const signin = await call('/api/auth/signin', { method: 'POST', body: { email, password: PASSWORD } });
   const cookie = signin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   return { cookie, csrf: (await signin.json()).csrfToken };
 }
@@ -67,20 +70,48 @@ async function filmedClip() {
     const id = clips.items[0]?.id;
     if (id) {
       const m = await (await call(`/api/clips/${id}/media`, auth)).json();
-      if (m.status === 'ready') return id;
+      if (m.status === 'ready') return { clipId: id, sessionId: footage.id };
       if (m.status === 'failed') throw new Error(`the render failed: ${JSON.stringify(m)}`);
     }
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the clip was not rendered within 5 minutes');
 }
+/** The athlete with an account (an invite claimed), and the review of the clip built and
+ * published for them; the review's id. */
+async function publishedReview({ clipId, sessionId }) {
+  const athlete = await (await call('/api/athletes', { method: 'POST', ...auth, body: { firstName: 'Mia', lastName: 'Silva' } })).json();
+  const invite = await (await call('/api/invite', { method: 'POST', ...auth, body: { athleteId: athlete.id } })).json();
+  await call('/api/invite/claim', { method: 'POST', body: { token: invite.token, email: ATHLETE, password: PASSWORD, birthDate: '2000-01-01' } });
+  const review = await (await call('/api/reviews', { method: 'POST', ...auth, body: { sessionId, athleteId: athlete.id, title: 'Morning glass review' } })).json();
+  const notes = ['Good line choice off the bottom', 'Compress earlier into the cutback', 'Finish facing the beach'];
+  for (const [i, body] of notes.entries()) {
+    await call(`/api/reviews/${review.id}/keypoints`, { method: 'POST', ...auth, body: { clipId, atMs: 2000 + i * 6000, body } });
+  }
+  await call(`/api/reviews/${review.id}/build`, { method: 'POST', ...auth });
+  for (let i = 0; i < 120; i += 1) {
+    const r = await (await call(`/api/reviews/${review.id}`, auth)).json();
+    if (r.status === 'ready') {
+      await call(`/api/reviews/${review.id}/publish`, { method: 'POST', ...auth });
+      return review.id;
+    }
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  throw new Error('the review was not built within a minute');
+}
+const ATHLETE = 'mia@bench.test';
 const clip = await filmedClip();
-const pages = [['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`], ['clip', `/w/${ws}/clips/${clip}`]];
+const review = await publishedReview(clip);
+// [name, path, who is signed in]
+const pages = [
+  ['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`],
+  ['clip', `/w/${ws}/clips/${clip.clipId}`], ["athlete's review", `/me/reviews/${review}`, ATHLETE],
+];
 
 let failed = false;
 console.log(`| page | ${CATEGORIES.join(' | ')} |`);
 console.log(`|---|${CATEGORIES.map(() => '---').join('|')}|`);
-for (const [name, path] of pages) {
+for (const [name, path, who] of pages) {
   // A fresh browser (profile) per page: a cookie the previous page set (the time zone) would
   // otherwise replace the session cookie given in extraHeaders.
   const chrome = await chromeLauncher.launch({
@@ -90,7 +121,7 @@ for (const [name, path] of pages) {
   try {
     const r = await lighthouse(BASE + path, {
       port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES,
-      extraHeaders: { Cookie: (await session()).cookie },
+      extraHeaders: { Cookie: (await session(who)).cookie },
     });
     // Scores of another page (the sign-in page after a redirect) would measure the wrong thing.
     const landed = new URL(r.lhr.finalDisplayedUrl).pathname;

@@ -29,7 +29,8 @@ document.addEventListener("input", (e) => {
 });
 
 // The notification settings page's "turn on notifications in this browser" (push.mjs), the clip
-// page's timeline (clip.mjs) and the footage session's uploads (upload.mjs), each loaded only
+// page's timeline (clip.mjs), the footage session's uploads (upload.mjs) and the watch pages'
+// drop and drag (watch.mjs), each loaded only
 // where the page has it; htmx swaps pages in without reloading this module, so it looks
 // again after each swap.
 function enhance() {
@@ -40,6 +41,7 @@ function enhance() {
   if (document.querySelector("[data-review]")) import("/assets/js/reviews.mjs").then((m) => m.init(document));
   const upload = document.querySelector("[data-upload]");
   if (upload) import("/assets/js/upload.mjs").then((m) => m.init(upload));
+  if (document.querySelector("[data-dropzone], [data-label-chart]")) import("/assets/js/watch.mjs").then((m) => m.init(document));
 }
 enhance();
 document.addEventListener("htmx:load", enhance);

@@ -21,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use shared::db::Id;
+use shared::domain::InWorkspace;
 use shared::domain::wearable::labels::{self, AccuracyReport, LabelView, NewLabel};
 use shared::domain::wearable::people::{self, LiveWearer, RosterAthlete, Schedule};
 use shared::domain::wearable::samples::Stream;
@@ -135,32 +136,40 @@ pub async fn import(
 ) -> Result<(StatusCode, axum::Json<SessionAccepted>)> {
     let mut c = state.db.acquire().await?;
     let w = access::wearer(&mut c, caller.actor(), q.athlete_id).await?;
-    let mut meta = ImportMeta {
+    let meta = ImportMeta {
         client_session_id: q.client_session_id,
         training_session_id: q.training_session_id,
         device: q.device,
     };
-    meta.check(&mut c, w.org_id).await?;
     drop(c);
-    let session = Id::new();
-    let key = shared::domain::wearable::upload_key(w.org_id, session);
     let (parts, body) = req.into_parts();
-    upload::store(
-        &state.storage,
-        Store::RawUploads,
-        &key,
-        &parts.headers,
-        body,
-        &GPX,
-    )
-    .await?;
-    let u = derive::import_gpx(&state.db, &state.storage, &w, session, meta).await?;
+    let u = import_file(&state, &w, meta, &parts.headers, body).await?;
     let status = if u.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
     Ok(answer(u, status))
+}
+
+/// Reads a watch file sent as `body` into a new session of `w` (this route's and the web
+/// application's imports alike): staged at the session's upload key, checked by its bytes and
+/// size as it streams, then read in one transaction.
+pub async fn import_file(
+    state: &AppState,
+    w: &access::Wearer,
+    mut meta: ImportMeta,
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+) -> shared::Result<sessions::Uploaded> {
+    {
+        let mut c = state.db.acquire().await?;
+        meta.check(&mut c, w.org_id).await?;
+    }
+    let session = Id::new();
+    let key = shared::domain::wearable::upload_key(w.org_id, session);
+    upload::store(&state.storage, Store::RawUploads, &key, headers, body, &GPX).await?;
+    derive::import_gpx(&state.db, &state.storage, w, session, meta).await
 }
 
 #[derive(Deserialize)]
@@ -242,7 +251,12 @@ pub async fn export_gpx(
     Acting(ws): Acting,
     Path(id): Path<Id>,
 ) -> Result<Response> {
-    let d = sessions::get(&state.db, &ws, id).await?;
+    Ok(gpx_file(&state, &ws, id).await?)
+}
+
+/// The session as a GPX download, rides marked (this route's and the web application's).
+pub async fn gpx_file(state: &AppState, ws: &InWorkspace, id: Id) -> shared::Result<Response> {
+    let d = sessions::get(&state.db, ws, id).await?;
     let mut c = state.db.acquire().await?;
     let samples = sessions::load_all(&mut c, id).await?;
     let rides: Vec<gpx::MarkedRide> = d

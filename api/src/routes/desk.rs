@@ -7,7 +7,7 @@ use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{
     Desk, Me, athletes, coaching, dashboard, jobs, messages, notifications, reviews, settings,
-    training,
+    training, watch,
 };
 use crate::areas::desk::{clips, footage};
 use crate::auth::Auth;
@@ -34,6 +34,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
     let modules_manage = Auth::desk(Perm::ModulesManage);
     let rev_read = Auth::desk(Perm::ReviewsRead).in_module(Module::Reviews);
     let rev_manage = Auth::desk(Perm::ReviewsManage).in_module(Module::Reviews);
+    let watch_read = Auth::desk(Perm::WearableRead).in_module(Module::Wearable);
+    let watch_manage = Auth::desk(Perm::WearableManage).in_module(Module::Wearable);
     vec![
         route(GET, "/w/{ws}/", dashboard::show)
             .auth(Auth::desk_any()).area("web")
@@ -268,6 +270,28 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("My notification settings: channels per kind (email, push, SMS), quiet hours and their time zone; notifications in this browser"),
         route(POST, "/me/notifications", notifications::save)
             .auth(Auth::Page(MY_SETTINGS)).area("web").summary("Save my notification settings (as PUT /api/notifications/preferences), then the page"),
+        route(GET, "/w/{ws}/watch", watch::list)
+            .auth(watch_read).area("web").summary("Watch sessions: who is in the water (polled), import a GPX or FIT file, the sessions by athlete, 25 a page"),
+        route(GET, "/w/{ws}/watch/live", watch::live)
+            .auth(watch_read).area("web").summary("Who is surfing, large and polled: the screen beside the camera (as GET /api/wearable/who-is-surfing)"),
+        route(POST, "/w/{ws}/watch/import", watch::import)
+            .auth(watch_manage).area("web").summary("Import a GPX or FIT file for an athlete (multipart, streamed; as POST /api/wearable/import), then its session").streamed_body(),
+        route(GET, "/w/{ws}/watch/{id}", watch::show)
+            .auth(watch_read).area("web").summary("A watch session: track and speed/heart-rate charts as SVG with the rides, the ride table, true rides and the detector's accuracy, clip alignment"),
+        route(POST, "/w/{ws}/watch/{id}/labels", watch::add_label)
+            .auth(watch_manage).area("web").summary("Add a true ride, typed, dragged on the speed chart or confirmed from a found one (as POST /api/wearable/labels)"),
+        route(POST, "/w/{ws}/watch/{id}/labels/{other}/delete", watch::delete_label)
+            .auth(watch_manage).area("web").summary("Remove a true ride (as DELETE /api/wearable/labels)"),
+        route(POST, "/w/{ws}/watch/{id}/sync", watch::align)
+            .auth(watch_manage).area("web").summary("Align a clip with the session by rides or clocks (as POST /api/wearable/sync)"),
+        route(POST, "/w/{ws}/watch/{id}/rederive", watch::rederive)
+            .auth(watch_manage).area("web").summary("Find the rides again (a job: its page, then back)"),
+        route(GET, "/w/{ws}/watch/{id}/gpx", watch::export_gpx)
+            .auth(watch_read).area("web").summary("The session as GPX with its rides (as GET /api/wearable/sessions/{id}/gpx)"),
+        route(GET, "/w/{ws}/watch/{id}/delete", watch::delete_form)
+            .auth(watch_manage).area("web").summary("Delete a session: its confirmation page"),
+        route(POST, "/w/{ws}/watch/{id}/delete", watch::delete)
+            .auth(watch_manage).area("web").summary("Delete a session, then the list"),
     ]
 }
 

@@ -46,6 +46,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(GET, "/assets/js/upload.mjs", assets::upload_js)
             .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
             .area("pages").summary("Clip uploads from the browser: several files over tus, progress per file, resumed after a reload"),
+        route(GET, "/assets/js/watch.mjs", assets::watch_js)
+            .auth(Auth::Page("the web application's own ES module; nothing secret in it"))
+            .area("pages").summary("The watch pages' ES module: a dropped file into the import form, a drag on the speed chart into the true-ride form"),
         route(GET, "/sw.js", assets::service_worker)
             .auth(Auth::Page("the service worker script, at the root for its scope; nothing secret in it"))
             .area("pages").summary("The service worker: shows Web Push notifications and opens their page when clicked"),

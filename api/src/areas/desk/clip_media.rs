@@ -55,6 +55,9 @@ pub struct Strip {
 pub struct Shown {
     pub media: Option<WebMedia>,
     pub poster: Option<String>,
+    /// The frame's size (the poster's, cut from the video upright): the player's `width` and
+    /// `height`, so its box has the video's shape before the video loads (no layout shift).
+    pub frame: Option<(i64, i64)>,
     pub strip: Option<Strip>,
 }
 
@@ -63,6 +66,7 @@ pub async fn shown(state: &AppState, desk: &Desk, clip: Id, base: &str) -> Resul
         return Ok(Shown {
             media: None,
             poster: None,
+            frame: None,
             strip: None,
         });
     };
@@ -78,6 +82,7 @@ pub async fn shown(state: &AppState, desk: &Desk, clip: Id, base: &str) -> Resul
     Ok(Shown {
         media: Some(web_media(state, desk, &m).await),
         poster,
+        frame: m.poster.as_ref().map(|p| (p.width, p.height)),
         strip,
     })
 }

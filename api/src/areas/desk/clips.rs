@@ -76,6 +76,7 @@ pub struct ClipPage {
     /// The original's URL while the player plays the rendition (or waits for it).
     original: Option<String>,
     poster: Option<String>,
+    frame: Option<(i64, i64)>,
     web: Option<WebMedia>,
     strip: Option<Strip>,
     /// Something on the page is still moving (the analysis or the web video): it polls.
@@ -298,6 +299,7 @@ async fn clip_page(
         video,
         original,
         poster: shown.poster,
+        frame: shown.frame,
         web: shown.media,
         strip: shown.strip,
         live,

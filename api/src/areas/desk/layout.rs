@@ -79,6 +79,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Reviews),
         Some(Perm::ReviewsRead),
     ),
+    (
+        "/watch",
+        "nav.watch",
+        Some(Module::Wearable),
+        Some(Perm::WearableRead),
+    ),
     // Listed when the member may open one of its tabs (`settings::first_tab`).
     (SETTINGS, "nav.settings", None, None),
 ];

@@ -31,6 +31,7 @@ pub mod seat;
 pub mod settings;
 pub mod training;
 pub mod upload;
+pub mod watch;
 
 use crate::areas::pages::{self, PageUser};
 use crate::auth::{SignedIn, Ws};

@@ -49,9 +49,12 @@ pub trait Seat: FromRequestParts<AppState, Rejection = Response> + Send + Sync +
 
     /// A 303 to one of this seat's paths with a `done` note the page shows once.
     fn done(&self, rest: &str, note: &str) -> Response {
-        let sep = if rest.contains('?') { '&' } else { '?' };
+        // The note goes in the query, before a fragment (`…#labels`) that places the page.
+        let (path, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let hash = if fragment.is_empty() { "" } else { "#" };
         pages::see_other(
-            &self.path(&format!("{rest}{sep}done={note}")),
+            &self.path(&format!("{path}{sep}done={note}{hash}{fragment}")),
             HeaderMap::new(),
         )
     }

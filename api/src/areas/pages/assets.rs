@@ -19,6 +19,7 @@ pub const PUSH_JS: &str = include_str!("../../../assets/js/push.mjs");
 pub const CLIP_JS: &str = include_str!("../../../assets/js/clip.mjs");
 pub const REVIEWS_JS: &str = include_str!("../../../assets/js/reviews.mjs");
 pub const UPLOAD_JS: &str = include_str!("../../../assets/js/upload.mjs");
+pub const WATCH_JS: &str = include_str!("../../../assets/js/watch.mjs");
 pub const SW_JS: &str = include_str!("../../../assets/sw.js");
 
 /// One static file: its bytes, type, and gzipped bytes made on first use.
@@ -50,6 +51,7 @@ asset!(PUSH, PUSH_JS, "text/javascript; charset=utf-8");
 asset!(CLIP, CLIP_JS, "text/javascript; charset=utf-8");
 asset!(REVIEWS, REVIEWS_JS, "text/javascript; charset=utf-8");
 asset!(UPLOAD, UPLOAD_JS, "text/javascript; charset=utf-8");
+asset!(WATCH, WATCH_JS, "text/javascript; charset=utf-8");
 asset!(SW, SW_JS, "text/javascript; charset=utf-8");
 
 fn gzip(s: &str) -> Vec<u8> {
@@ -136,6 +138,10 @@ pub async fn reviews_js(h: HeaderMap) -> Response {
 
 pub async fn upload_js(h: HeaderMap) -> Response {
     UPLOAD.serve(&h)
+}
+
+pub async fn watch_js(h: HeaderMap) -> Response {
+    WATCH.serve(&h)
 }
 
 /// The service worker, at the root so that its scope is the whole site. A worker runs under

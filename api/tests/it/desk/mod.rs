@@ -13,6 +13,7 @@ mod reviews;
 mod settings;
 mod settings_b;
 mod training;
+mod watch;
 
 use crate::support::*;
 
