@@ -30,7 +30,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .ok::<wearable::SessionAccepted>(200),
         route(POST, "/api/wearable/upload-url", wearable::upload_url)
             .auth(Auth::User).mobile()
-            .area("wearable").summary("A signed PUT URL (1 hour) for a bulk sample file (format csv or gpx); then POST /api/wearable/sessions with its uploadId")
+            .area("wearable").summary("A signed PUT URL (1 hour) for a bulk sample file (format csv, gpx or fit); then POST /api/wearable/sessions with its uploadId")
             .body::<shared::domain::wearable::sessions::UploadRequest>().ok::<shared::domain::wearable::sessions::UploadUrl>(201),
         route(GET, "/api/wearable/sessions/{id}", wearable::get)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))

@@ -401,10 +401,6 @@ async fn import_staged(
     s.training_session_id = meta.training_session_id;
     wearable::insert_session(&mut tx, &s).await?;
     if let Err(e) = read_file(&mut tx, storage, &mut s, key, "gpx").await? {
-        let code = match s.source {
-            super::SessionSource::Fit => "fit_invalid",
-            _ => "gpx_invalid",
-        };
         let details = match e.at {
             FileAt::Whole => None,
             FileAt::Line(line) => Some(json!({ "line": line, "reason": e.message })),
@@ -412,7 +408,10 @@ async fn import_staged(
                 Some(json!({ "record": record, "offset": offset, "reason": e.message }))
             }
         };
-        let mut err = Error::bad_request(code, e.to_string());
+        let mut err = match s.source {
+            SessionSource::Fit => Error::bad_request("fit_invalid", e.to_string()),
+            _ => Error::bad_request("gpx_invalid", e.to_string()),
+        };
         if let Some(d) = details {
             err = err.with_details(d);
         }
