@@ -10,7 +10,7 @@
 //! 40's goal: a 2-hour session in under 50 ms). `BENCH_SET=dev` or `BENCH_SET=held-out` then
 //! runs the independent evaluation (`shared::domain::wearable::eval`: simulated GPX sessions
 //! read through the import's parser, the detector beside the naive baseline) on that set
-//! instead of the generator above; the held-out set is for the final figure only. Also the FIT
+//! instead of the generator above; the held-out sets are for final figures only. Also the FIT
 //! decoder's speed (the import's time bound).
 
 use bench::env;
@@ -109,7 +109,8 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
     let set = match set {
         "dev" | "development" => eval::DEV,
         "held-out" => eval::HELD_OUT,
-        other => anyhow::bail!("BENCH_SET is dev or held-out, not {other:?}"),
+        "fresh" => eval::FRESH,
+        other => anyhow::bail!("BENCH_SET is dev, held-out or fresh, not {other:?}"),
     };
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     let (rep, _) = rt.block_on(eval::run(&set));
