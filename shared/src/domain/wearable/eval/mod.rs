@@ -440,6 +440,15 @@ mod tests {
         }
     }
 
+    /// The fresh held-out set's figures, for the final run only (`cargo test -p shared
+    /// eval_fresh -- --ignored --nocapture`, the same as `BENCH_SET=fresh scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_fresh() {
+        let (rep, _) = run(&FRESH).await;
+        println!("{}", rep.markdown());
+    }
+
     /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`).
     #[tokio::test]
     #[ignore]
