@@ -28,11 +28,14 @@
 //! - [`payments::FakePayments`]: the payment processor in the Stripe protocol (customers,
 //!   Checkout, portal, prices, subscriptions, Connect accounts; idempotency keys replayed;
 //!   state changes and the signed events they send).
+//! - [`fit::activity`]: a FIT encoder for the import's tests (compressed timestamps, developer
+//!   fields, either byte order) and [`fit::Writer`] to build broken files.
 
 pub mod analysis;
 pub mod db;
 pub mod expo;
 pub mod fcm;
+pub mod fit;
 pub mod heatsource;
 pub mod media;
 pub mod model;

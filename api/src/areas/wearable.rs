@@ -1,5 +1,5 @@
 //! Wearable (watch) data (`/api/wearable/*`): sessions and their samples, live sessions, the
-//! bulk-file upload URL, GPX import and export, ground-truth labels and the detector's
+//! bulk-file upload URL, GPX and FIT import, GPX export, ground-truth labels and the detector's
 //! accuracy, clip alignment and highlights, the wearer's day, the coach's roster and who is
 //! live. Handlers extract, call one `shared::domain::wearable` operation and map the result.
 //!
@@ -30,7 +30,7 @@ use shared::domain::wearable::sessions::{
     UploadRequest, UploadUrl, Uploaded,
 };
 use shared::domain::wearable::sync::{self, Highlight, SyncPatch, SyncRequest, SyncView};
-use shared::domain::wearable::{MAX_FILE_BYTES, access, derive, gpx};
+use shared::domain::wearable::{MAX_FILE_BYTES, access, derive, fit, gpx};
 use shared::storage::Store;
 use utoipa::ToSchema;
 
@@ -112,8 +112,12 @@ pub struct ImportQuery {
     device: Option<String>,
 }
 
-/// The start of an XML document (after an optional byte-order mark and whitespace).
-fn sniff_xml(b: &[u8]) -> Option<&'static str> {
+/// A FIT file (".FIT" at byte 8), else the start of an XML document (after an optional
+/// byte-order mark and whitespace), taken for GPX.
+fn sniff_watch_file(b: &[u8]) -> Option<&'static str> {
+    if fit::is_fit(b) {
+        return Some(fit::CONTENT_TYPE);
+    }
     let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
     let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
     b[start..]
@@ -121,11 +125,11 @@ fn sniff_xml(b: &[u8]) -> Option<&'static str> {
         .then_some("application/gpx+xml")
 }
 
-const GPX: Media = Media {
-    sniff: sniff_xml,
+const WATCH_FILE: Media = Media {
+    sniff: sniff_watch_file,
     max_bytes: MAX_FILE_BYTES,
     refused_code: "upload_not_gpx",
-    refused_message: "the body is not a GPX (XML) document",
+    refused_message: "the body is neither a FIT file nor a GPX (XML) document",
 };
 
 pub async fn import(
@@ -168,8 +172,16 @@ pub async fn import_file(
     }
     let session = Id::new();
     let key = shared::domain::wearable::upload_key(w.org_id, session);
-    upload::store(&state.storage, Store::RawUploads, &key, headers, body, &GPX).await?;
-    derive::import_gpx(&state.db, &state.storage, w, session, meta).await
+    upload::store(
+        &state.storage,
+        Store::RawUploads,
+        &key,
+        headers,
+        body,
+        &WATCH_FILE,
+    )
+    .await?;
+    derive::import_file(&state.db, &state.storage, w, session, meta).await
 }
 
 #[derive(Deserialize)]

@@ -30,7 +30,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .ok::<wearable::SessionAccepted>(200),
         route(POST, "/api/wearable/upload-url", wearable::upload_url)
             .auth(Auth::User).mobile()
-            .area("wearable").summary("A signed PUT URL (1 hour) for a bulk sample file (format csv or gpx); then POST /api/wearable/sessions with its uploadId")
+            .area("wearable").summary("A signed PUT URL (1 hour) for a bulk sample file (format csv, gpx or fit); then POST /api/wearable/sessions with its uploadId")
             .body::<shared::domain::wearable::sessions::UploadRequest>().ok::<shared::domain::wearable::sessions::UploadUrl>(201),
         route(GET, "/api/wearable/sessions/{id}", wearable::get)
             .auth(Auth::member(Perm::WearableRead).in_module(Module::Wearable))
@@ -106,9 +106,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
         route(POST, "/api/wearable/import", wearable::import)
             .streamed_body()
             .auth(Auth::User).mobile()
-            .area("wearable").summary("GPX 1.1 import as the body (streamed; athleteId, clientSessionId, trainingSessionId, device); Garmin heart rate; 400 gpx_invalid with the line")
+            .area("wearable").summary("GPX 1.1 or FIT import as the body, told apart by its bytes (streamed; athleteId, clientSessionId, trainingSessionId, device); heart rate; 400 gpx_invalid with the line, fit_invalid with the record and byte offset")
             .query_of::<wearable::ImportQuery>()
-            .raw_body(&["application/gpx+xml"])
+            .raw_body(&["application/gpx+xml", "application/vnd.ant.fit"])
             .ok::<wearable::SessionAccepted>(201).ok::<wearable::SessionAccepted>(200),
     ]
 }

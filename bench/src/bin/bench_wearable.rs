@@ -10,7 +10,8 @@
 //! 40's goal: a 2-hour session in under 50 ms). `BENCH_SET=dev` or `BENCH_SET=held-out` then
 //! runs the independent evaluation (`shared::domain::wearable::eval`: simulated GPX sessions
 //! read through the import's parser, the detector beside the naive baseline) on that set
-//! instead of the generator above; the held-out set is for the final figure only.
+//! instead of the generator above; the held-out sets are for final figures only. Also the FIT
+//! decoder's speed (the import's time bound).
 
 use bench::env;
 use bench::proc;
@@ -51,12 +52,65 @@ fn timing() {
     println!();
 }
 
+/// FIT decoding speed (the import's time bound): a 2-hour 1 Hz activity with heart rate, and
+/// the slowest file per byte, one-byte data messages of a definition without fields.
+fn fit_timing() -> anyhow::Result<()> {
+    use shared::domain::wearable::fit::read_all;
+    use testkit::fit::{Point, Style, Writer, activity};
+    let s = generate(&Options::new(7, 2.0 * 3600.0, 0)).samples;
+    let points: Vec<Point> = s
+        .gps
+        .iter()
+        .map(|f| Point {
+            t_ms: f.t / 1000 * 1000,
+            position: Some((f.lat, f.lon)),
+            speed: f.speed,
+            hr: Some(120),
+        })
+        .collect();
+    let real = activity(
+        &points,
+        Style {
+            compressed_timestamps: true,
+            ..Style::default()
+        },
+    );
+    let mut w = Writer::default();
+    w.define(0, 60000, false, &[], &[]);
+    w.raw(&vec![0u8; 64 << 20]);
+    let worst = w.finish(false);
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    println!("| FIT file | bytes | samples | decode (wall) | MB/s | 256 MiB at this rate |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, file) in [
+        ("2 h at 1 Hz, heart rate, compressed timestamps", &real),
+        ("64 MiB of one-byte messages (slowest per byte)", &worst),
+    ] {
+        let t = Instant::now();
+        let n = rt
+            .block_on(read_all(&file[..]))
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?
+            .len();
+        let secs = t.elapsed().as_secs_f64();
+        let mbs = file.len() as f64 / secs / 1e6;
+        println!(
+            "| {name} | {} | {n} | {:.1} ms | {mbs:.0} | {:.1} s |",
+            file.len(),
+            secs * 1000.0,
+            (256u64 << 20) as f64 / 1e6 / mbs
+        );
+    }
+    println!();
+    Ok(())
+}
+
 /// The independent evaluation (`shared::domain::wearable::eval`) on one set of seeds.
 fn evaluation(set: &str) -> anyhow::Result<()> {
     let set = match set {
         "dev" | "development" => eval::DEV,
         "held-out" => eval::HELD_OUT,
-        other => anyhow::bail!("BENCH_SET is dev or held-out, not {other:?}"),
+        "fresh" => eval::FRESH,
+        other => anyhow::bail!("BENCH_SET is dev, held-out or fresh, not {other:?}"),
     };
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     let (rep, _) = rt.block_on(eval::run(&set));
@@ -66,6 +120,7 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     timing();
+    fit_timing()?;
     if let Ok(set) = std::env::var("BENCH_SET") {
         return evaluation(&set);
     }

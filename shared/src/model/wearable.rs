@@ -4,8 +4,9 @@
 
 crate::text_enum! {
     /// How a session arrived: samples in the request (`upload`), a bulk sample file through a
-    /// signed URL (`file`), a GPX import (`gpx`) or reported while it happened (`live`).
-    pub enum SessionSource as WatchSessionSource { Upload = "upload", File = "file", Gpx = "gpx", Live = "live" }
+    /// signed URL (`file`), a GPX or FIT file (`gpx`, `fit`) or reported while it happened
+    /// (`live`).
+    pub enum SessionSource as WatchSessionSource { Upload = "upload", File = "file", Gpx = "gpx", Fit = "fit", Live = "live" }
 }
 
 crate::text_enum! {

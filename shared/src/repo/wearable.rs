@@ -62,12 +62,12 @@ pub async fn update_session(x: &mut impl Executor, s: &Session) -> Result<(), sq
         "UPDATE wearable_sessions SET status = $2, status_message = $3, device = $4, ended_at = $5, last_seen_at = $6,
             gps_count = $7, hr_count = $8, imu_count = $9, stored_bytes = $10, upload_key = $11, detector_version = $12,
             derived_at = $13, summary = $14, job_id = $15, started_at = $16, athlete_id = $17,
-            training_session_id = $18, updated_at = $19
+            training_session_id = $18, updated_at = $19, source = $20
          WHERE id = $1")
         .bind(s.id).bind(s.status).bind(&s.status_message).bind(&s.device).bind(s.ended_at).bind(s.last_seen_at)
         .bind(s.gps_count).bind(s.hr_count).bind(s.imu_count).bind(s.stored_bytes).bind(&s.upload_key)
         .bind(&s.detector_version).bind(s.derived_at).bind(&s.summary).bind(s.job_id).bind(s.started_at)
-        .bind(s.athlete_id).bind(s.training_session_id).bind(Ts::now()))?;
+        .bind(s.athlete_id).bind(s.training_session_id).bind(Ts::now()).bind(s.source))?;
     Ok(())
 }
 

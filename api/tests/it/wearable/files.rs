@@ -166,7 +166,7 @@ async fn a_bad_sample_file_fails_the_session_with_its_line() {
     let r = app
         .post("/api/wearable/upload-url")
         .session(&ca.coach)
-        .json(json!({ "format": "fit", "athleteId": ca.athlete_id }))
+        .json(json!({ "format": "kml", "athleteId": ca.athlete_id }))
         .send()
         .await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");

@@ -1,22 +1,23 @@
 //! What the wearable jobs do: read a bulk sample file into chunks (`wearable.ingest`), run the
 //! detector (`wearable.derive`), and end a live session that went quiet or drop an upload that
-//! never came (`wearable.expire`). GPX imports read their staged document the same way, inside
-//! the request.
+//! never came (`wearable.expire`). GPX and FIT imports read their staged file the same way,
+//! inside the request.
 
 use super::codec::{self, ChunkWriter};
 use super::detect::{self, Detection};
+use super::fit::{self, FitReader};
 use super::gpx::{GpxReader, line_at};
 use super::samplefile::{Sample, SampleFileReader};
 use super::samples::Stream;
 use super::sessions::{load_all, plan_expiry};
-use super::{LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionStatus, UPLOAD_WAIT_HOURS};
+use super::{LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionSource, SessionStatus, UPLOAD_WAIT_HOURS};
 use crate::db::{Db, Id, Ts, Tx};
 use crate::repo::wearable::{self, Session};
 use crate::storage::{Storage, Store};
 use crate::{Error, Result};
 use serde_json::json;
 use sqlx::types::Json;
-use tokio::io::BufReader;
+use tokio::io::{AsyncReadExt, BufReader};
 use tokio_util::io::StreamReader;
 
 /// Runs the detector over every sample of the session and stores its windows under the
@@ -80,19 +81,50 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     Ok(Some(d))
 }
 
-/// Why a file was refused: its line and the reason.
+/// Where in a file a fault lies: a line of a text file, a record of a FIT file (with its byte
+/// offset), or the file as a whole.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FileAt {
+    Whole,
+    Line(u64),
+    Record { record: u64, offset: u64 },
+}
+
+/// Why a file was refused: where and the reason.
 #[derive(Debug, Clone)]
 pub struct FileError {
-    pub line: u64,
+    pub at: FileAt,
     pub message: String,
+}
+
+impl FileError {
+    fn whole(message: impl Into<String>) -> Self {
+        FileError {
+            at: FileAt::Whole,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            FileAt::Whole => write!(f, "{}", self.message),
+            FileAt::Line(l) => write!(f, "line {l}: {}", self.message),
+            FileAt::Record { record, offset } => {
+                write!(f, "record {record} (byte {offset}): {}", self.message)
+            }
+        }
+    }
 }
 
 fn storage_err(e: impl std::fmt::Display) -> Error {
     Error::internal(anyhow::anyhow!("reading the sample file: {e}"))
 }
 
-/// Reads the staged file at `key` (`csv` or `gpx`) into the session's chunks inside `tx`;
-/// memory is one chunk per stream and the parser's buffer, whatever the file's size.
+/// Reads the staged file at `key` into the session's chunks inside `tx`: `csv` is the sample
+/// file; otherwise the first bytes decide between FIT and GPX (and set the session's source).
+/// Memory is one chunk per stream and the parser's buffer, whatever the file's size.
 pub async fn read_file(
     tx: &mut Tx,
     storage: &Storage,
@@ -104,7 +136,7 @@ pub async fn read_file(
         .get(Store::RawUploads, key, None)
         .await
         .map_err(storage_err)?;
-    let reader = BufReader::with_capacity(64 * 1024, StreamReader::new(obj.body));
+    let mut body = StreamReader::new(obj.body);
     let mut w = ChunkWriter::default();
     let mut total = 0i64;
     let mut span: Option<(i64, i64)> = None;
@@ -118,53 +150,92 @@ pub async fn read_file(
             }
             total += 1;
             if total > MAX_SAMPLES {
-                return Ok(Err(FileError {
-                    line: 0,
-                    message: format!("a session holds at most {MAX_SAMPLES} samples"),
-                }));
+                return Ok(Err(FileError::whole(format!(
+                    "a session holds at most {MAX_SAMPLES} samples"
+                ))));
             }
         };
     }
-    if format == "gpx" {
-        let mut r = GpxReader::new(reader);
+    macro_rules! put_sample {
+        ($x:expr) => {
+            match $x {
+                Sample::Gps(f) => {
+                    put!(f.t, w.gps(f));
+                }
+                Sample::Hr(h) => {
+                    put!(h.t, w.hr(h));
+                }
+                Sample::Imu(m) => {
+                    put!(m.t, w.imu(m));
+                }
+            }
+        };
+    }
+    if format == "csv" {
+        let mut r = SampleFileReader::new(BufReader::with_capacity(64 * 1024, body));
         loop {
-            match r.next_point().await {
-                Ok(Some(p)) => {
-                    let t = p.fix.t;
-                    put!(t, w.gps(p.fix));
-                    if let Some(bpm) = p.hr {
-                        put!(t, w.hr(super::samples::HeartRate { t, bpm }));
-                    }
+            match r.next().await {
+                Ok(Some(x)) => {
+                    put_sample!(x);
                 }
                 Ok(None) => break,
-                Err(e) => {
-                    let again = storage
-                        .get(Store::RawUploads, key, None)
-                        .await
-                        .map_err(storage_err)?;
-                    let line = line_at(StreamReader::new(again.body), e.position).await;
+                Err((line, message)) => {
                     return Ok(Err(FileError {
-                        line,
-                        message: e.message,
+                        at: FileAt::Line(line),
+                        message,
                     }));
                 }
             }
         }
     } else {
-        let mut r = SampleFileReader::new(reader);
-        loop {
-            match r.next().await {
-                Ok(Some(Sample::Gps(f))) => {
-                    put!(f.t, w.gps(f));
+        let head = fit::head(&mut body).await.map_err(storage_err)?;
+        let is_fit = fit::is_fit(&head);
+        let reader = std::io::Cursor::new(head).chain(body);
+        if is_fit {
+            s.source = SessionSource::Fit;
+            let mut r = FitReader::new(reader);
+            loop {
+                match r.next().await {
+                    Ok(Some(x)) => {
+                        put_sample!(x);
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        return Ok(Err(FileError {
+                            at: FileAt::Record {
+                                record: e.record,
+                                offset: e.offset,
+                            },
+                            message: e.message,
+                        }));
+                    }
                 }
-                Ok(Some(Sample::Hr(h))) => {
-                    put!(h.t, w.hr(h));
+            }
+        } else {
+            s.source = SessionSource::Gpx;
+            let mut r = GpxReader::new(BufReader::with_capacity(64 * 1024, reader));
+            loop {
+                match r.next_point().await {
+                    Ok(Some(p)) => {
+                        let t = p.fix.t;
+                        put!(t, w.gps(p.fix));
+                        if let Some(bpm) = p.hr {
+                            put!(t, w.hr(super::samples::HeartRate { t, bpm }));
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        let again = storage
+                            .get(Store::RawUploads, key, None)
+                            .await
+                            .map_err(storage_err)?;
+                        let line = line_at(StreamReader::new(again.body), e.position).await;
+                        return Ok(Err(FileError {
+                            at: FileAt::Line(line),
+                            message: e.message,
+                        }));
+                    }
                 }
-                Ok(Some(Sample::Imu(m))) => {
-                    put!(m.t, w.imu(m));
-                }
-                Ok(None) => break,
-                Err((line, message)) => return Ok(Err(FileError { line, message })),
             }
         }
     }
@@ -180,10 +251,7 @@ pub async fn read_file(
         s.ended_at = Some(super::sessions::ts_ms(b));
     }
     if total == 0 {
-        return Ok(Err(FileError {
-            line: 0,
-            message: "the file holds no samples".into(),
-        }));
+        return Ok(Err(FileError::whole("the file holds no samples")));
     }
     Ok(Ok(()))
 }
@@ -218,11 +286,7 @@ pub async fn ingest(db: &Db, storage: &Storage, org: Id, session: Id) -> Result<
                 return Ok(json!({ "skipped": "session deleted" }));
             };
             s.status = SessionStatus::Failed;
-            s.status_message = Some(if e.line > 0 {
-                format!("line {}: {}", e.line, e.message)
-            } else {
-                e.message.clone()
-            });
+            s.status_message = Some(e.to_string());
             wearable::update_session(&mut tx, &s).await?;
             tx.commit().await?;
             Err(Error::bad_request(
@@ -288,10 +352,11 @@ pub async fn expire(db: &Db, org: Id, session: Id) -> Result<&'static str> {
     }
 }
 
-/// `POST /api/wearable/import`: a GPX document, already staged at its session's upload key by
-/// the caller, read into a new session in one transaction (any fault: 400 `gpx_invalid` with
-/// its line, nothing kept). The same `clientSessionId` again returns the session (200).
-pub async fn import_gpx(
+/// `POST /api/wearable/import`: a GPX document or a FIT file, already staged at its session's
+/// upload key by the caller, read into a new session in one transaction (any fault: 400
+/// `gpx_invalid` with its line, or `fit_invalid` with its record and byte offset; nothing
+/// kept). The same `clientSessionId` again returns the session (200).
+pub async fn import_file(
     db: &Db,
     storage: &Storage,
     w: &super::access::Wearer,
@@ -336,16 +401,19 @@ async fn import_staged(
     s.training_session_id = meta.training_session_id;
     wearable::insert_session(&mut tx, &s).await?;
     if let Err(e) = read_file(&mut tx, storage, &mut s, key, "gpx").await? {
-        let mut err = Error::bad_request(
-            "gpx_invalid",
-            if e.line > 0 {
-                format!("line {}: {}", e.line, e.message)
-            } else {
-                e.message.clone()
-            },
-        );
-        if e.line > 0 {
-            err = err.with_details(json!({ "line": e.line, "reason": e.message }));
+        let details = match e.at {
+            FileAt::Whole => None,
+            FileAt::Line(line) => Some(json!({ "line": line, "reason": e.message })),
+            FileAt::Record { record, offset } => {
+                Some(json!({ "record": record, "offset": offset, "reason": e.message }))
+            }
+        };
+        let mut err = match s.source {
+            SessionSource::Fit => Error::bad_request("fit_invalid", e.to_string()),
+            _ => Error::bad_request("gpx_invalid", e.to_string()),
+        };
+        if let Some(d) = details {
+            err = err.with_details(d);
         }
         return Err(err);
     }
@@ -361,8 +429,7 @@ async fn import_staged(
     .await?;
     s.job_id = Some(job);
     wearable::update_session(&mut tx, &s).await?;
-    let data =
-        json!({ "source": "gpx", "athleteId": w.athlete_id, "gps": s.gps_count, "hr": s.hr_count });
+    let data = json!({ "source": s.source, "athleteId": w.athlete_id, "gps": s.gps_count, "hr": s.hr_count });
     crate::repo::audit::record(
         &mut tx,
         w.actor.audit(

@@ -1,5 +1,6 @@
 //! Wearable (watch) data: sessions with their samples, the ride detector, ground-truth labels
-//! and the detector's accuracy, clip-to-watch alignment and highlights, GPX import and export.
+//! and the detector's accuracy, clip-to-watch alignment and highlights, GPX and FIT import,
+//! GPX export.
 //! The flows and decisions: `docs/wearable.md`.
 //!
 //! - [`samples`], [`codec`]: the samples and their stored form (compressed chunks);
@@ -11,7 +12,7 @@
 //!   deletes; [`derive`]: what the jobs do (read a sample file, run the detector, end a live
 //!   session that went quiet); [`labels`]: ground truth and accuracy; [`sync`]: clip
 //!   alignment and highlights; [`people`]: the wearer's day, the coach's roster, who is live;
-//!   [`gpx`], [`samplefile`]: the file formats.
+//!   [`gpx`], [`fit`], [`samplefile`]: the file formats.
 
 pub mod access;
 pub mod accuracy;
@@ -19,6 +20,7 @@ pub mod codec;
 pub mod derive;
 pub mod detect;
 pub mod eval;
+pub mod fit;
 pub mod gpx;
 pub mod jobs;
 pub mod labels;
@@ -40,7 +42,7 @@ pub const LIVE_TIMEOUT_SECS: i64 = 120;
 /// A signed upload URL's life, and how long a session waits for its file.
 pub const UPLOAD_URL_SECS: u64 = 3600;
 pub const UPLOAD_WAIT_HOURS: i64 = 24;
-/// The largest bulk sample file or GPX document.
+/// The largest bulk sample file, GPX document or FIT file.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 /// Samples one session may hold (a day of 100 Hz IMU is 8.6 M).
 pub const MAX_SAMPLES: i64 = 20_000_000;

@@ -13,6 +13,7 @@
 use super::samples::{GpsFix, HeartRate, Imu, check_fix, check_imu};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
 
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Sample {
     Gps(GpsFix),
     Hr(HeartRate),

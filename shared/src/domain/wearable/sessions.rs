@@ -79,7 +79,7 @@ pub struct LiveReport {
 }
 
 /// The sample file formats `POST /api/wearable/upload-url` takes.
-pub const UPLOAD_FORMATS: &[&str] = &["csv", "gpx"];
+pub const UPLOAD_FORMATS: &[&str] = &["csv", "gpx", "fit"];
 
 fn upload_formats() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     crate::db::text_enum_schema(UPLOAD_FORMATS)
@@ -91,7 +91,8 @@ fn upload_formats() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 pub struct UploadRequest {
     /// Required of a coach; an athlete's default is their own athlete row.
     pub athlete_id: Option<Id>,
-    /// `csv` (the sample file format of docs/wearable.md) or `gpx`.
+    /// `csv` (the sample file format of docs/wearable.md), `gpx` or `fit` (GPX and FIT are told
+    /// apart by their bytes when read).
     #[schema(schema_with = upload_formats)]
     pub format: String,
     pub client_session_id: Option<String>,
@@ -630,7 +631,7 @@ pub async fn live(db: &Db, w: &Wearer, req: LiveReport) -> Result<Uploaded> {
     })
 }
 
-/// A signed URL for a bulk sample file (CSV sample lines or GPX), valid an hour, and the session
+/// A signed URL for a bulk sample file (CSV sample lines, GPX or FIT), valid an hour, and the session
 /// that waits for it (removed after a day without its file).
 pub async fn upload_url(
     db: &Db,
@@ -646,10 +647,10 @@ pub async fn upload_url(
     let device = optional_text(&mut v, "device", &req.device, 120);
     let client = optional_text(&mut v, "clientSessionId", &req.client_session_id, 120);
     v.finish()?;
-    let content_type = if format == "gpx" {
-        "application/gpx+xml"
-    } else {
-        "text/csv"
+    let (content_type, source) = match format.as_str() {
+        "gpx" => ("application/gpx+xml", SessionSource::Gpx),
+        "fit" => (super::fit::CONTENT_TYPE, SessionSource::Fit),
+        _ => ("text/csv", SessionSource::File),
     };
     let mut tx = db.begin().await?;
     check_training(&mut tx, w.org_id, req.training_session_id).await?;
@@ -664,10 +665,7 @@ pub async fn upload_url(
         ));
     }
     let now = Ts::now();
-    let mut s = new_session(w, SessionSource::File, SessionStatus::AwaitingUpload, now);
-    if format == "gpx" {
-        s.source = SessionSource::Gpx;
-    }
+    let mut s = new_session(w, source, SessionStatus::AwaitingUpload, now);
     s.device = device;
     s.client_session_id = client;
     s.training_session_id = req.training_session_id;
