@@ -805,7 +805,7 @@ async fn save(
 }
 
 /// FCM and Web Push requests in flight at once, per batch of deliveries.
-const PARALLEL: usize = 16;
+pub const PARALLEL: usize = 16;
 
 /// A device its push service says is gone, to delete.
 enum Gone {

@@ -192,7 +192,11 @@ async fn senders_see_counts_per_channel_and_masked_devices_of_their_own_sends_on
             ("web".into(), "sent".into())
         ]
     );
-    assert!(r.body.contains("\"…-0001]\""), "the token's end: {}", r.body);
+    assert!(
+        r.body.contains("\"…-0001]\""),
+        "the token's end: {}",
+        r.body
+    );
     assert!(!r.body.contains(EXPO), "never the token: {}", r.body);
     assert!(
         !r.body.contains(&browser.endpoint),
