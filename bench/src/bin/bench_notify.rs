@@ -163,6 +163,20 @@ async fn one(db_name: &'static str, url: &str, o: &Options) -> Result<Run> {
         let _ = c.wait();
     }
 
+    // Why jobs ran again (a kill, or an attempt that failed), for the report.
+    let reruns: Vec<(i64, Option<String>)> = {
+        let mut c = db.acquire().await?;
+        shared::sql!(&mut c, c => sqlx::query_as(
+            "SELECT attempts, last_error FROM job_progress WHERE kind = 'notifications.fanout' AND attempts > 1")
+            .fetch_all(&mut *c).await)?
+    };
+    say(format!(
+        "{db_name}: {} fan-out jobs ran more than once",
+        reruns.len()
+    ));
+    for (attempts, error) in reruns.iter().take(5) {
+        say(format!("  {attempts} attempts, last error: {error:?}"));
+    }
     let p = fanout::progress(&db).await;
     ensure!(
         p.sent == expected,

@@ -223,6 +223,33 @@ pub async fn claim(
         .fetch_optional(&mut *c).await)
 }
 
+/// Which of `ids` `by` still holds: a run whose job lease lapsed while it was alive (a
+/// stalled worker) finds its claims taken by the job's next attempt and must not send them.
+pub async fn still_claimed(
+    x: &mut impl Executor,
+    ids: &[Id],
+    by: Claimant,
+) -> Result<Vec<Id>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let list = (4..ids.len() + 4)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!(
+        "SELECT id FROM notification_deliveries WHERE status = $1 AND claimed_job = $2 AND claimed_attempt = $3 AND id IN ({list})"
+    );
+    sql!(x, c => {
+        let mut query = sqlx::query_scalar::<_, Id>(sqlx::AssertSqlSafe(q))
+            .bind(DeliveryStatus::Sending).bind(by.job).bind(by.attempt);
+        for id in ids {
+            query = query.bind(*id);
+        }
+        query.fetch_all(&mut *c).await
+    })
+}
+
 /// Closes a claimed delivery: sent, failed or skipped (with the reason in `error`, and its
 /// code in `skip`).
 pub async fn finish(

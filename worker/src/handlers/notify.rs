@@ -193,11 +193,7 @@ async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result
         let now = Ts::now();
         let claimed = {
             let mut c = ctx.deps.db.acquire().await?;
-            let by = Claimant {
-                job: ctx.job_id,
-                attempt: ctx.attempt.into(),
-            };
-            notifications::claim(&mut c, d.id, now, now.plus(CLAIM), by).await?
+            notifications::claim(&mut c, d.id, now, now.plus(CLAIM), claimant(ctx)).await?
         };
         let Some(d) = claimed else {
             continue; // not due yet, another worker has it, or it is done
@@ -210,11 +206,28 @@ async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result
     if !plans.is_empty() {
         let results = push(ctx, &plans).await?;
         for (plan, devices) in plans.iter().zip(results) {
+            let Some(devices) = devices else { continue };
             let outcome = devices.outcome();
             record(ctx, &plan.delivery, outcome, Some(devices.json()), tally).await?;
         }
     }
     Ok(())
+}
+
+/// This job run, as its claims name it.
+fn claimant(ctx: &Ctx) -> Claimant {
+    Claimant {
+        job: ctx.job_id,
+        attempt: ctx.attempt.into(),
+    }
+}
+
+/// Which of these plans' deliveries this run still holds (see `notifications::still_claimed`).
+async fn held(ctx: &Ctx, plans: &[PushPlan], which: &[usize]) -> Result<Vec<bool>, JobError> {
+    let ids: Vec<Id> = which.iter().map(|i| plans[*i].delivery.id).collect();
+    let mut c = ctx.deps.db.acquire().await?;
+    let mine = notifications::still_claimed(&mut c, &ids, claimant(ctx)).await?;
+    Ok(ids.iter().map(|id| mine.contains(id)).collect())
 }
 
 /// Closes (or puts back) a delivery with its outcome.
@@ -600,7 +613,11 @@ fn push_data(n: &notifications::Notification) -> Value {
 /// the next request: a worker killed mid-batch leaves the devices that were answered marked,
 /// and the run that takes the deliveries over sends only to the others. What is resent after
 /// a kill is at most what was in flight or answered but not yet stored.
-async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
+///
+/// A plan whose delivery this run no longer holds comes back `None`: the run holding it
+/// records it.
+async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Option<Devices>>, JobError> {
+    let mut lost = vec![false; plans.len()];
     let mut out: Vec<Devices> = plans.iter().map(|p| Devices(p.settled.clone())).collect();
     let http = &shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout);
     let data: Vec<Value> = plans.iter().map(|p| push_data(&p.notification)).collect();
@@ -623,6 +640,21 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
             Some(cfg) => {
                 let expo = Expo::new(cfg, http.clone());
                 for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
+                    // Only deliveries this run still holds (another run may have taken some).
+                    let which: Vec<usize> = batch.iter().map(|(i, _)| *i).collect();
+                    let keep = held(ctx, plans, &which).await?;
+                    for (i, k) in which.iter().zip(&keep) {
+                        lost[*i] |= !k;
+                    }
+                    let batch: Vec<_> = batch
+                        .iter()
+                        .zip(keep)
+                        .filter_map(|(b, k)| k.then_some(*b))
+                        .collect();
+                    if batch.is_empty() {
+                        continue;
+                    }
+                    let batch = batch.as_slice();
                     let messages: Vec<PushMessage> = batch
                         .iter()
                         .map(|(i, t)| PushMessage {
@@ -684,7 +716,13 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
     let vapid = ctx.deps.cfg.web_push.vapid();
     let mut work: Vec<futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>> =
         Vec::new();
+    let all: Vec<usize> = (0..plans.len()).collect();
+    let keep = held(ctx, plans, &all).await?;
     for (i, p) in plans.iter().enumerate() {
+        if !keep[i] {
+            lost[i] = true;
+            continue;
+        }
         let n = &p.notification;
         let policy = domain::push_policy(&n.kind);
         for t in p.tokens.iter().filter(|t| t.platform == PushPlatform::Fcm) {
@@ -785,7 +823,11 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
         save(&mut tx, plans, &out, touched.into_iter()).await?;
         tx.commit().await?;
     }
-    Ok(out)
+    Ok(out
+        .into_iter()
+        .zip(lost)
+        .map(|(d, lost)| (!lost).then_some(d))
+        .collect())
 }
 
 /// Stores the device results so far of the plans `touched` (each once).
