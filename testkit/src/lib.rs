@@ -12,6 +12,9 @@
 //!   failures).
 //! - [`twilio::FakeTwilio`]: Twilio Verify (send and check codes, its error codes) and a
 //!   webhook signer.
+//! - [`fanout`]: not a fake but a scenario over them: a notification to many recipients on
+//!   every channel, seeded, created and counted at the fakes (`bench_notify`, the worker's
+//!   process test that kills a worker mid-fan-out).
 //! - [`analysis::FakeAnalysis`]: the AI analysis backend of `docs/providers/analysis-backend.md`
 //!   (jobs that fetch their source and advance over time, result files, signed completion
 //!   webhooks, injected failures), and [`analysis::FakeSource`], a source video server.
@@ -34,6 +37,7 @@
 pub mod analysis;
 pub mod db;
 pub mod expo;
+pub mod fanout;
 pub mod fcm;
 pub mod fit;
 pub mod heatsource;

@@ -396,3 +396,80 @@ async fn after_a_database_restart_workers_hear_new_jobs_within_a_second() {
     sigterm(&w);
     wait_exit(&mut w, 20, &f.tdb.dir.join("w.log"));
 }
+
+/// A fan-out to 300 recipients over every channel, its worker SIGKILLed mid-run: two other
+/// workers finish it at once (a job's next attempt takes over its dead run's claims, not after
+/// the 5-minute lease), every delivery ends `sent`, every device has the notification, and a
+/// device reached twice is one whose provider answered the dead worker before it could store
+/// the answer: at most one provider request per job it ran (Expo's request of the job's batch,
+/// or the FCM and Web Push requests in flight and answered but not yet stored).
+#[tokio::test]
+async fn a_fan_out_survives_a_killed_worker_resending_at_most_the_unrecorded_requests() {
+    use testkit::fanout::{self, Fakes};
+    const RECIPIENTS: usize = 300;
+    const PER_JOB: usize = 50;
+    let f = Fixture::new().await;
+    let fakes = Fakes::start().await;
+    // Slow providers, so that the kill lands while requests are in flight.
+    fakes.slow(Duration::from_millis(100), 100_000);
+    let env = fakes.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = fanout::seed(&f.db, &fakes, RECIPIENTS).await;
+    let expected = r.mix.deliveries() as i64;
+
+    let mut w1 = f.spawn("w1", &env);
+    fanout::notify(&f.db, &r, PER_JOB).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let at_kill = loop {
+        let p = fanout::progress(&f.db).await;
+        if p.closed * 5 >= expected {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "w1 made no progress: {p:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    w1.kill().unwrap(); // SIGKILL, mid-run
+    w1.wait().unwrap();
+    assert!(at_kill.open > 0, "the kill came after the end: {at_kill:?}");
+    let mut w2 = f.spawn("w2", &env);
+    let mut w3 = f.spawn("w3", &env);
+    // Well inside the 5-minute delivery lease: the jobs' next attempts take the claims over.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let done = loop {
+        let p = fanout::progress(&f.db).await;
+        if p.open == 0 {
+            break p;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not finished after the kill: {p:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+    assert_eq!(done.sent, expected, "every delivery sent: {done:?}");
+    let reached = fanout::reached(&fakes);
+    assert!(reached.everyone(&r.mix), "{reached:?} of {:?}", r.mix);
+    // The killed worker ran at most its notify concurrency (4) of the jobs; each job had one
+    // provider request's answers unrecorded at most: an Expo request (the job's tokens, at
+    // most PER_JOB / 2 here) or PARALLEL FCM/Web Push requests in flight and PARALLEL answered.
+    let per_job = (PER_JOB / 2).max(2 * worker::handlers::PUSH_PARALLEL);
+    let bound = 4 * per_job;
+    let dups = reached.duplicates();
+    eprintln!(
+        "killed at {} of {expected} closed; taken over: {}; devices reached twice: {dups} (bound {bound}): {reached:?}",
+        at_kill.closed,
+        done.sent - done.sent_first_attempt
+    );
+    assert!(
+        dups <= bound,
+        "{dups} duplicates, more than {bound}: {reached:?}"
+    );
+    assert!(
+        done.sent_first_attempt < expected,
+        "some deliveries were taken over from the killed worker"
+    );
+    sigterm(&w2);
+    sigterm(&w3);
+    wait_exit(&mut w2, 20, &f.tdb.dir.join("w2.log"));
+    wait_exit(&mut w3, 20, &f.tdb.dir.join("w3.log"));
+}

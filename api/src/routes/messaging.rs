@@ -56,6 +56,14 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::Service)
             .area("messaging").summary("Internal: create notifications for users and enqueue their delivery (push, email, SMS; each person's preferences decide)")
             .body::<notifications::send::SendRequest>().ok::<notifications::send::SendAccepted>(202),
+        route(GET, "/api/notifications/sent", notifications::sent::list)
+            .auth(Auth::any_member())
+            .area("messaging").summary("My sends in this workspace (messages' notifications, sends on my behalf), newest first, with counts per channel")
+            .paged::<notifications::sent::SentView>(),
+        route(GET, "/api/notifications/sent/{id}/deliveries", notifications::sent::deliveries)
+            .auth(Auth::any_member())
+            .area("messaging").summary("One of my sends: each recipient's delivery per channel and device (masked); another's or another workspace's: 404")
+            .paged::<notifications::sent::RecipientDeliveryView>(),
         route(POST, "/api/notifications/deliver", notifications::send::deliver)
             .auth(Auth::Service)
             .area("messaging").summary("Internal: enqueue a drain of every due notification delivery")

@@ -1,324 +1,257 @@
 //! `bench_notify`: a notification fanned out to many recipients (default 10,000,
-//! `BENCH_NOTIFY_RECIPIENTS`) over a mix of channels, delivered by one worker (this process's,
-//! as one `worker` process runs it) against the loopback fakes of every provider. Run it with
+//! `BENCH_NOTIFY_RECIPIENTS`) over a mix of channels against the loopback fakes of every
+//! provider (`testkit::fanout`: the mix, the seeding, the counting at the fakes). Run it with
 //! `scripts/bench-notify`.
 //!
-//! The mix, by recipient number: half have an Expo token, a fifth an FCM token, a fifth a
-//! browser subscription (Web Push, encrypted and VAPID-signed; the fake decrypts each), a tenth
-//! no push device but email; every fifth chose SMS and has a verified phone. Notifications are
-//! created as `POST /api/notifications/send` creates them (500 per transaction with their
-//! fan-out job), then the worker runs. The clock runs from the first commit to the moment no
-//! delivery is pending or sending. Expo gets 100 messages per request (its documented maximum);
-//! FCM HTTP v1 has no batch send (one request per token), nor has Web Push; Twilio takes one
-//! message per request.
+//! Two ways to deliver:
+//! - default: one worker in this process (as one `worker` process runs it);
+//! - `BENCH_NOTIFY_WORKERS=3` (with `BENCH_NOTIFY_KILLS=k`): that many real `worker`
+//!   processes (the binary next to this one, or `BENCH_WORKER_BIN`); at each k-th of the way
+//!   (by deliveries closed) one of them is killed with SIGKILL and started again at once.
 //!
-//! Checked after each run: every delivery closed, attempted once (`attempts = 1`), and each
-//! device reached exactly once (the fakes count messages per token, endpoint and number).
+//! Notifications are created as `POST /api/notifications/send` creates them (500 per
+//! transaction with their fan-out job); the clock runs from the first commit to the moment no
+//! delivery is pending or sending. Expo gets 100 messages per request (its documented maximum);
+//! FCM HTTP v1 and Web Push have no batch send; Twilio takes one message per request.
+//!
+//! Checked after each run, or the run fails: every delivery `sent`, every device reached.
+//! Without kills also: each delivery attempted once and each device reached exactly once. With
+//! kills the messages a device received twice are counted and reported (what a kill between a
+//! provider's answer and its record resends), and so are deliveries taken over.
 //! Markdown on stdout, progress on stderr. SQLite in a temporary directory; PostgreSQL too when
 //! `BENCH_PG_URL` names an admin URL (a database is created and dropped).
 
 use anyhow::{Result, bail, ensure};
 use bench::{env, pg, say};
-use serde_json::json;
 use shared::config::Config;
-use shared::db::{Db, Id, PoolSettings};
-use shared::domain::notifications::{self as domain, Channel};
-use shared::repo::notifications::{self as repo, NewNotification, PushPlatform};
-use std::collections::{HashMap, HashSet};
+use shared::db::{Db, PoolSettings};
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use testkit::expo::FakeExpo;
-use testkit::fcm::FakeFcm;
-use testkit::smtp::SmtpSink;
-use testkit::twilio::FakeTwilio;
-use testkit::webpush::FakePushService;
-
-const SID: &str = "ACbench";
-const TOKEN: &str = "bench-auth-token";
-
-struct Fakes {
-    expo: FakeExpo,
-    fcm: FakeFcm,
-    web: FakePushService,
-    twilio: FakeTwilio,
-    smtp: SmtpSink,
-}
-
-#[derive(Default)]
-struct Mix {
-    expo: usize,
-    fcm: usize,
-    web: usize,
-    email: usize,
-    sms: usize,
-}
-
-impl Mix {
-    fn deliveries(&self) -> usize {
-        self.expo + self.fcm + self.web + self.email + self.sms
-    }
-}
+use testkit::fanout::{self, Fakes, Mix, Reached};
 
 struct Run {
     db: &'static str,
     recipients: usize,
+    workers: usize,
+    kills: usize,
     mix: Mix,
     elapsed: Duration,
     expo_requests: usize,
     expo_max_batch: usize,
+    reached: Reached,
+    taken_over: i64,
 }
 
-async fn one(db_name: &'static str, url: &str, n: usize) -> Result<Run> {
+struct Options {
+    n: usize,
+    /// Worker processes; 0: one worker inside this process.
+    workers: usize,
+    kills: usize,
+}
+
+fn spawn_worker(bin: &str, vars: &[(&str, String)], log: std::path::PathBuf) -> Result<Child> {
+    let log = std::fs::File::create(log)?;
+    let mut cmd = Command::new(bin);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("WORKER_POLL_MS", "20")
+        .env("WORKER_HEARTBEAT_MS", "500")
+        .env("WORKER_LEASE_MISSES", "2")
+        .env("SCHEDULER", "off")
+        .env("RUST_LOG", "warn")
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .stdin(Stdio::null());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    Ok(cmd.spawn()?)
+}
+
+fn worker_bin() -> Result<String> {
+    if let Some(b) = env::opt("BENCH_WORKER_BIN") {
+        return Ok(b);
+    }
+    let me = std::env::current_exe()?;
+    Ok(me.with_file_name("worker").display().to_string())
+}
+
+async fn one(db_name: &'static str, url: &str, o: &Options) -> Result<Run> {
     let dir = tempfile::tempdir()?;
-    let f = Fakes {
-        expo: FakeExpo::start().await,
-        fcm: FakeFcm::start().await,
-        web: FakePushService::start().await,
-        twilio: FakeTwilio::start(SID, TOKEN, "VAbench").await,
-        smtp: SmtpSink::start().await,
-    };
-    let vars: HashMap<&str, String> = [
+    let f = Fakes::start().await;
+    let mut vars: Vec<(&str, String)> = vec![
         ("DATABASE_URL", url.to_string()),
         ("DATA_DIR", dir.path().display().to_string()),
         (
             "SECRET_KEY",
             "bench-secret-key-bench-secret-key-0123".into(),
         ),
-        ("PUBLIC_BASE_URL", "http://bench.test".into()),
-        ("SMTP_URL", format!("smtp://127.0.0.1:{}", f.smtp.port())),
-        ("EXPO_PUSH_URL", f.expo.base_url()),
-        ("FCM_SERVICE_ACCOUNT_JSON", f.fcm.service_account_json()),
-        ("FCM_BASE_URL", f.fcm.base_url()),
-        ("WEB_PUSH_ENDPOINT_HOSTS", f.web.origin()),
-        ("TWILIO_BASE_URL", f.twilio.base_url()),
-        ("TWILIO_API_BASE_URL", f.twilio.base_url()),
-        ("TWILIO_ACCOUNT_SID", SID.into()),
-        ("TWILIO_AUTH_TOKEN", TOKEN.into()),
-        ("TWILIO_VERIFY_SERVICE_SID", "VAbench".into()),
-        ("TWILIO_FROM", "+15005550006".into()),
-    ]
-    .into_iter()
-    .collect();
-    let cfg = Config::from_lookup(|k| vars.get(k).cloned())?;
+    ];
+    vars.extend(f.env());
+    let lookup: HashMap<&str, String> = vars.iter().cloned().collect();
+    let cfg = Config::from_lookup(|k| lookup.get(k).cloned())?;
     let db = Db::connect(cfg.database_url.expose(), &PoolSettings::default()).await?;
     api::serve::migrate(&db).await?;
 
-    say(format!("{db_name}: seeding {n} recipients"));
-    let mut mix = Mix::default();
-    let mut plan: Vec<(Id, Vec<Channel>)> = Vec::with_capacity(n);
-    let mut tx = db.begin().await?;
-    for i in 0..n {
-        let u = shared::repo::users::insert(&mut tx, &format!("r{i}@bench.test"), "R", "x").await?;
-        let mut chs = vec![];
-        match i % 10 {
-            0..=4 => {
-                repo::register_push_token(
-                    &mut tx,
-                    u.id,
-                    &format!("ExponentPushToken[b{i}]"),
-                    PushPlatform::Expo,
-                    None,
-                )
-                .await?;
-                mix.expo += 1;
-                chs.push(Channel::Push);
-            }
-            5 | 6 => {
-                repo::register_push_token(
-                    &mut tx,
-                    u.id,
-                    &format!("fcm-b{i}"),
-                    PushPlatform::Fcm,
-                    None,
-                )
-                .await?;
-                mix.fcm += 1;
-                chs.push(Channel::Push);
-            }
-            7 | 8 => {
-                let s = f.web.subscribe();
-                repo::save_web_subscription(&mut tx, u.id, &s.endpoint, &s.p256dh, &s.auth, None)
-                    .await?;
-                mix.web += 1;
-                chs.push(Channel::Push);
-            }
-            _ => {
-                mix.email += 1;
-                chs.push(Channel::Email);
-            }
-        }
-        if i % 5 == 0 {
-            shared::repo::sms::set_verified(
-                &mut tx,
-                u.id,
-                &format!("+3519{i:08}"),
-                shared::db::Ts::now(),
-            )
-            .await?;
-            repo::set_choice(&mut tx, u.id, Channel::Sms, "all", true, "settings").await?;
-            mix.sms += 1;
-            chs.push(Channel::Sms);
-        }
-        plan.push((u.id, chs));
-    }
-    tx.commit().await?;
+    say(format!("{db_name}: seeding {} recipients", o.n));
+    let r = fanout::seed(&db, &f, o.n).await;
+    let expected = r.mix.deliveries() as i64;
 
-    let wvars: HashMap<&str, &str> = [("SCHEDULER", "off"), ("WORKER_POLL_MS", "20")]
-        .into_iter()
-        .collect();
-    let wcfg = worker::config::WorkerConfig::from_lookup(
-        |k| wvars.get(k).map(|v| v.to_string()),
-        db_name == "SQLite",
-    )?;
-    let deps = std::sync::Arc::new(worker::Deps::new(db.clone(), cfg.clone(), wcfg).await?);
-    let running = worker::start(deps).await?;
+    let mut in_process = None;
+    let mut children: Vec<Child> = vec![];
+    if o.workers == 0 {
+        let wvars: HashMap<&str, &str> = [("SCHEDULER", "off"), ("WORKER_POLL_MS", "20")]
+            .into_iter()
+            .collect();
+        let wcfg = worker::config::WorkerConfig::from_lookup(
+            |k| wvars.get(k).map(|v| v.to_string()),
+            db_name == "SQLite",
+        )?;
+        let deps = std::sync::Arc::new(worker::Deps::new(db.clone(), cfg.clone(), wcfg).await?);
+        in_process = Some(worker::start(deps).await?);
+    } else {
+        // The VAPID key is generated into DATA_DIR by the first process; the others read it.
+        let bin = worker_bin()?;
+        for i in 0..o.workers {
+            let log = dir.path().join(format!("w{i}.log"));
+            children.push(spawn_worker(&bin, &vars, log)?);
+            if i == 0 {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
 
     say(format!("{db_name}: fanning out"));
     let started = Instant::now();
-    let data = json!({ "spot": "the point" });
-    for chunk in plan.chunks(500) {
-        let mut tx = db.begin().await?;
-        let mut ids = vec![];
-        for (user, chs) in chunk {
-            let new = NewNotification {
-                user_id: *user,
-                org_id: None,
-                kind: "forecast.swell",
-                title: "Swell alert",
-                body: "Head high at the point tomorrow at 7",
-                data: &data,
-                dedupe_key: Some("bench"),
-            };
-            if let Some(id) = domain::create(&mut tx, &new, chs).await? {
-                ids.push(id);
-            }
-        }
-        domain::fan_out(&mut tx, ids, shared::job::Owner::default()).await?;
-        tx.commit().await?;
-    }
-    let expected = mix.deliveries() as i64;
+    fanout::notify(&db, &r, 500).await;
+    let mut kills_done = 0;
     loop {
-        let (open, closed) = counts(&db).await?;
-        if open == 0 && closed == expected {
+        let p = fanout::progress(&db).await;
+        if p.open == 0 && p.closed == expected {
             break;
         }
+        // Kill at each (k+1)-th of the way, rotating over the processes.
+        if kills_done < o.kills
+            && p.closed * (o.kills as i64 + 1) >= expected * (kills_done as i64 + 1)
+        {
+            let i = kills_done % children.len();
+            children[i].kill()?; // SIGKILL
+            children[i].wait()?;
+            say(format!(
+                "{db_name}: killed worker {i} at {} of {expected} closed",
+                p.closed
+            ));
+            let log = dir.path().join(format!("w{i}-{kills_done}.log"));
+            children[i] = spawn_worker(&worker_bin()?, &vars, log)?;
+            kills_done += 1;
+        }
         if started.elapsed() > Duration::from_secs(1800) {
-            bail!("{db_name}: {open} deliveries still open after 30 minutes");
+            bail!(
+                "{db_name}: {} deliveries still open after 30 minutes",
+                p.open
+            );
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let elapsed = started.elapsed();
-    running.shutdown().await;
+    if let Some(w) = in_process {
+        w.shutdown().await;
+    }
+    for mut c in children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
 
-    // Every delivery sent, once; every device reached once.
-    let mut c = db.acquire().await?;
-    let rows = repo::due(
-        &mut c,
-        shared::db::Ts::now().plus(chrono::Duration::days(365)),
-        1,
-    )
-    .await?;
-    ensure!(rows.is_empty(), "a delivery is left pending");
-    drop(c);
-    let (sent, once) = sent_once(&db).await?;
+    // Why jobs ran again (a kill, or an attempt that failed), for the report.
+    let reruns: Vec<(i64, Option<String>)> = {
+        let mut c = db.acquire().await?;
+        shared::sql!(&mut c, c => sqlx::query_as(
+            "SELECT attempts, last_error FROM job_progress WHERE kind = 'notifications.fanout' AND attempts > 1")
+            .fetch_all(&mut *c).await)?
+    };
+    say(format!(
+        "{db_name}: {} fan-out jobs ran more than once",
+        reruns.len()
+    ));
+    for (attempts, error) in reruns.iter().take(5) {
+        say(format!("  {attempts} attempts, last error: {error:?}"));
+    }
+    let p = fanout::progress(&db).await;
     ensure!(
-        sent == expected,
-        "{db_name}: {sent} of {expected} deliveries sent"
+        p.sent == expected,
+        "{db_name}: {} of {expected} deliveries sent",
+        p.sent
     );
+    let reached = fanout::reached(&f);
     ensure!(
-        once == expected,
-        "{db_name}: {} deliveries attempted more than once",
-        expected - once
+        reached.everyone(&r.mix),
+        "{db_name}: a device was missed: {reached:?} of {:?}",
+        r.mix
     );
-    let expo_msgs = f.expo.delivered();
-    let unique: HashSet<String> = expo_msgs
-        .iter()
-        .map(|m| m["to"].as_str().unwrap_or("").to_string())
-        .collect();
-    ensure!(
-        expo_msgs.len() == mix.expo && unique.len() == mix.expo,
-        "expo: {} messages, {} devices",
-        expo_msgs.len(),
-        unique.len()
-    );
-    let fcm_msgs = f.fcm.delivered();
-    let unique: HashSet<String> = fcm_msgs
-        .iter()
-        .map(|m| m["token"].as_str().unwrap_or("").to_string())
-        .collect();
-    ensure!(
-        fcm_msgs.len() == mix.fcm && unique.len() == mix.fcm,
-        "fcm: {} messages",
-        fcm_msgs.len()
-    );
-    let web = f.web.received();
-    let unique: HashSet<u64> = web.iter().map(|r| r.subscription).collect();
-    ensure!(
-        web.len() == mix.web && unique.len() == mix.web,
-        "web push: {} messages decrypted",
-        web.len()
-    );
-    ensure!(
-        f.twilio.messages().len() == mix.sms,
-        "sms: {} messages",
-        f.twilio.messages().len()
-    );
+    if o.kills == 0 {
+        ensure!(
+            p.sent_first_attempt == expected,
+            "{db_name}: {} deliveries attempted more than once",
+            expected - p.sent_first_attempt
+        );
+        ensure!(
+            reached.duplicates() == 0,
+            "{db_name}: devices reached twice: {reached:?}"
+        );
+    }
     let reqs = f.expo.requests();
     Ok(Run {
         db: db_name,
-        recipients: n,
-        mix,
+        recipients: o.n,
+        workers: o.workers,
+        kills: kills_done,
+        mix: r.mix,
         elapsed,
         expo_requests: reqs.len(),
         expo_max_batch: reqs.iter().map(|r| r.messages.len()).max().unwrap_or(0),
-    })
-}
-
-async fn counts(db: &Db) -> Result<(i64, i64)> {
-    let (open, closed): (i64, i64) = match db {
-        Db::Sqlite(p, _) => sqlx::query_as("SELECT COALESCE(SUM(status IN ('pending','sending')), 0), COALESCE(SUM(status NOT IN ('pending','sending')), 0) FROM notification_deliveries").fetch_one(p).await?,
-        Db::Pg(p) => sqlx::query_as("SELECT COUNT(*) FILTER (WHERE status IN ('pending','sending')), COUNT(*) FILTER (WHERE status NOT IN ('pending','sending')) FROM notification_deliveries").fetch_one(p).await?,
-    };
-    Ok((open, closed))
-}
-
-async fn sent_once(db: &Db) -> Result<(i64, i64)> {
-    let q = "SELECT COUNT(*) FROM notification_deliveries WHERE status = 'sent'";
-    let q1 = "SELECT COUNT(*) FROM notification_deliveries WHERE status = 'sent' AND attempts = 1";
-    Ok(match db {
-        Db::Sqlite(p, _) => (
-            sqlx::query_scalar(q).fetch_one(p).await?,
-            sqlx::query_scalar(q1).fetch_one(p).await?,
-        ),
-        Db::Pg(p) => (
-            sqlx::query_scalar(q).fetch_one(p).await?,
-            sqlx::query_scalar(q1).fetch_one(p).await?,
-        ),
+        reached,
+        taken_over: p.sent - p.sent_first_attempt,
     })
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let n = env::num("BENCH_NOTIFY_RECIPIENTS", 10_000)? as usize;
+    let o = Options {
+        n: env::num("BENCH_NOTIFY_RECIPIENTS", 10_000)? as usize,
+        workers: env::num("BENCH_NOTIFY_WORKERS", 0)? as usize,
+        kills: env::num("BENCH_NOTIFY_KILLS", 0)? as usize,
+    };
+    ensure!(
+        o.kills == 0 || o.workers > 0,
+        "BENCH_NOTIFY_KILLS needs BENCH_NOTIFY_WORKERS (processes to kill)"
+    );
     let mut runs = vec![];
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}/bench.db", dir.path().display());
-    runs.push(one("SQLite", &url, n).await?);
+    runs.push(one("SQLite", &url, &o).await?);
     if let Some(admin) = env::opt("BENCH_PG_URL") {
         let name = format!("bench_notify_{}", std::process::id());
         runs.push(
-            pg::with_database(&admin, &name, async |url| one("PostgreSQL", url, n).await).await?,
+            pg::with_database(&admin, &name, async |url| one("PostgreSQL", url, &o).await).await?,
         );
     }
     println!(
-        "| database | recipients | deliveries (expo / fcm / web / email / sms) | wall time | deliveries/s per worker process | Expo requests (largest) | each attempted once |"
+        "| database | recipients | worker processes (kills) | deliveries (expo / fcm / web / email / sms) | wall time | deliveries/s per worker process | Expo requests (largest) | taken over after a kill | devices reached twice (expo / fcm / web / email / sms) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for r in &runs {
         let m = &r.mix;
+        let x = &r.reached;
         println!(
-            "| {} | {} | {} ({} / {} / {} / {} / {}) | {:.2} s | {:.0} | {} ({}) | yes |",
+            "| {} | {} | {} | {} ({} / {} / {} / {} / {}) | {:.2} s | {:.0} | {} ({}) | {} | {} ({} / {} / {} / {} / {}) |",
             r.db,
             r.recipients,
+            if r.workers == 0 {
+                "1 in-process".to_string()
+            } else {
+                format!("{} ({})", r.workers, r.kills)
+            },
             m.deliveries(),
             m.expo,
             m.fcm,
@@ -326,9 +259,16 @@ async fn main() -> Result<()> {
             m.email,
             m.sms,
             r.elapsed.as_secs_f64(),
-            m.deliveries() as f64 / r.elapsed.as_secs_f64(),
+            m.deliveries() as f64 / r.elapsed.as_secs_f64() / r.workers.max(1) as f64,
             r.expo_requests,
             r.expo_max_batch,
+            r.taken_over,
+            x.duplicates(),
+            x.expo.duplicates(),
+            x.fcm.duplicates(),
+            x.web.duplicates(),
+            x.email.duplicates(),
+            x.sms.duplicates(),
         );
     }
     Ok(())

@@ -22,6 +22,7 @@ pub mod impersonation;
 pub mod import_uploads;
 pub mod invites;
 pub mod messaging;
+pub mod notification_sends;
 pub mod notifications;
 pub mod oauth;
 pub mod opponents;

@@ -28,6 +28,19 @@ crate::text_enum! {
 }
 
 crate::text_enum! {
+    /// Why a delivery was skipped (what the sender's counts group by; the text is in
+    /// `last_error`): the person turned the channel off for the kind, the number replied STOP,
+    /// there is no device (no push device or every one gone, no verified phone), or the
+    /// notification or its person was deleted.
+    pub enum SkipReason {
+        Preference = "preference",
+        OptedOut = "opted_out",
+        NoDevice = "no_device",
+        Deleted = "deleted",
+    }
+}
+
+crate::text_enum! {
     /// Whose push service a device token belongs to.
     pub enum PushPlatform { Expo = "expo", Fcm = "fcm" }
 }
@@ -179,35 +192,79 @@ pub async fn due(x: &mut impl Executor, now: Ts, limit: i64) -> Result<Vec<Deliv
         .bind(DeliveryStatus::Pending).bind(DeliveryStatus::Sending).fetch_all(&mut *c).await)
 }
 
-/// Claims a delivery for one worker until `until` (a crashed worker's claim expires). Returns
-/// the claimed row, or `None` when it is not due, already claimed or finished.
+/// Who holds a claim: a run (attempt) of a job. The same job's later attempt takes the claim
+/// over at once (that run ended: the queue runs one attempt of a job at a time), anyone else
+/// only after `locked_until`.
+#[derive(Debug, Clone, Copy)]
+pub struct Claimant {
+    pub job: Id,
+    pub attempt: i64,
+}
+
+/// Claims a delivery for one job run until `until` (a crashed worker's claim expires, or its
+/// job's next attempt takes it over). Returns the claimed row, or `None` when it is not due,
+/// claimed by another run or finished.
 pub async fn claim(
     x: &mut impl Executor,
     id: Id,
     now: Ts,
     until: Ts,
+    by: Claimant,
 ) -> Result<Option<Delivery>, sqlx::Error> {
     let q = format!(
-        "UPDATE notification_deliveries SET status = $5, locked_until = $3, attempts = attempts + 1, updated_at = $2
-         WHERE id = $1 AND ((status = $4 AND next_attempt_at <= $2) OR (status = $5 AND locked_until < $2))
+        "UPDATE notification_deliveries SET status = $5, locked_until = $3, attempts = attempts + 1, updated_at = $2,
+            claimed_job = $6, claimed_attempt = $7
+         WHERE id = $1 AND ((status = $4 AND next_attempt_at <= $2)
+            OR (status = $5 AND (locked_until < $2 OR (claimed_job = $6 AND claimed_attempt < $7))))
          RETURNING {D_COLUMNS}"
     );
     sql!(x, c => sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(q)).bind(id).bind(now).bind(until)
-        .bind(DeliveryStatus::Pending).bind(DeliveryStatus::Sending).fetch_optional(&mut *c).await)
+        .bind(DeliveryStatus::Pending).bind(DeliveryStatus::Sending).bind(by.job).bind(by.attempt)
+        .fetch_optional(&mut *c).await)
 }
 
-/// Closes a claimed delivery: sent, failed or skipped (with the reason in `error`).
+/// Which of `ids` `by` still holds: a run whose job lease lapsed while it was alive (a
+/// stalled worker) finds its claims taken by the job's next attempt and must not send them.
+pub async fn still_claimed(
+    x: &mut impl Executor,
+    ids: &[Id],
+    by: Claimant,
+) -> Result<Vec<Id>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let list = (4..ids.len() + 4)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = format!(
+        "SELECT id FROM notification_deliveries WHERE status = $1 AND claimed_job = $2 AND claimed_attempt = $3 AND id IN ({list})"
+    );
+    sql!(x, c => {
+        let mut query = sqlx::query_scalar::<_, Id>(sqlx::AssertSqlSafe(q))
+            .bind(DeliveryStatus::Sending).bind(by.job).bind(by.attempt);
+        for id in ids {
+            query = query.bind(*id);
+        }
+        query.fetch_all(&mut *c).await
+    })
+}
+
+/// Closes a claimed delivery: sent, failed or skipped (with the reason in `error`, and its
+/// code in `skip`).
 pub async fn finish(
     x: &mut impl Executor,
     id: Id,
     status: DeliveryStatus,
     error: Option<&str>,
+    skip: Option<SkipReason>,
 ) -> Result<(), sqlx::Error> {
     let now = Ts::now();
     let sent_at = (status == DeliveryStatus::Sent).then_some(now);
     execute!(x, sqlx::query(
-        "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5 WHERE id = $1")
-        .bind(id).bind(status).bind(error).bind(sent_at).bind(now))?;
+        "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5,
+            skip_reason = $6 WHERE id = $1")
+        .bind(id).bind(status).bind(error).bind(sent_at).bind(now).bind(skip))?;
     Ok(())
 }
 

@@ -17,6 +17,9 @@ mod mail;
 mod maintenance;
 mod media;
 mod notify;
+/// FCM and Web Push requests a notify job has in flight at once (the process tests bound what a
+/// kill resends with it).
+pub use notify::PARALLEL as PUSH_PARALLEL;
 mod reports;
 mod reviews;
 mod uploads;

@@ -37,7 +37,7 @@ use shared::providers::fcm::{self, Fcm, FcmMessage};
 use shared::providers::twilio::{SmsResult, Twilio};
 use shared::providers::webpush::{self, Pushed, WebPushMessage};
 use shared::repo::notifications::{
-    self, Channel, Delivery, DeliveryStatus, PushPlatform, category_of,
+    self, Channel, Claimant, Delivery, DeliveryStatus, PushPlatform, SkipReason, category_of,
 };
 use shared::repo::{sms, users};
 use std::time::Duration;
@@ -72,7 +72,7 @@ impl Tally {
 
 enum Outcome {
     Sent,
-    Skipped(String),
+    Skipped(SkipReason, String),
     Failed(String),
     /// Retry later: at the job's backoff, or after the provider's `Retry-After` when longer.
     Transient(String, Option<Duration>),
@@ -158,6 +158,30 @@ struct PushPlan {
     notification: notifications::Notification,
     tokens: Vec<notifications::PushToken>,
     browsers: Vec<notifications::WebSubscription>,
+    /// Results a run that died recorded before it could close the delivery: those devices
+    /// have their answer and are not sent to again.
+    settled: Vec<DeviceResult>,
+}
+
+impl PushPlan {
+    fn new(
+        delivery: Delivery,
+        notification: notifications::Notification,
+        mut tokens: Vec<notifications::PushToken>,
+        mut browsers: Vec<notifications::WebSubscription>,
+    ) -> PushPlan {
+        let settled = settled(&delivery);
+        let done = |id: Id| settled.iter().any(|r| r.dev.id == Some(id));
+        tokens.retain(|t| !done(t.id));
+        browsers.retain(|b| !done(b.id));
+        PushPlan {
+            delivery,
+            notification,
+            tokens,
+            browsers,
+            settled,
+        }
+    }
 }
 
 /// Claims and sends these deliveries. Push deliveries go out together, so that Expo gets its
@@ -169,29 +193,41 @@ async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result
         let now = Ts::now();
         let claimed = {
             let mut c = ctx.deps.db.acquire().await?;
-            notifications::claim(&mut c, d.id, now, now.plus(CLAIM)).await?
+            notifications::claim(&mut c, d.id, now, now.plus(CLAIM), claimant(ctx)).await?
         };
         let Some(d) = claimed else {
             continue; // not due yet, another worker has it, or it is done
         };
         match send(ctx, &d).await? {
             Sending::Done(outcome, devices) => record(ctx, &d, outcome, devices, tally).await?,
-            Sending::Push(n, tokens, browsers) => plans.push(PushPlan {
-                delivery: d,
-                notification: n,
-                tokens,
-                browsers,
-            }),
+            Sending::Push(n, tokens, browsers) => plans.push(PushPlan::new(d, n, tokens, browsers)),
         }
     }
     if !plans.is_empty() {
         let results = push(ctx, &plans).await?;
         for (plan, devices) in plans.iter().zip(results) {
+            let Some(devices) = devices else { continue };
             let outcome = devices.outcome();
             record(ctx, &plan.delivery, outcome, Some(devices.json()), tally).await?;
         }
     }
     Ok(())
+}
+
+/// This job run, as its claims name it.
+fn claimant(ctx: &Ctx) -> Claimant {
+    Claimant {
+        job: ctx.job_id,
+        attempt: ctx.attempt.into(),
+    }
+}
+
+/// Which of these plans' deliveries this run still holds (see `notifications::still_claimed`).
+async fn held(ctx: &Ctx, plans: &[PushPlan], which: &[usize]) -> Result<Vec<bool>, JobError> {
+    let ids: Vec<Id> = which.iter().map(|i| plans[*i].delivery.id).collect();
+    let mut c = ctx.deps.db.acquire().await?;
+    let mine = notifications::still_claimed(&mut c, &ids, claimant(ctx)).await?;
+    Ok(ids.iter().map(|id| mine.contains(id)).collect())
 }
 
 /// Closes (or puts back) a delivery with its outcome.
@@ -209,15 +245,16 @@ async fn record(
     let mut c = ctx.deps.db.acquire().await?;
     match outcome {
         Outcome::Sent => {
-            notifications::finish(&mut c, d.id, DeliveryStatus::Sent, None).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Sent, None, None).await?;
             tally.sent += 1;
         }
-        Outcome::Skipped(why) => {
-            notifications::finish(&mut c, d.id, DeliveryStatus::Skipped, Some(&why)).await?;
+        Outcome::Skipped(reason, why) => {
+            let (status, why) = (DeliveryStatus::Skipped, Some(why.as_str()));
+            notifications::finish(&mut c, d.id, status, why, Some(reason)).await?;
             tally.skipped += 1;
         }
         Outcome::Failed(why) => {
-            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why), None).await?;
             tally.failed += 1;
         }
         Outcome::Deferred(until) => {
@@ -227,7 +264,7 @@ async fn record(
         }
         Outcome::Transient(why, _) if d.attempts >= MAX_ATTEMPTS => {
             let why = format!("gave up after {} attempts: {why}", d.attempts);
-            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why)).await?;
+            notifications::finish(&mut c, d.id, DeliveryStatus::Failed, Some(&why), None).await?;
             tally.failed += 1;
         }
         Outcome::Transient(why, asked) => {
@@ -268,15 +305,24 @@ type Decided = (Outcome, Option<Value>);
 async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, JobError> {
     let mut c = ctx.deps.db.acquire().await?;
     let Some(n) = notifications::get(&mut c, d.notification_id).await? else {
-        return Ok(Err((Outcome::Skipped("notification deleted".into()), None)));
+        return Ok(Err((
+            Outcome::Skipped(SkipReason::Deleted, "notification deleted".into()),
+            None,
+        )));
     };
     let Some(user) = users::by_id(&mut c, n.user_id).await? else {
-        return Ok(Err((Outcome::Skipped("user deleted".into()), None)));
+        return Ok(Err((
+            Outcome::Skipped(SkipReason::Deleted, "user deleted".into()),
+            None,
+        )));
     };
     let category = category_of(&n.kind);
     if !preferences::allows(&mut c, user.id, d.channel, &n.kind).await? {
         return Ok(Err((
-            Outcome::Skipped(format!("unsubscribed from {category} by {}", d.channel)),
+            Outcome::Skipped(
+                SkipReason::Preference,
+                format!("unsubscribed from {category} by {}", d.channel),
+            ),
             None,
         )));
     }
@@ -335,40 +381,126 @@ async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, Job
     }
 }
 
+/// A device as its results name it: its row (push token or browser subscription, so a
+/// delivery taken over after a crash knows which devices already have it), the admin view's
+/// label (its name, or the token's end) and the sender's mask (never the token or endpoint).
+#[derive(Clone, Debug)]
+struct Dev {
+    id: Option<Id>,
+    label: String,
+    mask: String,
+}
+
+impl Dev {
+    fn token(t: &notifications::PushToken) -> Dev {
+        Dev {
+            id: Some(t.id),
+            label: device_label(t.device_name.as_deref(), &t.token),
+            mask: format!("…{}", tail(&t.token, 6)),
+        }
+    }
+
+    fn browser(b: &notifications::WebSubscription) -> Dev {
+        let host = url::Url::parse(&b.endpoint)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        Dev {
+            id: Some(b.id),
+            label: match &b.device_name {
+                Some(name) => format!("{name} ({host})"),
+                None => host.clone(),
+            },
+            mask: format!("{host} …{}", tail(&b.endpoint, 6)),
+        }
+    }
+
+    fn phone(phone: &str) -> Dev {
+        Dev {
+            id: None,
+            label: device_label(None, phone),
+            mask: format!("…{}", tail(phone, 2)),
+        }
+    }
+}
+
 /// One device's result in a push delivery.
+#[derive(Clone)]
 struct DeviceResult {
     platform: &'static str,
-    device: String,
+    dev: Dev,
     status: &'static str,
     error: Option<String>,
     retry_after: Option<Duration>,
 }
 
 impl DeviceResult {
-    fn new(
-        platform: &'static str,
-        device: String,
-        status: &'static str,
-        error: Option<String>,
-    ) -> Self {
+    fn new(platform: &'static str, dev: Dev, status: &'static str, error: Option<String>) -> Self {
         DeviceResult {
             platform,
-            device,
+            dev,
             status,
             error,
             retry_after: None,
         }
     }
 
-    fn error(platform: &'static str, device: String, e: &ProviderError) -> Self {
+    fn error(platform: &'static str, dev: Dev, e: &ProviderError) -> Self {
         DeviceResult {
             platform,
-            device,
+            dev,
             status: if e.is_permanent() { "failed" } else { "retry" },
             error: Some(e.to_string()),
             retry_after: e.retry_after(),
         }
     }
+
+    fn json(&self, status: &str) -> Value {
+        json!({ "id": self.dev.id, "platform": self.platform, "device": self.dev.label,
+                "mask": self.dev.mask, "status": status, "error": self.error })
+    }
+}
+
+/// A device result as stored on the delivery (`devices`), read back when a delivery is taken
+/// over after its worker died.
+#[derive(serde::Deserialize)]
+struct Stored {
+    id: Option<Id>,
+    platform: String,
+    device: String,
+    mask: Option<String>,
+    status: String,
+    error: Option<String>,
+}
+
+/// The stored device results that are final (sent, gone, failed): those devices are not sent
+/// to again. A `retry` is not final.
+fn settled(d: &Delivery) -> Vec<DeviceResult> {
+    let Some(v) = &d.devices else { return vec![] };
+    let stored: Vec<Stored> = serde_json::from_value(v.0.clone()).unwrap_or_default();
+    stored
+        .into_iter()
+        .filter_map(|s| {
+            let status = match s.status.as_str() {
+                "sent" => "sent",
+                "gone" => "gone",
+                "failed" => "failed",
+                _ => return None,
+            };
+            let platform = match s.platform.as_str() {
+                "expo" => "expo",
+                "fcm" => "fcm",
+                "web" => "web",
+                _ => return None,
+            };
+            let dev = Dev {
+                id: Some(s.id?),
+                label: s.device,
+                mask: s.mask.unwrap_or_else(|| "…".into()),
+            };
+            Some(DeviceResult::new(platform, dev, status, s.error))
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -378,28 +510,15 @@ impl Devices {
     fn add(
         &mut self,
         platform: &'static str,
-        device: String,
+        dev: Dev,
         status: &'static str,
         error: Option<String>,
     ) {
-        self.0.push(DeviceResult {
-            platform,
-            device,
-            status,
-            error,
-            retry_after: None,
-        });
+        self.0.push(DeviceResult::new(platform, dev, status, error));
     }
 
-    fn failed(&mut self, platform: &'static str, device: String, e: &ProviderError) {
-        let status = if e.is_permanent() { "failed" } else { "retry" };
-        self.0.push(DeviceResult {
-            platform,
-            device,
-            status,
-            error: Some(e.to_string()),
-            retry_after: e.retry_after(),
-        });
+    fn failed(&mut self, platform: &'static str, dev: Dev, e: &ProviderError) {
+        self.0.push(DeviceResult::error(platform, dev, e));
     }
 
     fn errors(&self, status: &str) -> Vec<String> {
@@ -410,7 +529,7 @@ impl Devices {
                 format!(
                     "{} {}: {}",
                     r.platform,
-                    r.device,
+                    r.dev.label,
                     r.error.as_deref().unwrap_or("")
                 )
             })
@@ -421,7 +540,7 @@ impl Devices {
     /// one failed transiently; skipped when every device is gone or none exists; else failed.
     fn outcome(&self) -> Outcome {
         if self.0.is_empty() {
-            return Outcome::Skipped("no push device registered".into());
+            return Outcome::Skipped(SkipReason::NoDevice, "no push device registered".into());
         }
         if self.0.iter().any(|r| r.status == "sent") {
             return Outcome::Sent;
@@ -433,10 +552,10 @@ impl Devices {
         }
         let gone = self.errors("gone");
         if gone.len() == self.0.len() {
-            return Outcome::Skipped(format!(
-                "every device is gone, removed: {}",
-                gone.join("; ")
-            ));
+            return Outcome::Skipped(
+                SkipReason::NoDevice,
+                format!("every device is gone, removed: {}", gone.join("; ")),
+            );
         }
         let mut failed = self.errors("failed");
         failed.extend(gone.into_iter().map(|g| format!("{g} (removed)")));
@@ -450,29 +569,29 @@ impl Devices {
             self.0
                 .iter()
                 .map(|r| {
-                    let status = if r.status == "retry" && any_sent { "failed" } else { r.status };
-                    json!({ "platform": r.platform, "device": r.device, "status": status, "error": r.error })
+                    let status = if r.status == "retry" && any_sent {
+                        "failed"
+                    } else {
+                        r.status
+                    };
+                    r.json(status)
                 })
                 .collect(),
         )
     }
 }
 
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    s.chars().skip(count.saturating_sub(n)).collect()
+}
+
 /// A device as the admin view shows it: its name, or the token's last characters.
 fn device_label(name: Option<&str>, token: &str) -> String {
     match name {
         Some(n) => n.to_string(),
-        None => {
-            let tail: String = token
-                .chars()
-                .rev()
-                .take(8)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            format!("…{tail}")
-        }
+        None => format!("…{}", tail(token, 8)),
     }
 }
 
@@ -489,8 +608,17 @@ fn push_data(n: &notifications::Notification) -> Value {
 
 /// Push to every device of every plan (see the module doc): Expo's messages of all plans in
 /// requests of 100, FCM and Web Push requests [`PARALLEL`] at a time. One [`Devices`] per plan.
-async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
-    let mut out: Vec<Devices> = plans.iter().map(|_| Devices::default()).collect();
+///
+/// Each provider's answer is stored on its deliveries as soon as it comes ([`save`]), before
+/// the next request: a worker killed mid-batch leaves the devices that were answered marked,
+/// and the run that takes the deliveries over sends only to the others. What is resent after
+/// a kill is at most what was in flight or answered but not yet stored.
+///
+/// A plan whose delivery this run no longer holds comes back `None`: the run holding it
+/// records it.
+async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Option<Devices>>, JobError> {
+    let mut lost = vec![false; plans.len()];
+    let mut out: Vec<Devices> = plans.iter().map(|p| Devices(p.settled.clone())).collect();
     let http = &shared::providers::http::client_with_timeout(ctx.deps.cfg.notify_timeout);
     let data: Vec<Value> = plans.iter().map(|p| push_data(&p.notification)).collect();
 
@@ -506,12 +634,27 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
             None => {
                 let e = ProviderError::NotConfigured("push");
                 for (i, t) in &expo_tokens {
-                    out[*i].failed("expo", device_label(t.device_name.as_deref(), &t.token), &e);
+                    out[*i].failed("expo", Dev::token(t), &e);
                 }
             }
             Some(cfg) => {
                 let expo = Expo::new(cfg, http.clone());
                 for batch in expo_tokens.chunks(shared::providers::expo::BATCH) {
+                    // Only deliveries this run still holds (another run may have taken some).
+                    let which: Vec<usize> = batch.iter().map(|(i, _)| *i).collect();
+                    let keep = held(ctx, plans, &which).await?;
+                    for (i, k) in which.iter().zip(&keep) {
+                        lost[*i] |= !k;
+                    }
+                    let batch: Vec<_> = batch
+                        .iter()
+                        .zip(keep)
+                        .filter_map(|(b, k)| k.then_some(*b))
+                        .collect();
+                    if batch.is_empty() {
+                        continue;
+                    }
+                    let batch = batch.as_slice();
                     let messages: Vec<PushMessage> = batch
                         .iter()
                         .map(|(i, t)| PushMessage {
@@ -526,21 +669,20 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
                         Ok(t) => t,
                         Err(e) => {
                             for (i, t) in batch {
-                                let label = device_label(t.device_name.as_deref(), &t.token);
-                                out[*i].failed("expo", label, &e);
+                                out[*i].failed("expo", Dev::token(t), &e);
                             }
                             continue;
                         }
                     };
-                    let mut c = ctx.deps.db.acquire().await?;
+                    let mut tx = ctx.deps.db.begin().await?;
                     for ((i, t), ticket) in batch.iter().zip(tickets) {
-                        let label = device_label(t.device_name.as_deref(), &t.token);
+                        let dev = Dev::token(t);
                         if ticket.is_ok() {
                             if let Some(id) = &ticket.id {
                                 let d = plans[*i].delivery.id;
-                                notifications::add_ticket(&mut c, id, &t.token, Some(d)).await?;
+                                notifications::add_ticket(&mut tx, id, &t.token, Some(d)).await?;
                             }
-                            out[*i].add("expo", label, "sent", None);
+                            out[*i].add("expo", dev, "sent", None);
                             continue;
                         }
                         let code = ticket.error().unwrap_or("error").to_string();
@@ -550,13 +692,15 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
                         );
                         match code.as_str() {
                             "DeviceNotRegistered" => {
-                                notifications::forget_push_token(&mut c, &t.token).await?;
-                                out[*i].add("expo", label, "gone", Some(msg));
+                                notifications::forget_push_token(&mut tx, &t.token).await?;
+                                out[*i].add("expo", dev, "gone", Some(msg));
                             }
-                            "MessageRateExceeded" => out[*i].add("expo", label, "retry", Some(msg)),
-                            _ => out[*i].add("expo", label, "failed", Some(msg)),
+                            "MessageRateExceeded" => out[*i].add("expo", dev, "retry", Some(msg)),
+                            _ => out[*i].add("expo", dev, "failed", Some(msg)),
                         }
                     }
+                    save(&mut tx, plans, &out, batch.iter().map(|(i, _)| *i)).await?;
+                    tx.commit().await?;
                 }
             }
         }
@@ -572,20 +716,26 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
     let vapid = ctx.deps.cfg.web_push.vapid();
     let mut work: Vec<futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>> =
         Vec::new();
+    let all: Vec<usize> = (0..plans.len()).collect();
+    let keep = held(ctx, plans, &all).await?;
     for (i, p) in plans.iter().enumerate() {
+        if !keep[i] {
+            lost[i] = true;
+            continue;
+        }
         let n = &p.notification;
         let policy = domain::push_policy(&n.kind);
         for t in p.tokens.iter().filter(|t| t.platform == PushPlatform::Fcm) {
-            let label = device_label(t.device_name.as_deref(), &t.token);
+            let dev = Dev::token(t);
             let client = &fcm_client;
             let data = &data[i];
             work.push(Box::pin(async move {
                 let fcm = match client {
                     Some(Ok(f)) => f,
-                    Some(Err(e)) => return (i, DeviceResult::error("fcm", label, e), None),
+                    Some(Err(e)) => return (i, DeviceResult::error("fcm", dev, e), None),
                     None => {
                         let e = ProviderError::NotConfigured("fcm");
-                        return (i, DeviceResult::error("fcm", label, &e), None);
+                        return (i, DeviceResult::error("fcm", dev, &e), None);
                     }
                 };
                 let m = FcmMessage {
@@ -597,15 +747,13 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
                     ttl: Duration::from_secs(policy.ttl_secs.into()),
                 };
                 match fcm.send(&m).await {
-                    Ok(fcm::Sent::Ok(_)) => {
-                        (i, DeviceResult::new("fcm", label, "sent", None), None)
-                    }
+                    Ok(fcm::Sent::Ok(_)) => (i, DeviceResult::new("fcm", dev, "sent", None), None),
                     Ok(fcm::Sent::TokenGone(code)) => (
                         i,
-                        DeviceResult::new("fcm", label, "gone", Some(code)),
+                        DeviceResult::new("fcm", dev, "gone", Some(code)),
                         Some(Gone::Token(t.token.clone())),
                     ),
-                    Err(e) => (i, DeviceResult::error("fcm", label, &e), None),
+                    Err(e) => (i, DeviceResult::error("fcm", dev, &e), None),
                 }
             }));
         }
@@ -614,14 +762,7 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
         }
         let payload = web_payload(n, &data[i]);
         for b in &p.browsers {
-            let host = url::Url::parse(&b.endpoint)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_default();
-            let label = match &b.device_name {
-                Some(name) => format!("{name} ({host})"),
-                None => host,
-            };
+            let dev = Dev::browser(b);
             let vapid = &vapid;
             let payload = payload.clone();
             let cfg = &ctx.deps.cfg.web_push;
@@ -630,14 +771,14 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
                     Ok(v) => v,
                     Err(e) => {
                         let why = Some(format!("VAPID key: {e}"));
-                        return (i, DeviceResult::new("web", label, "failed", why), None);
+                        return (i, DeviceResult::new("web", dev, "failed", why), None);
                     }
                 };
                 let allowed = url::Url::parse(&b.endpoint)
                     .is_ok_and(|u| webpush::endpoint_allowed(&u, &cfg.endpoint_hosts));
                 if !allowed {
                     let why = Some("endpoint not on an allowed push service".to_string());
-                    return (i, DeviceResult::new("web", label, "failed", why), None);
+                    return (i, DeviceResult::new("web", dev, "failed", why), None);
                 }
                 let m = WebPushMessage {
                     endpoint: &b.endpoint,
@@ -649,37 +790,64 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Devices>, JobError> {
                     topic: None,
                 };
                 match webpush::send(http, vapid, &cfg.subject, &m).await {
-                    Ok(Pushed::Accepted) => {
-                        (i, DeviceResult::new("web", label, "sent", None), None)
-                    }
+                    Ok(Pushed::Accepted) => (i, DeviceResult::new("web", dev, "sent", None), None),
                     Ok(Pushed::Gone(status)) => (
                         i,
-                        DeviceResult::new("web", label, "gone", Some(format!("status {status}"))),
+                        DeviceResult::new("web", dev, "gone", Some(format!("status {status}"))),
                         Some(Gone::Browser(b.endpoint.clone())),
                     ),
-                    Err(e) => (i, DeviceResult::error("web", label, &e), None),
+                    Err(e) => (i, DeviceResult::error("web", dev, &e), None),
                 }
             }));
         }
     }
-    let results: Vec<_> = futures::stream::iter(work)
+    // Stored as they come: whatever answers are ready, in one transaction, while the other
+    // requests are still in flight.
+    let mut answers = futures::stream::iter(work)
         .buffer_unordered(PARALLEL)
-        .collect()
-        .await;
-    let mut c = ctx.deps.db.acquire().await?;
-    for (i, r, gone) in results {
-        match gone {
-            Some(Gone::Token(t)) => notifications::forget_push_token(&mut c, &t).await?,
-            Some(Gone::Browser(e)) => notifications::forget_web_subscription(&mut c, &e).await?,
-            None => {}
+        .ready_chunks(PARALLEL);
+    while let Some(results) = answers.next().await {
+        let mut tx = ctx.deps.db.begin().await?;
+        let mut touched = Vec::with_capacity(results.len());
+        for (i, r, gone) in results {
+            match gone {
+                Some(Gone::Token(t)) => notifications::forget_push_token(&mut tx, &t).await?,
+                Some(Gone::Browser(e)) => {
+                    notifications::forget_web_subscription(&mut tx, &e).await?
+                }
+                None => {}
+            }
+            out[i].0.push(r);
+            touched.push(i);
         }
-        out[i].0.push(r);
+        save(&mut tx, plans, &out, touched.into_iter()).await?;
+        tx.commit().await?;
     }
-    Ok(out)
+    Ok(out
+        .into_iter()
+        .zip(lost)
+        .map(|(d, lost)| (!lost).then_some(d))
+        .collect())
+}
+
+/// Stores the device results so far of the plans `touched` (each once).
+async fn save(
+    tx: &mut shared::db::Tx,
+    plans: &[PushPlan],
+    out: &[Devices],
+    touched: impl Iterator<Item = usize>,
+) -> Result<(), JobError> {
+    let mut touched: Vec<usize> = touched.collect();
+    touched.sort_unstable();
+    touched.dedup();
+    for i in touched {
+        notifications::set_devices(tx, plans[i].delivery.id, &out[i].json()).await?;
+    }
+    Ok(())
 }
 
 /// FCM and Web Push requests in flight at once, per batch of deliveries.
-const PARALLEL: usize = 16;
+pub const PARALLEL: usize = 16;
 
 /// A device its push service says is gone, to delete.
 enum Gone {
@@ -724,15 +892,20 @@ async fn text_message(
     opted_out: bool,
 ) -> Result<(Outcome, Option<Value>), JobError> {
     let Some(phone) = phone else {
-        return Ok((Outcome::Skipped("no verified phone".into()), None));
+        return Ok((
+            Outcome::Skipped(SkipReason::NoDevice, "no verified phone".into()),
+            None,
+        ));
     };
-    let label = device_label(None, &phone);
+    let dev = Dev::phone(&phone);
     let one = |status: &str, error: Option<String>| {
-        Some(json!([{ "platform": "sms", "device": label, "status": status, "error": error }]))
+        Some(
+            json!([{ "platform": "sms", "device": dev.label, "mask": dev.mask, "status": status, "error": error }]),
+        )
     };
     if opted_out {
         return Ok((
-            Outcome::Skipped("the number replied STOP".into()),
+            Outcome::Skipped(SkipReason::OptedOut, "the number replied STOP".into()),
             one("skipped", None),
         ));
     }
@@ -756,7 +929,8 @@ async fn text_message(
             let mut c = ctx.deps.db.acquire().await?;
             sms::opt_out(&mut c, &phone, "STOP", Ts::now()).await?;
             let why = format!("the number replied STOP (21610: {message})");
-            (Outcome::Skipped(why.clone()), one("gone", Some(why)))
+            let skip = Outcome::Skipped(SkipReason::OptedOut, why.clone());
+            (skip, one("gone", Some(why)))
         }
         Ok(SmsResult::Refused {
             status,

@@ -8,5 +8,6 @@ pub mod admin;
 pub mod preferences;
 pub mod push;
 pub mod send;
+pub mod sent;
 pub mod sms;
 pub mod unsubscribe;

@@ -34,6 +34,9 @@ pub struct SendRequest {
     pub channels: Option<Vec<String>>,
     /// The same key for the same user is one notification (safe retries).
     pub dedupe_key: Option<String>,
+    /// A member of `orgId` on whose behalf this is sent: they see how it went out
+    /// (`GET /api/notifications/sent`).
+    pub sender_id: Option<Id>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -61,6 +64,7 @@ pub async fn send(
         data: req.data.as_ref(),
         channels: req.channels.as_deref(),
         dedupe_key: req.dedupe_key.as_deref(),
+        sender_id: req.sender_id,
     };
     let out = Outgoing::parse(&state.db, &raw).await?;
     let sent = domain::send(&state.db, out).await?;

@@ -8,3 +8,4 @@ mod email;
 mod failures;
 mod preferences;
 mod push;
+mod sent;

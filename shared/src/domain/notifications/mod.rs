@@ -4,7 +4,8 @@
 //! ([`push`]: phone tokens for Expo and FCM, browsers' Web Push subscriptions), each person's
 //! choice of channels and quiet hours ([`preferences`]), one-click email unsubscribe
 //! ([`unsubscribe`], a choice like the others) and SMS: phone verification and the inbound
-//! webhook with STOP/START ([`sms`]).
+//! webhook with STOP/START ([`sms`]). A person's own sends, and how each went out on every
+//! channel and device, are theirs to see ([`sent`]).
 //!
 //! A notification and the job that delivers it ([`jobs`]) are written in one transaction.
 
@@ -13,6 +14,7 @@ pub mod jobs;
 pub mod preferences;
 pub mod push;
 pub mod send;
+pub mod sent;
 pub mod sms;
 pub mod unsubscribe;
 
@@ -21,10 +23,13 @@ use crate::db::{Id, Tx};
 use crate::error::Result;
 use crate::job::{Enqueued, Owner};
 use crate::repo::messaging::{Conversation, Message};
+use crate::repo::notification_sends;
 use crate::repo::notifications::{self, NewNotification};
 use serde_json::json;
 
-pub use crate::repo::notifications::{Channel, DeliveryStatus, PushPlatform, category_of};
+pub use crate::repo::notifications::{
+    Channel, DeliveryStatus, PushPlatform, SkipReason, category_of,
+};
 
 /// Channels a notification goes out on when its creator does not say (each person's choices
 /// then decide: SMS only for those who asked for it).
@@ -81,13 +86,14 @@ pub async fn message_posted(
     };
     let data = json!({ "conversationId": conv.id, "messageId": m.id });
     let dedupe = format!("message:{}", m.id);
+    let title = format!("New message from {sender}");
     let created = create(
         tx,
         &NewNotification {
             user_id: to,
             org_id: Some(conv.org_id),
             kind: "message.new",
-            title: &format!("New message from {sender}"),
+            title: &title,
             body: &preview(&m.body),
             data: &data,
             dedupe_key: Some(&dedupe),
@@ -95,6 +101,10 @@ pub async fn message_posted(
         DEFAULT_CHANNELS,
     )
     .await?;
+    if let Some(id) = created {
+        let (who, org) = (actor.user_id, conv.org_id);
+        notification_sends::insert(tx, who, org, "message.new", &title, &[id]).await?;
+    }
     let owner = Owner {
         org_id: Some(conv.org_id),
         user_id: Some(actor.user_id),

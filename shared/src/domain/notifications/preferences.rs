@@ -270,10 +270,17 @@ pub async fn channels_for(
     }
     let choices = notifications::choices_of(x, user).await?;
     let category = category_of(kind);
-    let chosen = |ch: Channel| {
+    // The category's own choice over `all`'s; a choice turned off is not a choice of SMS.
+    let choice = |ch: Channel, cat: &str| {
         choices
             .iter()
-            .any(|c| c.channel == ch && (c.category == category || c.category == "all"))
+            .find(|c| c.channel == ch && c.category == cat)
+            .map(|c| c.enabled)
+    };
+    let chosen = |ch: Channel| {
+        choice(ch, category)
+            .or_else(|| choice(ch, "all"))
+            .unwrap_or(false)
     };
     Ok(requested
         .iter()

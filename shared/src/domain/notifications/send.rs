@@ -7,7 +7,7 @@ use crate::db::{Db, Id};
 use crate::error::{Result, Validator};
 use crate::job::{Enqueued, Owner, enqueue};
 use crate::repo::notifications::{self, Channel, NewNotification};
-use crate::repo::orgs;
+use crate::repo::{notification_sends, orgs};
 use serde_json::{Value, json};
 
 pub const MAX_RECIPIENTS: usize = 500;
@@ -25,6 +25,7 @@ pub struct RawSend<'a> {
     pub data: Option<&'a Value>,
     pub channels: Option<&'a [String]>,
     pub dedupe_key: Option<&'a str>,
+    pub sender_id: Option<Id>,
 }
 
 /// Notifications to create: existing users, a known workspace, a valid kind, typed channels.
@@ -41,6 +42,9 @@ pub struct Outgoing {
     pub data: Value,
     pub channels: Vec<Channel>,
     pub dedupe_key: Option<String>,
+    /// The member of `org_id` on whose behalf the service sends: they see how it went out
+    /// (`super::sent`).
+    pub sender_id: Option<Id>,
 }
 
 fn valid_kind(k: &str) -> bool {
@@ -119,6 +123,18 @@ impl Outgoing {
                 "unknown workspace",
             );
         }
+        if let Some(sender) = raw.sender_id {
+            let member = match raw.org_id {
+                Some(org) => orgs::membership(&mut c, sender, org).await?.is_some(),
+                None => false,
+            };
+            v.check(
+                member,
+                "senderId",
+                "invalid",
+                "a member of the workspace in orgId",
+            );
+        }
         v.finish()?;
         Ok(Outgoing {
             users,
@@ -129,6 +145,7 @@ impl Outgoing {
             data,
             channels,
             dedupe_key,
+            sender_id: raw.sender_id,
         })
     }
 }
@@ -162,9 +179,14 @@ pub async fn send(db: &Db, n: Outgoing) -> Result<Sent> {
             created.push(id);
         }
     }
+    if let (Some(sender), Some(org)) = (n.sender_id, n.org_id)
+        && !created.is_empty()
+    {
+        notification_sends::insert(&mut tx, sender, org, &n.kind, &n.title, &created).await?;
+    }
     let owner = Owner {
         org_id: n.org_id,
-        user_id: None,
+        user_id: n.sender_id,
     };
     let job = fan_out(&mut tx, created.clone(), owner).await?;
     tx.commit().await?;
