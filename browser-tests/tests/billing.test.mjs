@@ -27,8 +27,9 @@ async function fakeCheckoutHost(ctx) {
 /** The customer pays session `id`: the fake's events, delivered signed to the webhook. */
 async function pay(id) {
   const r = await fetch(`${FAKE}/test/checkout/${id}/complete`, { method: 'POST' });
-  assert.equal(r.status, 200, await r.text());
-  for (const e of await r.json()) {
+  const text = await r.text();
+  assert.equal(r.status, 200, text);
+  for (const e of JSON.parse(text)) {
     const w = await fetch(`${BASE}/api/payments/webhook`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': e.signature }, body: e.body,
     });
@@ -57,14 +58,14 @@ test('billing: subscribe through Checkout and come back to the plan and seats', 
   await screenshot(page, 'settings-billing');
 
   // Bad input first: said beside the field, nothing started.
-  await page.getByLabel('Seats').fill('0');
-  await page.getByLabel('Seats').evaluate((el) => el.removeAttribute('min'));
+  await page.getByLabel('Seats to pay for').fill('0');
+  await page.getByLabel('Seats to pay for').evaluate((el) => el.removeAttribute('min'));
   await page.getByRole('button', { name: 'Continue to payment' }).click();
   await page.locator('#e-seats').waitFor();
   await check(page);
 
   await page.getByLabel('Monthly plan').selectOption('price_team_monthly');
-  await page.getByLabel('Seats').fill('5');
+  await page.getByLabel('Seats to pay for').fill('5');
   await page.getByRole('button', { name: 'Continue to payment' }).click();
   await page.waitForURL(/checkout\.payments\.test\/c\/pay\//);
   const id = page.url().split('/').pop();
