@@ -101,3 +101,43 @@ test('integrations: connect the video-review provider and land back on the tab',
   await screenshot(page, 'settings-integrations');
   await ctx.close();
 });
+
+test('lessons: a coach offers a lesson and starts payout onboarding', { skip: !FAKE && 'no fake processor' }, async () => {
+  const { c, ctx, page, session } = await onDesk(await coach('Coach Makoa'));
+  // The processor's onboarding page, answered by the test (its host does not resolve).
+  await ctx.route('https://connect.payments.test/**', (route) => route.fulfill({
+    status: 200,
+    contentType: 'text/html',
+    body: '<!doctype html><html lang="en"><head><link rel="icon" href="data:,"><title>Onboarding</title></head><body><h1>Fake onboarding</h1></body></html>',
+  }));
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Lessons' }).click();
+  await page.getByRole('heading', { name: 'Lessons for sale', level: 1 }).waitFor();
+  await check(page);
+
+  // A price below the minimum: said beside the field.
+  await page.getByLabel('Name').fill('Monthly coaching');
+  await page.getByLabel('Price in cents (2500 is 25.00)').fill('50');
+  await page.getByLabel('Every month').check();
+  await page.getByRole('button', { name: 'Offer it' }).click();
+  await page.locator('#e-amount').waitFor();
+  await check(page);
+  await page.getByLabel('Price in cents (2500 is 25.00)').fill('4900');
+  await page.getByRole('button', { name: 'Offer it' }).click();
+  await page.locator('#offerings').getByText('49.00 EUR').waitFor();
+  const list = await api('/api/payments/offerings', { session });
+  assert.equal(list.status, 200, list.text);
+  assert.equal(list.json.items.length, 1);
+  assert.equal(list.json.items[0].name, 'Monthly coaching');
+  assert.equal(list.json.items[0].interval, 'monthly');
+  await check(page);
+  await screenshot(page, 'lessons');
+
+  await page.getByRole('button', { name: 'Connect a payout account' }).click();
+  await page.waitForURL(/connect\.payments\.test\/setup\//);
+  await page.goto(`${BASE}/payments/connect?done=1`);
+  await page.waitForURL(new RegExp(`/w/${c.orgId}/lessons\\?done=1`));
+  await page.getByText('Back from onboarding').waitFor();
+  await page.getByRole('button', { name: 'Continue onboarding' }).waitFor();
+  await check(page);
+  await ctx.close();
+});

@@ -4,15 +4,18 @@
 //! `GET /api/auth/reviewvideo`).
 
 use super::{GET, POST};
+use crate::areas::desk::lessons;
 use crate::areas::desk::settings::{billing, integrations};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
-use shared::authz::Perm;
+use shared::authz::{Module, Perm};
 
 #[rustfmt::skip]
 pub(super) fn routes() -> Vec<RouteDef> {
     const RETURN: &str = "where the payment processor sends the browser back (Checkout's success and cancel URLs, the portal's return URL): a redirect to the session user's workspace page, which checks the membership; without a session the browser signs in first";
+    const CONNECT_RETURN: &str = "where the payment processor's payout onboarding sends the coach back (done=1, or refresh=1 when its link expired): a redirect to the session user's workspace lessons page, which checks the membership; without a session the browser signs in first";
     let manage = Auth::desk(Perm::BillingManage);
+    let coach = Auth::desk(Perm::AthletesUpdate).in_module(Module::Billing);
     vec![
         route(GET, "/w/{ws}/settings/billing", billing::show)
             .auth(manage).area("web").summary("Billing: the plan, seats used of the cap, subscribe or change plan, the customer portal; the state after Checkout (checkout=success|cancelled)"),
@@ -26,5 +29,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(Auth::desk(Perm::ReviewsRead)).area("web").summary("Integrations: one's video-review connection, and what each configured provider enables or why it is unavailable"),
         route(POST, "/w/{ws}/settings/integrations/reviewvideo", integrations::connect)
             .auth(Auth::desk(Perm::ReviewsRead)).area("web").summary("Start connecting the video-review provider (as GET /api/auth/reviewvideo): its authorization page"),
+        route(GET, "/w/{ws}/lessons", lessons::show)
+            .auth(coach).area("web").summary("Lessons for sale: the coach's payout account, the workspace's offerings (25 a page, offset), the form to offer one"),
+        route(POST, "/w/{ws}/lessons/offerings", lessons::create)
+            .auth(coach).area("web").summary("Offer a lesson: name, price in minor units, currency, once or monthly (as POST /api/payments/offerings)"),
+        route(POST, "/w/{ws}/lessons/connect", lessons::connect)
+            .auth(coach).area("web").summary("Connect or continue onboarding the coach's payout account (as POST /api/payments/connect): the processor's page"),
+        route(GET, "/payments/connect", lessons::connect_returned)
+            .auth(Auth::Page(CONNECT_RETURN)).area("web").summary("Back from payout onboarding: on to the workspace's lessons page"),
     ]
 }

@@ -25,6 +25,7 @@ pub mod imports;
 pub mod jobs;
 pub mod layout;
 pub mod leave;
+pub mod lessons;
 pub mod messages;
 pub mod notifications;
 pub mod reviews;

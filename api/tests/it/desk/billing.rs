@@ -272,3 +272,122 @@ async fn connect_the_video_review_provider_from_the_integrations_tab() {
     .await;
     assert_page(&r, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_coach_offers_a_lesson_and_connects_payouts() {
+    let (app, fake) = app_with_payments(&[]).await;
+    let owner = app.signup("owner@example.com").await;
+    let coach = add_member(&app, owner.org_id, "coach@example.com", "coach").await;
+    let page = ws_path(&coach, "/lessons");
+    let r = get(&app, &coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Nothing is offered yet."), "{}", r.body);
+    assert!(r.body.contains("No payout account"));
+
+    // Bad input beside its fields, nothing written.
+    let action = ws_path(&coach, "/lessons/offerings");
+    let r = post(
+        &app,
+        &coach,
+        &action,
+        &[
+            ("name", "Lesson"),
+            ("amount", "5"),
+            ("currency", "euro"),
+            ("interval", "one_off"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-amount\""), "{}", r.body);
+    assert!(r.body.contains("id=\"e-currency\""), "{}", r.body);
+    assert!(r.body.contains("value=\"Lesson\""), "what was typed stays");
+    let list = app
+        .get("/api/payments/offerings")
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(
+        list.json["items"].as_array().map_or(0, Vec::len),
+        0,
+        "{}",
+        list.body
+    );
+
+    let r = post(
+        &app,
+        &coach,
+        &action,
+        &[
+            ("name", "Monthly coaching"),
+            ("amount", "4900"),
+            ("currency", "EUR"),
+            ("interval", "monthly"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=les.created"));
+    let r = get(&app, &coach, &r.location()).await;
+    assert!(r.body.contains("49.00 EUR"), "{}", r.body);
+    let list = app
+        .get("/api/payments/offerings")
+        .session(&coach)
+        .send()
+        .await;
+    assert_eq!(
+        list.json["items"][0]["name"], "Monthly coaching",
+        "{}",
+        list.body
+    );
+    assert_eq!(list.json["items"][0]["amount"], 4900);
+    assert_eq!(list.json["items"][0]["interval"], "monthly");
+
+    // Payouts: the processor's onboarding, then back to this page.
+    let r = post(&app, &coach, &ws_path(&coach, "/lessons/connect"), &[]).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(header(&r, "hx-redirect").starts_with("https://connect.payments.test/setup/"));
+    assert_eq!(fake.received("/v1/accounts").len(), 1);
+    let r = get_returning(&app, &coach, "/payments/connect?done=1", coach.org_id).await;
+    assert_eq!(r.location(), format!("{page}?done=1"));
+    let r = get(&app, &coach, &r.location()).await;
+    assert!(r.body.contains("Back from onboarding"), "{}", r.body);
+    assert!(r.body.contains("Cannot take payments yet"), "{}", r.body);
+    assert!(r.body.contains("Continue onboarding"));
+}
+
+#[tokio::test]
+async fn lessons_need_the_coach_permission_and_the_module() {
+    let (app, fake) = app_with_payments(&[]).await;
+    let owner = app.signup("owner@example.com").await;
+    let viewer = add_member(&app, owner.org_id, "viewer@example.com", "viewer").await;
+    let r = get(&app, &viewer, &ws_path(&owner, "/lessons")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = post(&app, &viewer, &ws_path(&owner, "/lessons/connect"), &[]).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert!(fake.received("/v1/accounts").is_empty());
+    let other = other_workspace(&app).await;
+    let r = get(&app, &owner, &ws_path(&other, "/lessons")).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &owner,
+        &ws_path(&other, "/lessons/offerings"),
+        &[
+            ("name", "X"),
+            ("amount", "1000"),
+            ("currency", "eur"),
+            ("interval", "one_off"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    disable_module(&app, owner.org_id, "billing").await;
+    let r = get(&app, &owner, &ws_path(&owner, "/lessons")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = get(&app, &owner, &ws_path(&owner, "/")).await;
+    assert!(
+        !r.body.contains("/lessons\""),
+        "the section leaves the navigation"
+    );
+}
