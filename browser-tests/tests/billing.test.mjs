@@ -51,6 +51,8 @@ async function planBecomes(session, plan) {
 test('billing: subscribe through Checkout and come back to the plan and seats', { skip: !FAKE && 'no fake processor' }, async () => {
   const { c, ctx, page, session } = await onDesk(await coach('Coach Kai'));
   await fakeCheckoutHost(ctx);
+  // The dashboard finishes loading first (leaving it mid-load cancels its script).
+  await page.waitForLoadState('load');
   const tab = `/w/${c.orgId}/settings/billing`;
   const resp = await page.goto(tab);
   await check(page, resp);
@@ -87,6 +89,7 @@ test('billing: subscribe through Checkout and come back to the plan and seats', 
 
 test('integrations: connect the video-review provider and land back on the tab', async () => {
   const { c, ctx, page } = await onDesk(await coach('Coach Lani'));
+  await page.waitForLoadState('load');
   const tab = `/w/${c.orgId}/settings/integrations`;
   const resp = await page.goto(tab);
   await check(page, resp);
