@@ -51,8 +51,8 @@ pub struct LessonsPage {
 #[derive(Deserialize, Default)]
 pub struct LessonsQuery {
     offset: Option<i64>,
-    done: Option<String>,
-    refresh: Option<String>,
+    /// `done` or `refresh`: back from onboarding (not the desk's `done` note).
+    onboarding: Option<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -129,12 +129,10 @@ pub async fn show(
     desk: Desk,
     Query(q): Query<LessonsQuery>,
 ) -> Response {
-    let onboarding = if q.done.is_some() {
-        Some("done")
-    } else if q.refresh.is_some() {
-        Some("refresh")
-    } else {
-        None
+    let onboarding = match q.onboarding.as_deref() {
+        Some("done") => Some("done"),
+        Some("refresh") => Some("refresh"),
+        _ => None,
     };
     let offset = q.offset.unwrap_or(0).max(0);
     match lessons_page(
@@ -207,7 +205,7 @@ pub async fn connect(
 }
 
 /// `GET /payments/connect`: where onboarding returns (`done=1`, or `refresh=1` when its link
-/// expired): on to the lessons page of the workspace that left.
+/// expired): on to the lessons page of the workspace that left (`?onboarding=done|refresh`).
 pub async fn connect_returned(who: PageUser, headers: HeaderMap, uri: Uri) -> Response {
     let Some(who) = who.0 else {
         return crate::areas::pages::sign_in_first(
@@ -215,5 +213,12 @@ pub async fn connect_returned(who: PageUser, headers: HeaderMap, uri: Uri) -> Re
                 .map_or("/payments/connect", |p| p.as_str()),
         );
     };
-    back_to_workspace(&headers, &who, HERE, uri.query())
+    // The processor's `done=1` would read as the desk's `?done=` note: said as `onboarding=`.
+    let refresh = uri.query().is_some_and(|q| q.contains("refresh"));
+    let query = if refresh {
+        "onboarding=refresh"
+    } else {
+        "onboarding=done"
+    };
+    back_to_workspace(&headers, &who, HERE, Some(query))
 }

@@ -349,7 +349,7 @@ async fn a_coach_offers_a_lesson_and_connects_payouts() {
     assert!(header(&r, "hx-redirect").starts_with("https://connect.payments.test/setup/"));
     assert_eq!(fake.received("/v1/accounts").len(), 1);
     let r = get_returning(&app, &coach, "/payments/connect?done=1", coach.org_id).await;
-    assert_eq!(r.location(), format!("{page}?done=1"));
+    assert_eq!(r.location(), format!("{page}?onboarding=done"));
     let r = get(&app, &coach, &r.location()).await;
     assert!(r.body.contains("Back from onboarding"), "{}", r.body);
     assert!(r.body.contains("Cannot take payments yet"), "{}", r.body);
