@@ -12,6 +12,7 @@ mod billing;
 mod competition;
 mod cron;
 mod desk;
+mod desk_billing;
 mod footage;
 mod jobs;
 mod messaging;
@@ -50,6 +51,7 @@ pub fn registry() -> Registry {
         competition::routes(),
         pages::routes(),
         desk::routes(),
+        desk_billing::routes(),
         cron::routes(),
     ];
     Registry::new(areas.into_iter().flatten().collect())

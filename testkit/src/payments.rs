@@ -149,6 +149,7 @@ impl FakePayments {
             .route("/v1/accounts", post(create_account))
             .route("/v1/accounts/{id}", get(read_account))
             .route("/v1/account_links", post(create_account_link))
+            .route("/test/checkout/{id}/complete", post(complete_by_http))
             .with_state(Arc::clone(&shared));
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
@@ -197,9 +198,7 @@ impl FakePayments {
 
     /// A new event of `event_type` about `object` (not yet sent: see [`FakePayments::signed`]).
     pub fn event(&self, event_type: &str, object: &Value) -> Value {
-        let id = self.shared.lock().id("evt");
-        json!({ "id": id, "object": "event", "type": event_type, "created": now(), "livemode": false,
-                "api_version": "2024-06-20", "data": { "object": object } })
+        event_of(&self.shared, event_type, object)
     }
 
     /// The body and `Stripe-Signature` of a delivery of `event`, signed now with the endpoint's
@@ -214,49 +213,7 @@ impl FakePayments {
     /// created (active). Returns the events the processor sends: `checkout.session.completed`
     /// (and `customer.subscription.created`).
     pub fn complete_checkout(&self, session_id: &str) -> Vec<Value> {
-        let (session, sub) = {
-            let mut g = self.shared.lock();
-            let form = g.session_forms.get(session_id).cloned().expect("a session");
-            let mut session = g.sessions.get(session_id).cloned().expect("a session");
-            session["status"] = json!("complete");
-            session["payment_status"] = json!("paid");
-            let mut sub = None;
-            if session["mode"] == "subscription" {
-                let sid = g.id("sub");
-                let item = g.id("si");
-                let f = |k: &str| form.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
-                let price = match f("line_items[0][price]") {
-                    Some(p) => g.prices.get(&p).cloned().expect("a known price"),
-                    None => {
-                        let pid = g.id("price");
-                        json!({ "id": pid, "object": "price", "active": true,
-                                "currency": f("line_items[0][price_data][currency]"),
-                                "unit_amount": f("line_items[0][price_data][unit_amount]").and_then(|v| v.parse::<i64>().ok()),
-                                "recurring": { "interval": "month", "interval_count": 1 }, "lookup_key": null, "nickname": null })
-                    }
-                };
-                let quantity: i64 = f("line_items[0][quantity]")
-                    .and_then(|q| q.parse().ok())
-                    .unwrap_or(1);
-                let s = json!({
-                    "id": sid, "object": "subscription", "status": "active",
-                    "customer": session["customer"], "metadata": metadata(&form, "subscription_data[metadata]"),
-                    "current_period_end": now() + 30 * 86400,
-                    "items": { "object": "list", "data": [
-                        { "id": item, "price": price, "quantity": quantity, "current_period_end": now() + 30 * 86400 } ] },
-                });
-                session["subscription"] = json!(sid);
-                g.subscriptions.insert(sid.clone(), s.clone());
-                sub = Some(s);
-            }
-            g.sessions.insert(session_id.to_string(), session.clone());
-            (session, sub)
-        };
-        let mut events = vec![self.event("checkout.session.completed", &session)];
-        if let Some(s) = sub {
-            events.push(self.event("customer.subscription.created", &s));
-        }
-        events
+        complete(&self.shared, session_id)
     }
 
     /// The subscription's status changes (e.g. `past_due`, `unpaid`); returns the
@@ -631,4 +588,73 @@ async fn create_account_link(
                    "expires_at": now() + 300 }),
         )
     })
+}
+
+fn event_of(shared: &Shared, event_type: &str, object: &Value) -> Value {
+    let id = shared.lock().id("evt");
+    json!({ "id": id, "object": "event", "type": event_type, "created": now(), "livemode": false,
+            "api_version": "2024-06-20", "data": { "object": object } })
+}
+
+/// `POST /test/checkout/{id}/complete`: the customer pays on the hosted page (what a browser
+/// test cannot do at the real processor): the events, each with the body and signature the
+/// processor would deliver, for the test to post to the webhook.
+async fn complete_by_http(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    if !s.lock().sessions.contains_key(&id) {
+        return (StatusCode::NOT_FOUND, "no such session").into_response();
+    }
+    let events: Vec<Value> = complete(&s, &id)
+        .iter()
+        .map(|e| {
+            let body = e.to_string();
+            json!({ "body": body, "signature": signature(&s.webhook_secret, now(), &body) })
+        })
+        .collect();
+    Json(events).into_response()
+}
+
+fn complete(shared: &Shared, session_id: &str) -> Vec<Value> {
+    let (session, sub) = {
+        let mut g = shared.lock();
+        let form = g.session_forms.get(session_id).cloned().expect("a session");
+        let mut session = g.sessions.get(session_id).cloned().expect("a session");
+        session["status"] = json!("complete");
+        session["payment_status"] = json!("paid");
+        let mut sub = None;
+        if session["mode"] == "subscription" {
+            let sid = g.id("sub");
+            let item = g.id("si");
+            let f = |k: &str| form.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
+            let price = match f("line_items[0][price]") {
+                Some(p) => g.prices.get(&p).cloned().expect("a known price"),
+                None => {
+                    let pid = g.id("price");
+                    json!({ "id": pid, "object": "price", "active": true,
+                            "currency": f("line_items[0][price_data][currency]"),
+                            "unit_amount": f("line_items[0][price_data][unit_amount]").and_then(|v| v.parse::<i64>().ok()),
+                            "recurring": { "interval": "month", "interval_count": 1 }, "lookup_key": null, "nickname": null })
+                }
+            };
+            let quantity: i64 = f("line_items[0][quantity]")
+                .and_then(|q| q.parse().ok())
+                .unwrap_or(1);
+            let s = json!({
+                "id": sid, "object": "subscription", "status": "active",
+                "customer": session["customer"], "metadata": metadata(&form, "subscription_data[metadata]"),
+                "current_period_end": now() + 30 * 86400,
+                "items": { "object": "list", "data": [
+                    { "id": item, "price": price, "quantity": quantity, "current_period_end": now() + 30 * 86400 } ] },
+            });
+            session["subscription"] = json!(sid);
+            g.subscriptions.insert(sid.clone(), s.clone());
+            sub = Some(s);
+        }
+        g.sessions.insert(session_id.to_string(), session.clone());
+        (session, sub)
+    };
+    let mut events = vec![event_of(shared, "checkout.session.completed", &session)];
+    if let Some(s) = sub {
+        events.push(event_of(shared, "customer.subscription.created", &s));
+    }
+    events
 }

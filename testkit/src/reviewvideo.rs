@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -114,6 +114,7 @@ impl FakeReviewVideo {
         });
         let app = Router::new()
             .route("/oauth/authorize", get(authorize_page))
+            .route("/oauth/authorize/approve", get(approve_in_browser))
             .route("/oauth/access_token", post(access_token))
             .with_state(Arc::clone(&shared));
         let listener = TcpListener::bind(("127.0.0.1", 0))
@@ -152,23 +153,7 @@ impl FakeReviewVideo {
     /// a non-empty `state` and an absolute `redirect_uri`, and with a `code_challenge`, also
     /// `code_challenge_method=S256`.
     pub fn approve(&self, authorize_url: &str) -> String {
-        let request = self.parse_authorize_url(authorize_url);
-        let code = random_hex(16);
-        self.shared.lock().codes.insert(
-            code.clone(),
-            Grant {
-                redirect_uri: request.redirect_uri,
-                code_challenge: request.code_challenge,
-                expires_at: Instant::now() + CODE_LIFETIME,
-                used: false,
-            },
-        );
-        let mut callback = request.callback;
-        callback
-            .query_pairs_mut()
-            .append_pair("code", &code)
-            .append_pair("state", &request.state);
-        callback.into()
+        approve_at(&self.shared, &self.base_url, authorize_url)
     }
 
     /// Plays the user clicking "deny": returns
@@ -212,46 +197,7 @@ impl FakeReviewVideo {
     }
 
     fn parse_authorize_url(&self, authorize_url: &str) -> AuthorizeRequest {
-        let endpoint = format!("{}/oauth/authorize", self.base_url);
-        let url = Url::parse(authorize_url)
-            .unwrap_or_else(|e| panic!("FakeReviewVideo: authorize URL {authorize_url:?}: {e}"));
-        assert!(
-            authorize_url.starts_with(&endpoint) && url.path() == "/oauth/authorize",
-            "FakeReviewVideo: authorize URL {authorize_url:?} does not start with {endpoint:?}"
-        );
-        let params: HashMap<String, String> = url.query_pairs().into_owned().collect();
-        let param = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
-        assert_eq!(
-            param("response_type"),
-            "code",
-            "FakeReviewVideo: response_type in {authorize_url:?}"
-        );
-        assert_eq!(
-            param("client_id"),
-            self.shared.client_id,
-            "FakeReviewVideo: unknown client_id in {authorize_url:?}"
-        );
-        assert!(
-            !param("state").is_empty(),
-            "FakeReviewVideo: missing state in {authorize_url:?}"
-        );
-        let callback = Url::parse(param("redirect_uri")).unwrap_or_else(|e| {
-            panic!("FakeReviewVideo: redirect_uri in {authorize_url:?} is not an absolute URL: {e}")
-        });
-        let code_challenge = params.get("code_challenge").cloned();
-        if code_challenge.is_some() {
-            assert_eq!(
-                param("code_challenge_method"),
-                "S256",
-                "FakeReviewVideo: code_challenge_method in {authorize_url:?}"
-            );
-        }
-        AuthorizeRequest {
-            redirect_uri: param("redirect_uri").to_string(),
-            callback,
-            state: param("state").to_string(),
-            code_challenge,
-        }
+        parse_authorize(&self.shared, &self.base_url, authorize_url)
     }
 }
 
@@ -261,8 +207,97 @@ impl Drop for FakeReviewVideo {
     }
 }
 
-async fn authorize_page() -> &'static str {
-    "Fake ReviewVideo: tests approve or deny with FakeReviewVideo::approve / deny.\n"
+/// The provider's authorization page: in-process tests approve or deny with
+/// [`FakeReviewVideo::approve`] / `deny`; a browser follows the "Approve" link.
+async fn authorize_page(RawQuery(q): RawQuery) -> Response {
+    let q = q
+        .unwrap_or_default()
+        .replace('&', "&amp;")
+        .replace('"', "&quot;");
+    axum::response::Html(format!(
+        "<!doctype html><html lang=\"en\"><title>Fake ReviewVideo</title><main><h1>Fake ReviewVideo</h1>\
+         <p><a id=\"approve\" href=\"/oauth/authorize/approve?{q}\">Approve</a></p></main></html>"
+    ))
+    .into_response()
+}
+
+/// `GET /oauth/authorize/approve?…`: the user approved in the browser; to the callback.
+async fn approve_in_browser(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    let base = format!("http://{host}");
+    let url = format!("{base}/oauth/authorize?{}", q.unwrap_or_default());
+    let back = approve_at(&shared, &base, &url);
+    (StatusCode::SEE_OTHER, [(header::LOCATION, back)]).into_response()
+}
+
+fn parse_authorize(shared: &Shared, base_url: &str, authorize_url: &str) -> AuthorizeRequest {
+    let endpoint = format!("{}/oauth/authorize", base_url);
+    let url = Url::parse(authorize_url)
+        .unwrap_or_else(|e| panic!("FakeReviewVideo: authorize URL {authorize_url:?}: {e}"));
+    assert!(
+        authorize_url.starts_with(&endpoint) && url.path() == "/oauth/authorize",
+        "FakeReviewVideo: authorize URL {authorize_url:?} does not start with {endpoint:?}"
+    );
+    let params: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    let param = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
+    assert_eq!(
+        param("response_type"),
+        "code",
+        "FakeReviewVideo: response_type in {authorize_url:?}"
+    );
+    assert_eq!(
+        param("client_id"),
+        shared.client_id,
+        "FakeReviewVideo: unknown client_id in {authorize_url:?}"
+    );
+    assert!(
+        !param("state").is_empty(),
+        "FakeReviewVideo: missing state in {authorize_url:?}"
+    );
+    let callback = Url::parse(param("redirect_uri")).unwrap_or_else(|e| {
+        panic!("FakeReviewVideo: redirect_uri in {authorize_url:?} is not an absolute URL: {e}")
+    });
+    let code_challenge = params.get("code_challenge").cloned();
+    if code_challenge.is_some() {
+        assert_eq!(
+            param("code_challenge_method"),
+            "S256",
+            "FakeReviewVideo: code_challenge_method in {authorize_url:?}"
+        );
+    }
+    AuthorizeRequest {
+        redirect_uri: param("redirect_uri").to_string(),
+        callback,
+        state: param("state").to_string(),
+        code_challenge,
+    }
+}
+
+fn approve_at(shared: &Shared, base_url: &str, authorize_url: &str) -> String {
+    let request = parse_authorize(shared, base_url, authorize_url);
+    let code = random_hex(16);
+    shared.lock().codes.insert(
+        code.clone(),
+        Grant {
+            redirect_uri: request.redirect_uri,
+            code_challenge: request.code_challenge,
+            expires_at: Instant::now() + CODE_LIFETIME,
+            used: false,
+        },
+    );
+    let mut callback = request.callback;
+    callback
+        .query_pairs_mut()
+        .append_pair("code", &code)
+        .append_pair("state", &request.state);
+    callback.into()
 }
 
 fn oauth_error(status: StatusCode, error: &str) -> Response {

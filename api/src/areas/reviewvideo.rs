@@ -11,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use shared::domain::reviewvideo::{self as domain, Callback};
 
-fn redirect_uri(state: &AppState) -> String {
+/// The callback registered at the provider (the desk's start uses it too).
+pub fn redirect_uri(state: &AppState) -> String {
     state.cfg.public_url("/api/auth/reviewvideo/callback")
 }
 

@@ -144,6 +144,12 @@ pub async fn connect(
     Ok(())
 }
 
+/// The user's connection at the provider, if any (what the settings page shows; no token).
+pub async fn connection(db: &Db, user: crate::db::Id) -> Result<Option<oauth::Connection>> {
+    let mut c = db.acquire().await?;
+    Ok(oauth::connection(&mut c, user, PROVIDER).await?)
+}
+
 /// Decrypts a stored access token (for the adapters that call the provider's API later).
 pub fn decrypt_token(keys: &Keys, enc: &str) -> Option<String> {
     keys.decrypt(TOKEN_PURPOSE, enc)

@@ -85,6 +85,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Module::Wearable),
         Some(Perm::WearableRead),
     ),
+    (
+        "/lessons",
+        "nav.lessons",
+        Some(Module::Billing),
+        Some(Perm::AthletesUpdate),
+    ),
     // Listed when the member may open one of its tabs (`settings::first_tab`).
     (SETTINGS, "nav.settings", None, None),
 ];

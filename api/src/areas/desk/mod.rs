@@ -24,6 +24,8 @@ pub mod i18n;
 pub mod imports;
 pub mod jobs;
 pub mod layout;
+pub mod leave;
+pub mod lessons;
 pub mod messages;
 pub mod notifications;
 pub mod reviews;

@@ -517,9 +517,15 @@ pub async fn integrations(
     State(state): State<AppState>,
     who: PageUser,
     Query(q): Query<IntegrationsQuery>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
 ) -> Response {
-    if who.0.is_none() {
+    let Some(signed_in) = &who.0 else {
         return super::sign_in_first("/settings/integrations");
+    };
+    // A member manages integrations on the workspace's settings tab (issue 39).
+    if !signed_in.memberships.is_empty() {
+        return crate::areas::desk::settings::integrations::back(&headers, signed_in, uri.query());
     }
     page(
         StatusCode::OK,

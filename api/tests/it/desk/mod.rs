@@ -4,6 +4,7 @@
 
 mod assets;
 mod athletes;
+mod billing;
 mod footage;
 mod guard;
 mod messages;

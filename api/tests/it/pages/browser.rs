@@ -35,6 +35,8 @@ async fn every_flow_passes_in_a_real_browser() {
     // note transcribed offline, as in the in-process tests.
     let analysis = FakeAnalysis::start("analysis-key", TEST_WEBHOOK_SECRET).await;
     let model = FakeModel::start("model-key").await;
+    // The payment processor's fake: billing.test.mjs plays its hosted pages (issue 39).
+    let payments = testkit::payments::FakePayments::start(PAY_KEY, WHSEC).await;
     let mut env = vec![
         ("PUBLIC_BASE_URL", base.clone()),
         ("SMTP_URL", String::new()),
@@ -44,6 +46,15 @@ async fn every_flow_passes_in_a_real_browser() {
         ("ANALYSIS_WEBHOOK_SECRET", TEST_WEBHOOK_SECRET.into()),
     ];
     env.extend(crate::reviews::voice::model_env(&model));
+    env.extend([
+        ("PAYMENTS_BASE_URL", payments.base_url()),
+        ("PAYMENTS_SECRET_KEY", PAY_KEY.into()),
+        ("PAYMENTS_WEBHOOK_SECRETS", WHSEC.into()),
+        (
+            "PAYMENTS_PRICE_IDS",
+            "price_team_monthly,price_club_monthly".into(),
+        ),
+    ]);
     let app = crate::reviews::voice::app_with(&env).await;
     let outbox = app.tdb.dir.join("mail-outbox");
     let worker = app.start_worker(&[]).await;
@@ -87,6 +98,7 @@ async fn every_flow_passes_in_a_real_browser() {
             .env("BASE_URL", &base)
             .env("OUTBOX_DIR", &outbox)
             .env("SERVICE_KEY", SERVICE_KEY)
+            .env("PAYMENTS_FAKE_URL", payments.base_url())
             .env("CHROMIUM", browser.as_ref().unwrap())
             .stdout(log("browser.out"))
             .stderr(log("browser.err"))

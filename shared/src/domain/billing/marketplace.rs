@@ -82,6 +82,12 @@ pub async fn connect(
     })
 }
 
+/// The acting coach's payout account in this workspace, if connected (what their page shows).
+pub async fn payout_account(db: &Db, ws: &InWorkspace) -> Result<Option<PayoutAccount>> {
+    let mut c = db.acquire().await?;
+    Ok(billing::payout_account(&mut c, ws.org_id, ws.actor.user_id).await?)
+}
+
 /// A new offering, parsed.
 #[derive(Debug, Clone)]
 pub struct NewOffering {

@@ -8,8 +8,10 @@
 //! routes in `routes/desk.rs` with the same permission and module.
 
 pub mod audit;
+pub mod billing;
 pub mod coaches;
 pub mod enrollment;
+pub mod integrations;
 pub mod invites;
 pub mod members;
 pub mod modules;
@@ -82,6 +84,18 @@ pub const TABS: &[Tab] = &[
         label: "set.enrollment.tab",
         perm: Perm::AthletesRead,
         module: Some(Module::Athletes),
+    },
+    Tab {
+        path: billing::TAB,
+        label: "bill.tab",
+        perm: Perm::BillingManage,
+        module: None,
+    },
+    Tab {
+        path: integrations::TAB,
+        label: "intg.tab",
+        perm: Perm::ReviewsRead,
+        module: None,
     },
 ];
 
