@@ -10,6 +10,7 @@ mod admin;
 mod athletes;
 mod billing;
 mod competition;
+mod console;
 mod cron;
 mod desk;
 mod footage;
@@ -50,6 +51,7 @@ pub fn registry() -> Registry {
         competition::routes(),
         pages::routes(),
         desk::routes(),
+        console::routes(),
         cron::routes(),
     ];
     Registry::new(areas.into_iter().flatten().collect())
