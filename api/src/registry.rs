@@ -229,10 +229,10 @@ where
 }
 
 impl RouteDef {
-    /// An HTML page (`Auth::Page`, `Auth::Desk`): in the router and docs/routes.md, not in the
-    /// OpenAPI document.
+    /// An HTML page (`Auth::Page`, `Auth::Desk`, `Auth::Console`): in the router and
+    /// docs/routes.md, not in the OpenAPI document.
     pub fn is_page(&self) -> bool {
-        matches!(self.auth, Auth::Page(_) | Auth::Desk { .. })
+        matches!(self.auth, Auth::Page(_) | Auth::Desk { .. } | Auth::Console)
     }
     pub fn auth(mut self, auth: Auth) -> Self {
         self.auth = auth;
@@ -455,7 +455,7 @@ impl RouteDef {
             );
         }
         match self.auth {
-            Auth::Public(_) | Auth::Page(_) | Auth::Desk { .. } => {}
+            Auth::Public(_) | Auth::Page(_) | Auth::Desk { .. } | Auth::Console => {}
             Auth::Token(_) | Auth::Webhook(_) => {
                 add(401, "the token or signature is missing, bad or expired");
                 add(403, "the token is not valid for this");

@@ -10,6 +10,7 @@ mod admin;
 mod athletes;
 mod billing;
 mod competition;
+mod console;
 mod cron;
 mod desk;
 mod desk_billing;
@@ -52,6 +53,7 @@ pub fn registry() -> Registry {
         pages::routes(),
         desk::routes(),
         desk_billing::routes(),
+        console::routes(),
         cron::routes(),
     ];
     Registry::new(areas.into_iter().flatten().collect())

@@ -152,6 +152,33 @@ async fn authorize(g: &Guard, parts: &mut Parts) -> Result<Option<(Id, Id)>, Ref
             parts.extensions.insert(signed_in);
             Ok(imp)
         }
+        Auth::Console => {
+            let Some((s, csrf)) = web_sign_in(g, parts).await? else {
+                return Err(Refused::SignInFirst);
+            };
+            let (acting_as, imp) = acting(&s)?;
+            if !s.caller.user.is_platform_admin {
+                let who = super::SignedIn {
+                    caller: acting_as,
+                    csrf,
+                    memberships: s.memberships.clone(),
+                };
+                let e = Error::forbidden("admin_required", "this needs a platform administrator");
+                return Err(Refused::Page(e, who));
+            }
+            if imp.is_some() {
+                let name = acting_as.user.name.clone();
+                parts.extensions.insert(super::Impersonating(name));
+            }
+            // The admin's own caller, as `Admin` routes act (also while impersonating).
+            parts.extensions.insert(s.caller.clone());
+            parts.extensions.insert(super::SignedIn {
+                caller: s.caller.clone(),
+                csrf,
+                memberships: s.memberships.clone(),
+            });
+            Ok(imp)
+        }
         Auth::Service => {
             shared_secret(&parts.headers, g.app.cfg.service_role_key.as_ref())?;
             Ok(None)
@@ -258,14 +285,10 @@ async fn page_session(
     g: &Guard,
     parts: &Parts,
 ) -> Result<Option<(super::SignedIn, Option<(Id, Id)>)>, Error> {
-    let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
-        return Ok(None);
-    };
-    let Some(signed_in) = sign_in(g, Credential::Session(&token)).await? else {
+    let Some((signed_in, csrf)) = web_sign_in(g, parts).await? else {
         return Ok(None);
     };
     let (caller, imp) = acting(&signed_in)?;
-    let csrf = g.app.keys.sign("csrf", token.as_bytes());
     Ok(Some((
         super::SignedIn {
             caller,
@@ -274,6 +297,18 @@ async fn page_session(
         },
         imp,
     )))
+}
+
+/// The sign-in behind the `sc_session` cookie as it is (the admin's own during an
+/// impersonation) and the session's CSRF token; `None` without a valid cookie.
+async fn web_sign_in(g: &Guard, parts: &Parts) -> Result<Option<(Arc<SignIn>, String)>, Error> {
+    let Some(token) = cookies::get(&parts.headers, cookies::SESSION_COOKIE) else {
+        return Ok(None);
+    };
+    let Some(signed_in) = sign_in(g, Credential::Session(&token)).await? else {
+        return Ok(None);
+    };
+    Ok(Some((signed_in, g.app.keys.sign("csrf", token.as_bytes()))))
 }
 
 /// The caller a request acts as: the impersonated user when the sign-in has an active

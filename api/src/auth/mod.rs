@@ -71,6 +71,12 @@ pub enum Auth {
         perm: Option<Perm>,
         module: Option<Module>,
     },
+    /// A page of the platform admin console (`/admin/…`, `areas/desk/admin`): a web session is
+    /// required (without one the browser is sent to the sign-in page) whose signed-in user is a
+    /// platform administrator, else a 403 page (the JSON admin routes' `admin_required`). Like
+    /// `Admin`, it acts as the admin also during an impersonation ([`Impersonating`] names the
+    /// person for the banner). Its forms carry the session's CSRF token.
+    Console,
 }
 
 impl Auth {
@@ -162,6 +168,7 @@ impl Auth {
             Auth::Cron => "cron".into(),
             Auth::Tv => "tv device".into(),
             Auth::Page(_) => "page".into(),
+            Auth::Console => "admin page".into(),
             Auth::Desk { perm, module } => {
                 let mut s = "page in workspace".to_string();
                 if let Some(p) = perm {
@@ -364,3 +371,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Ws {
             .ok_or_else(|| Error::unauthorized("unauthenticated", "sign in first"))?)
     }
 }
+
+/// Set by the guard on an admin console page while the admin's sign-in impersonates someone:
+/// that person's name, for the banner (the page itself acts as the admin).
+#[derive(Clone, Debug)]
+pub struct Impersonating(pub String);

@@ -57,7 +57,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .area("pages").summary("Web app manifest"),
         route(POST, "/impersonation/stop", crate::areas::pages::impersonation::stop)
             .auth(Auth::Page(SIGNED_IN))
-            .area("pages").summary("The impersonation banner's stop button: the admin acts as themselves again"),
+            .area("pages").summary("The impersonation banner's stop button: the admin acts as themselves again, back at the person's console page"),
         route(GET, "/", acc::home)
             .auth(Auth::Page("the front page: who is signed in, or the way to sign in"))
             .area("pages").summary("Home: the signed-in user's workspaces, or sign-in and sign-up links"),

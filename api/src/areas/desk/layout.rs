@@ -211,6 +211,37 @@ impl Chrome {
         }
     }
 
+    /// The layout of the platform admin console (`/admin/…`): its own sections, no workspace
+    /// switcher (the admin acts as no member there), the banner while impersonating.
+    pub fn console(con: &super::admin::Console, title: impl Into<String>) -> Chrome {
+        let section = con.here.split('?').next().unwrap_or("/admin");
+        let nav = super::admin::SECTIONS
+            .iter()
+            .map(|(href, key)| NavItem {
+                href: href.to_string(),
+                label: con.cat.t(key),
+                current: if *href == "/admin" {
+                    section == "/admin"
+                } else {
+                    section.starts_with(href)
+                },
+            })
+            .collect();
+        Chrome {
+            title: title.into(),
+            cat: con.cat,
+            ws_name: con.cat.t("adm.title").to_string(),
+            switcher: Vec::new(),
+            nav,
+            user_name: con.who.caller.user.name.clone(),
+            csrf: con.who.csrf.clone(),
+            impersonating: con.impersonating.clone(),
+            done: flash(&con.here, con.cat),
+            tz: con.tz.name().to_string(),
+            zone: con.tz,
+        }
+    }
+
     /// A catalogue text.
     pub fn t(&self, key: &str) -> &'static str {
         self.cat.t(key)

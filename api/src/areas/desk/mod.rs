@@ -14,6 +14,7 @@
 //! - text comes from the message catalogue ([`i18n`]), times are shown in the viewer's time
 //!   zone (the `sc_tz` cookie the page's module sets, else UTC).
 
+pub mod admin;
 pub mod athletes;
 pub mod clip_media;
 pub mod clips;

@@ -1,5 +1,6 @@
 //! The stop button of the impersonation banner: ends the platform admin's impersonation of
-//! this web session, as `POST /api/admin/impersonate/stop` does, and goes home as the admin.
+//! this web session, as `POST /api/admin/impersonate/stop` does, and goes back to the person's
+//! page in the admin console, as the admin.
 
 use super::{Form, PageUser, check_csrf, error_page, see_other, sign_in_first};
 use crate::state::AppState;
@@ -33,8 +34,9 @@ pub async fn stop(
         user_id: admin_id,
         impersonator: None,
     };
+    let back = format!("/admin/users/{}", s.caller.user.id);
     match admin::stop_impersonating(&state.db, actor, &s.caller.sign_in_ref()).await {
-        Ok(()) => see_other("/", HeaderMap::new()),
+        Ok(()) => see_other(&back, HeaderMap::new()),
         Err(e) => error_page(&who, &e),
     }
 }

@@ -61,16 +61,32 @@ pub fn policy_for_store(origin: &str) -> String {
 pub struct Chrome {
     pub title: String,
     pub user: Option<(String, String)>,
+    /// While a platform admin acts as the signed-in person: the banner's sentence and its
+    /// stop button's label (the desk's catalogue texts).
+    pub banner: Option<(String, String)>,
 }
 
 impl Chrome {
     pub fn new(title: &str, who: &PageUser) -> Chrome {
+        let banner = who
+            .0
+            .as_ref()
+            .filter(|s| s.caller.impersonator.is_some())
+            .map(|s| {
+                let cat = crate::areas::desk::i18n::Catalogue::english();
+                let name = [("name", s.caller.user.name.as_str())];
+                (
+                    cat.fill("app.impersonating", &name),
+                    cat.fill("app.stop_impersonating", &name),
+                )
+            });
         Chrome {
             title: title.to_string(),
             user: who
                 .0
                 .as_ref()
                 .map(|s| (s.caller.user.name.clone(), s.csrf.clone())),
+            banner,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! CSRF on every post), its pages over form posts on both databases, the message catalogue and
 //! the assets. The real-browser workflows are in `browser-tests/` (run by `pages::browser`).
 
+mod admin;
 mod assets;
 mod athletes;
 mod billing;

@@ -1,0 +1,100 @@
+// The platform admin console (issue 39) in a real browser: the overview with its live
+// activity, a user found by search and opened, impersonation started there with a reason
+// (the coach's desk then shows the banner, as do the person's own pages and the console),
+// stopped from the banner; a workspace's seat cap set; the jobs and queues view. Each checked
+// through the JSON API; every page checked and run through axe-core (WCAG 2.2 AA).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  closeBrowser, screenshot, api, coach, check, phone, sessionOf, PASSWORD,
+} from '../lib.mjs';
+
+after(closeBrowser);
+
+/** The platform admin the harness made (ADMIN_EMAIL), signed in through the page. */
+async function adminSignedIn() {
+  const { ctx, page } = await phone();
+  await page.goto('/signin?next=%2Fadmin');
+  await page.getByLabel('Email').fill(process.env.ADMIN_EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Platform overview', level: 1 }).waitFor();
+  return { ctx, page, session: await sessionOf(ctx) };
+}
+
+test('admin: overview, find a user, act as them with the banner everywhere, stop', async () => {
+  const c = await coach('Coach Leilani');
+  const logged = await api('/api/activity/log', { method: 'POST', session: c, body: { events: [{ kind: 'page_view', path: '/athletes/leilani' }] } });
+  assert.equal(logged.status, 202, logged.text);
+  const { page, session } = await adminSignedIn();
+  await check(page);
+  await page.getByRole('cell', { name: '/athletes/leilani' }).first().waitFor();
+  await screenshot(page, 'admin-overview');
+
+  // Users: search, open.
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Users' }).click();
+  await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+  await page.getByLabel('Search by name or email').fill('Leilani');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForURL(/q=Leilani/);
+  await check(page);
+  await page.getByRole('link', { name: 'Coach Leilani' }).click();
+  await page.getByRole('heading', { name: 'Coach Leilani', level: 1 }).waitFor();
+  await check(page);
+  await screenshot(page, 'admin-user');
+
+  // Act as them: the coach's desk, with the banner.
+  await page.getByLabel('Reason (kept in the audit log)').fill('support ticket 314');
+  await page.getByRole('button', { name: 'Act as Coach Leilani' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  assert.ok(page.url().includes(`/w/${c.orgId}/`), page.url());
+  const banner = page.getByRole('status').filter({ hasText: 'You are acting as Coach Leilani' });
+  await banner.waitFor();
+  await check(page);
+  await screenshot(page, 'admin-impersonating');
+  const audit = await api('/api/admin/audit?action=admin.impersonation_started', { session });
+  assert.equal(audit.status, 200, audit.text);
+  assert.equal(audit.json.items[0].data.reason, 'support ticket 314');
+  // The person's own pages and the console show it too.
+  for (const path of ['/me/notifications', '/admin/jobs']) {
+    await page.goto(path);
+    await banner.waitFor();
+    await check(page);
+  }
+  // Stop: back at the person's page in the console, no banner.
+  await banner.getByRole('button', { name: 'Stop acting as Coach Leilani' }).click();
+  await page.getByRole('heading', { name: 'Coach Leilani', level: 1 }).waitFor();
+  assert.equal(await page.getByText('You are acting as').count(), 0);
+  const desk = await page.goto(`/w/${c.orgId}/`);
+  assert.equal(desk.status(), 404);
+});
+
+test('admin: a workspace\'s seat cap, and the jobs and queues', async () => {
+  const c = await coach('Coach Makoa');
+  const { page, session } = await adminSignedIn();
+  await page.goto(`/admin/orgs/${c.orgId}`);
+  await check(page);
+  const seats = page.getByLabel('Seats (blank: the plan\'s cap)');
+  await seats.fill('many');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#e-seat_cap').waitFor();
+  await check(page);
+  await seats.fill('7');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').first().waitFor();
+  const w = await api(`/api/admin/orgs/${c.orgId}`, { session });
+  assert.equal(w.json.seatCapOverride, 7);
+  await screenshot(page, 'admin-org');
+
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Jobs' }).click();
+  await page.getByRole('heading', { name: 'Jobs and queues', level: 1 }).waitFor();
+  await page.getByRole('rowheader', { name: 'default' }).waitFor();
+  await check(page);
+  await page.getByLabel('Status').selectOption('failed');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=failed/);
+  await check(page);
+  const jobs = await api('/api/admin/jobs?status=failed', { session });
+  assert.equal(jobs.status, 200, jobs.text);
+  await screenshot(page, 'admin-jobs');
+});
