@@ -201,6 +201,7 @@ async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result
         match send(ctx, &d).await? {
             Sending::Done(outcome, devices) => record(ctx, &d, outcome, devices, tally).await?,
             Sending::Push(n, tokens, browsers) => plans.push(PushPlan::new(d, n, tokens, browsers)),
+            Sending::Lost => {} // the job's next attempt has it: not ours to send or record
         }
     }
     if !plans.is_empty() {
@@ -220,6 +221,14 @@ fn claimant(ctx: &Ctx) -> Claimant {
         job: ctx.job_id,
         attempt: ctx.attempt.into(),
     }
+}
+
+/// Whether this run still holds `d`: checked right before an email or a text goes out, as
+/// before each push request (see [`held`]).
+async fn holds(ctx: &Ctx, d: &Delivery) -> Result<bool, JobError> {
+    let mut c = ctx.deps.db.acquire().await?;
+    let mine = notifications::still_claimed(&mut c, &[d.id], claimant(ctx)).await?;
+    Ok(mine.contains(&d.id))
 }
 
 /// Which of these plans' deliveries this run still holds (see `notifications::still_claimed`).
@@ -282,6 +291,8 @@ async fn record(
 enum Sending {
     /// Sent or decided, with what happened per device when there are devices to tell about.
     Done(Outcome, Option<Value>),
+    /// Nothing sent: the job's next attempt took the claim over while this run was alive.
+    Lost,
     /// A push to these devices, sent with the others of the batch ([`push`]).
     Push(
         notifications::Notification,
@@ -354,6 +365,9 @@ async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, Job
                     "List-Unsubscribe=One-Click".to_string(),
                 ),
             ];
+            if !holds(ctx, d).await? {
+                return Ok(Ok(Sending::Lost));
+            }
             Ok(Err((
                 match ctx.deps.mailer.send_with_headers(mail, &headers).await {
                     Ok(()) => Outcome::Sent,
@@ -374,6 +388,9 @@ async fn decide(ctx: &Ctx, d: &Delivery) -> Result<Result<Sending, Decided>, Job
                 None => false,
             };
             drop(c);
+            if !holds(ctx, d).await? {
+                return Ok(Ok(Sending::Lost));
+            }
             Ok(Err(
                 text_message(ctx, &n, phone.map(|p| p.0), opted_out).await?
             ))

@@ -432,34 +432,20 @@ pub async fn set_status(
 
 // ---- delete (with its own confirmation page) ----
 
-#[derive(Template)]
-#[template(path = "desk/athletes/delete.html")]
-pub struct DeletePage {
-    c: Chrome,
-    name: String,
-    action: String,
-    cancel: String,
-}
-
 pub async fn delete_form(
     State(state): State<AppState>,
     desk: Desk,
     Path((_ws, id)): Path<(Id, Id)>,
 ) -> Response {
     match domain::get(&desk.acting(), &state.db, id).await {
-        Ok(a) => page(
-            StatusCode::OK,
-            &DeletePage {
-                c: Chrome::new(
-                    &desk,
-                    desk.cat
-                        .fill("ath.delete_title", &[("name", &full_name(&a))]),
-                ),
-                name: full_name(&a),
-                action: desk.path(&format!("/athletes/{id}/delete")),
-                cancel: desk.path(&format!("/athletes/{id}")),
-            },
-        ),
+        Ok(a) => {
+            let name = full_name(&a);
+            let name = [("name", name.as_str())];
+            let title = desk.cat.fill("ath.delete_title", &name);
+            let message = desk.cat.fill("ath.delete_confirm", &name);
+            let at = format!("/athletes/{id}");
+            super::confirm::delete_page(&desk, &title, &message, "ath.delete", &at)
+        }
         Err(e) => desk.error(&e),
     }
 }

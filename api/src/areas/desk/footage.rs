@@ -329,33 +329,19 @@ pub fn job_page(desk: &Desk, job: Id, back: &str) -> Response {
     see_other(&to, HeaderMap::new())
 }
 
-#[derive(Template)]
-#[template(path = "desk/footage/delete.html")]
-pub struct DeletePage {
-    c: Chrome,
-    action: String,
-    cancel: String,
-    clips: usize,
-}
-
 pub async fn delete_form(
     State(state): State<AppState>,
     desk: Desk,
     Path((_ws, id)): Path<(Id, Id)>,
 ) -> Response {
     match sessions::get(&state.db, &desk.acting(), id).await {
-        Ok((s, clips)) => page(
-            StatusCode::OK,
-            &DeletePage {
-                c: Chrome::new(
-                    &desk,
-                    desk.cat.fill("foot.delete_title", &[("title", &s.title)]),
-                ),
-                action: desk.path(&format!("/footage/{id}/delete")),
-                cancel: desk.path(&format!("/footage/{id}")),
-                clips: clips.len(),
-            },
-        ),
+        Ok((s, clips)) => {
+            let title = desk.cat.fill("foot.delete_title", &[("title", &s.title)]);
+            let n = clips.len().to_string();
+            let message = desk.cat.fill("foot.delete_confirm", &[("clips", &n)]);
+            let at = format!("/footage/{id}");
+            super::confirm::delete_page(&desk, &title, &message, "foot.delete", &at)
+        }
         Err(e) => desk.error(&e),
     }
 }

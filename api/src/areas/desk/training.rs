@@ -659,31 +659,18 @@ pub async fn film(
 
 // ---- delete ----
 
-#[derive(Template)]
-#[template(path = "desk/training/delete.html")]
-pub struct DeletePage {
-    c: Chrome,
-    action: String,
-    cancel: String,
-}
-
 pub async fn delete_form(
     State(state): State<AppState>,
     desk: Desk,
     Path((_ws, id)): Path<(Id, Id)>,
 ) -> Response {
     match domain::get(&state.db, desk.org(), id).await {
-        Ok((s, _)) => page(
-            StatusCode::OK,
-            &DeletePage {
-                c: Chrome::new(
-                    &desk,
-                    desk.cat.fill("tr.delete_title", &[("title", &s.title)]),
-                ),
-                action: desk.path(&format!("/training/{id}/delete")),
-                cancel: desk.path(&format!("/training/{id}")),
-            },
-        ),
+        Ok((s, _)) => {
+            let title = desk.cat.fill("tr.delete_title", &[("title", &s.title)]);
+            let message = desk.cat.t("tr.delete_confirm");
+            let at = format!("/training/{id}");
+            super::confirm::delete_page(&desk, &title, message, "tr.delete", &at)
+        }
         Err(e) => desk.error(&e),
     }
 }

@@ -271,7 +271,9 @@ async fn impersonation_starts_from_a_users_page_and_its_banner_is_on_every_page(
         "/me/notifications".into(),
         "/admin".into(),
         "/admin/jobs".into(),
-        "/settings/integrations".into(),
+        ws_path(&coach, "/settings/integrations"),
+        // A plain page (no desk layout).
+        "/auth/verified".into(),
     ] {
         let r = get(&app, &admin, &path).await;
         assert!(r.status.is_success(), "{path}: {}", r.body);

@@ -84,18 +84,44 @@ async fn load(tx: &mut Tx, ws: &InWorkspace, id: Id) -> Result<Clip> {
         .ok_or_else(|| Error::not_found("clip"))
 }
 
+const RACED: &str = "clip_state_changed";
+
 /// Another writer moved the clip between our read and our write (a job finishing): the
 /// client may simply ask again.
 fn raced() -> Error {
     Error::conflict(
-        "clip_state_changed",
+        RACED,
         "the clip changed while this request ran; read it and try again",
     )
+}
+
+/// How often a request that lost the race against a job's write to the clip (a probe or a
+/// rendition finishing between our read and our write) reads it again before answering 409.
+const RACE_RETRIES: usize = 3;
+
+/// Runs `op` again while it loses that race: the person asked for an action, not for the
+/// status the clip had an instant ago. Each try is its own transaction, rolled back when it lost.
+async fn retrying_races<T, F, Fut>(mut op: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut tries = 0;
+    loop {
+        match op().await {
+            Err(e) if e.code == RACED && tries < RACE_RETRIES => tries += 1,
+            r => return r,
+        }
+    }
 }
 
 /// Submits the clip to the analysis backend (a new generation of its analysis). A clip already
 /// in flight returns its live job.
 pub async fn analyze(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Clip, Enqueued)> {
+    retrying_races(|| analyze_once(db, ws, id)).await
+}
+
+async fn analyze_once(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Clip, Enqueued)> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     if clip.status.in_flight()
@@ -148,6 +174,10 @@ pub async fn analyze(db: &Db, ws: &InWorkspace, id: Id) -> Result<(Clip, Enqueue
 
 /// Cancels the clip at once here; the backend job, if any, is cancelled by a job, best effort.
 pub async fn cancel(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
+    retrying_races(|| cancel_once(db, ws, id)).await
+}
+
+async fn cancel_once(db: &Db, ws: &InWorkspace, id: Id) -> Result<Clip> {
     let mut tx = db.begin().await?;
     let clip = load(&mut tx, ws, id).await?;
     let to = next(clip.status, ClipEvent::Cancelled)?;

@@ -7,6 +7,7 @@
 
 pub mod plot;
 
+use super::confirm::delete_page;
 use super::footage::{athlete_names, job_page};
 use super::upload::{DeskFile, FilePart};
 use super::{Chrome, Desk, DeskForm, Empty, Pager, opt, status_of};
@@ -698,14 +699,6 @@ pub async fn export_gpx(
     }
 }
 
-#[derive(Template)]
-#[template(path = "desk/watch/delete.html")]
-pub struct DeletePage {
-    c: Chrome,
-    action: String,
-    cancel: String,
-}
-
 pub async fn delete_form(
     State(state): State<AppState>,
     desk: Desk,
@@ -721,14 +714,9 @@ pub async fn delete_form(
                     ("when", &desk.time(d.session.started_at)),
                 ],
             );
-            page(
-                StatusCode::OK,
-                &DeletePage {
-                    c: Chrome::new(&desk, &title),
-                    action: desk.path(&format!("/watch/{id}/delete")),
-                    cancel: desk.path(&format!("/watch/{id}")),
-                },
-            )
+            let message = desk.cat.t("watch.delete_confirm");
+            let at = format!("/watch/{id}");
+            delete_page(&desk, &title, message, "watch.delete", &at)
         }
         Err(e) => desk.error(&e),
     }
