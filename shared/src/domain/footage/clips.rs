@@ -90,7 +90,7 @@ const RACED: &str = "clip_state_changed";
 /// client may simply ask again.
 fn raced() -> Error {
     Error::conflict(
-        RACED,
+        "clip_state_changed", // RACED (a literal: docs/errors.md is read from the sources)
         "the clip changed while this request ran; read it and try again",
     )
 }
