@@ -305,9 +305,18 @@ async fn a_result_file_that_fails_its_checksum_fails_the_clip_and_keeps_no_copy(
             .is_none(),
         "no bad copy is kept"
     );
-    let attempts: i64 = {
-        let mut c = app.state.db.acquire().await.unwrap();
-        shared::sql!(&mut c, c => sqlx::query_scalar("SELECT attempts FROM job_progress WHERE kind = 'footage.store'").fetch_one(&mut *c).await).unwrap()
+    // The clip is failed inside the job; the job's own row is finished by the worker's batched
+    // ack a moment later, so wait for that before reading its attempts.
+    let attempts = loop {
+        let (status, attempts): (String, i64) = {
+            let mut c = app.state.db.acquire().await.unwrap();
+            shared::sql!(&mut c, c => sqlx::query_as("SELECT status, attempts FROM job_progress WHERE kind = 'footage.store'").fetch_one(&mut *c).await).unwrap()
+        };
+        if status != "queued" && status != "running" {
+            break attempts;
+        }
+        assert!(Instant::now() < deadline, "store job unfinished: {status}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(attempts, 1, "a mismatch is not retried");
     worker.shutdown().await;
