@@ -202,6 +202,8 @@ pub struct Progress {
     pub sent: i64,
     /// Sent at their first attempt (the others were taken over after a kill, or retried).
     pub sent_first_attempt: i64,
+    /// Closed unsent after a takeover: begun by a run that died or stalled (not sent again).
+    pub interrupted: i64,
 }
 
 pub async fn progress(db: &Db) -> Progress {
@@ -209,16 +211,18 @@ pub async fn progress(db: &Db) -> Progress {
         COALESCE(SUM(CASE WHEN status IN ('pending', 'sending') THEN 1 ELSE 0 END), 0),
         COALESCE(SUM(CASE WHEN status IN ('pending', 'sending') THEN 0 ELSE 1 END), 0),
         COALESCE(SUM(CASE WHEN status = 'sent' THEN 1 ELSE 0 END), 0),
-        COALESCE(SUM(CASE WHEN status = 'sent' AND attempts = 1 THEN 1 ELSE 0 END), 0)
+        COALESCE(SUM(CASE WHEN status = 'sent' AND attempts = 1 THEN 1 ELSE 0 END), 0),
+        COALESCE(SUM(CASE WHEN status = 'failed' AND last_error LIKE 'interrupted:%' THEN 1 ELSE 0 END), 0)
         FROM notification_deliveries";
     let mut c = db.acquire().await.expect("connection");
-    let (open, closed, sent, sent_first_attempt): (i64, i64, i64, i64) =
+    let (open, closed, sent, sent_first_attempt, interrupted): (i64, i64, i64, i64, i64) =
         shared::sql!(&mut c, c => sqlx::query_as(q).fetch_one(&mut *c).await).expect("progress");
     Progress {
         open,
         closed,
         sent,
         sent_first_attempt,
+        interrupted,
     }
 }
 
@@ -265,6 +269,14 @@ impl Reached {
         [self.expo, self.fcm, self.web, self.email, self.sms]
             .iter()
             .map(Reach::duplicates)
+            .sum()
+    }
+
+    /// Distinct devices reached, all providers.
+    pub fn devices(&self) -> usize {
+        [self.expo, self.fcm, self.web, self.email, self.sms]
+            .iter()
+            .map(|r| r.devices)
             .sum()
     }
 

@@ -153,9 +153,12 @@ pub struct Delivery {
     pub sent_at: Option<Ts>,
     /// A push delivery's outcome per device: `[{platform, device, status, error}]`.
     pub devices: Option<Json<Value>>,
+    /// The claimed attempt that began sending ([`begin_sending`]); set on a `sending` row
+    /// taken over, it means a request may have reached the provider: not sent again.
+    pub send_attempt: Option<i64>,
 }
 
-const D_COLUMNS: &str = "id, notification_id, channel, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at, devices";
+const D_COLUMNS: &str = "id, notification_id, channel, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at, devices, send_attempt";
 
 /// The deliveries of these notifications.
 pub async fn deliveries_of(
@@ -223,9 +226,11 @@ pub async fn claim(
         .fetch_optional(&mut *c).await)
 }
 
-/// Which of `ids` `by` still holds: a run whose job lease lapsed while it was alive (a
-/// stalled worker) finds its claims taken by the job's next attempt and must not send them.
-pub async fn still_claimed(
+/// Marks which of `ids` `by` begins sending, and returns them: the ones it still holds
+/// (a run whose job lease lapsed while it was alive, a stalled worker, finds its claims taken
+/// by the job's next attempt and must not send them). Called right before each provider
+/// request; a run marks its own deliveries again for its later requests.
+pub async fn begin_sending(
     x: &mut impl Executor,
     ids: &[Id],
     by: Claimant,
@@ -238,7 +243,10 @@ pub async fn still_claimed(
         .collect::<Vec<_>>()
         .join(", ");
     let q = format!(
-        "SELECT id FROM notification_deliveries WHERE status = $1 AND claimed_job = $2 AND claimed_attempt = $3 AND id IN ({list})"
+        "UPDATE notification_deliveries SET send_attempt = $3
+         WHERE status = $1 AND claimed_job = $2 AND claimed_attempt = $3 AND id IN ({list})
+           AND (send_attempt IS NULL OR send_attempt = $3)
+         RETURNING id"
     );
     sql!(x, c => {
         let mut query = sqlx::query_scalar::<_, Id>(sqlx::AssertSqlSafe(q))
@@ -263,7 +271,7 @@ pub async fn finish(
     let sent_at = (status == DeliveryStatus::Sent).then_some(now);
     execute!(x, sqlx::query(
         "UPDATE notification_deliveries SET status = $2, last_error = $3, sent_at = $4, locked_until = NULL, updated_at = $5,
-            skip_reason = $6 WHERE id = $1")
+            skip_reason = $6, send_attempt = NULL WHERE id = $1")
         .bind(id).bind(status).bind(error).bind(sent_at).bind(now).bind(skip))?;
     Ok(())
 }
@@ -288,7 +296,7 @@ pub async fn set_devices(
 pub async fn defer(x: &mut impl Executor, id: Id, why: &str, at: Ts) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
         "UPDATE notification_deliveries SET status = $5, last_error = $2, next_attempt_at = $3, locked_until = NULL,
-            attempts = attempts - 1, updated_at = $4 WHERE id = $1")
+            attempts = attempts - 1, updated_at = $4, send_attempt = NULL WHERE id = $1")
         .bind(id).bind(why).bind(at).bind(Ts::now()).bind(DeliveryStatus::Pending))?;
     Ok(())
 }
@@ -301,7 +309,8 @@ pub async fn retry_later(
     at: Ts,
 ) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
-        "UPDATE notification_deliveries SET status = $5, last_error = $2, next_attempt_at = $3, locked_until = NULL, updated_at = $4 WHERE id = $1")
+        "UPDATE notification_deliveries SET status = $5, last_error = $2, next_attempt_at = $3, locked_until = NULL, updated_at = $4,
+            send_attempt = NULL WHERE id = $1")
         .bind(id).bind(error).bind(at).bind(Ts::now()).bind(DeliveryStatus::Pending))?;
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! Notification delivery (queue `notify`): each delivery row is claimed, sent on its channel
-//! and closed, so a job that runs twice sends nothing twice except a mail whose worker died
-//! between sending and closing (at-least-once, like SMTP itself).
+//! Notification delivery (queue `notify`): each delivery row is claimed, marked as begun right
+//! before its provider request, sent on its channel and closed. A job that runs again (its
+//! worker died, or its lease lapsed while it waited) sends nothing twice: a delivery it takes
+//! over that was begun is closed without sending ([`interrupted`]), since no provider here
+//! takes an idempotency key; each delivery is attempted once.
 //!
 //! - email: the user's address, with RFC 8058 one-click unsubscribe headers; skipped when the
 //!   user opted out of the category.
@@ -22,7 +24,6 @@
 //! picks it up; after `MAX_ATTEMPTS` the delivery is failed.
 
 use super::{Ctx, RunJob};
-use futures::StreamExt;
 use jobs::JobError;
 use serde_json::{Value, json};
 use shared::crypto::Keys;
@@ -158,8 +159,8 @@ struct PushPlan {
     notification: notifications::Notification,
     tokens: Vec<notifications::PushToken>,
     browsers: Vec<notifications::WebSubscription>,
-    /// Results a run that died recorded before it could close the delivery: those devices
-    /// have their answer and are not sent to again.
+    /// Final answers of an earlier attempt (a delivery put back after a transient failure of
+    /// some devices): those devices are not sent to again.
     settled: Vec<DeviceResult>,
 }
 
@@ -198,6 +199,11 @@ async fn deliver_many(ctx: &Ctx, ds: Vec<Delivery>, tally: &mut Tally) -> Result
         let Some(d) = claimed else {
             continue; // not due yet, another worker has it, or it is done
         };
+        if d.send_attempt.is_some() {
+            let outcome = interrupted(&d);
+            record(ctx, &d, outcome, None, tally).await?;
+            continue;
+        }
         match send(ctx, &d).await? {
             Sending::Done(outcome, devices) => record(ctx, &d, outcome, devices, tally).await?,
             Sending::Push(n, tokens, browsers) => plans.push(PushPlan::new(d, n, tokens, browsers)),
@@ -223,20 +229,38 @@ fn claimant(ctx: &Ctx) -> Claimant {
     }
 }
 
-/// Whether this run still holds `d`: checked right before an email or a text goes out, as
-/// before each push request (see [`held`]).
+/// Whether this run still holds `d`, marking it as begun (`notifications::begin_sending`):
+/// checked right before an email or a text goes out, as before each push request ([`held`]).
 async fn holds(ctx: &Ctx, d: &Delivery) -> Result<bool, JobError> {
     let mut c = ctx.deps.db.acquire().await?;
-    let mine = notifications::still_claimed(&mut c, &[d.id], claimant(ctx)).await?;
+    let mine = notifications::begin_sending(&mut c, &[d.id], claimant(ctx)).await?;
     Ok(mine.contains(&d.id))
 }
 
-/// Which of these plans' deliveries this run still holds (see `notifications::still_claimed`).
+/// Which of these plans' deliveries this run still holds, marking them as begun.
 async fn held(ctx: &Ctx, plans: &[PushPlan], which: &[usize]) -> Result<Vec<bool>, JobError> {
     let ids: Vec<Id> = which.iter().map(|i| plans[*i].delivery.id).collect();
     let mut c = ctx.deps.db.acquire().await?;
-    let mine = notifications::still_claimed(&mut c, &ids, claimant(ctx)).await?;
+    let mine = notifications::begin_sending(&mut c, &ids, claimant(ctx)).await?;
     Ok(ids.iter().map(|id| mine.contains(id)).collect())
+}
+
+/// The last error of a delivery whose run died after it began sending.
+const INTERRUPTED: &str = "interrupted: the worker stopped while sending";
+
+/// A delivery taken over from a run that had begun sending it (the run died, or its lease
+/// lapsed while it waited on the provider): a request may have reached the provider, and
+/// neither Expo, FCM, Twilio nor SMTP takes an idempotency key, so it is not sent again (each
+/// delivery attempted once). Sent when a device's stored answer says so; else failed, saying
+/// why. A run still alive records its own outcome after this one.
+fn interrupted(d: &Delivery) -> Outcome {
+    let devices = Devices(settled(d));
+    if devices.0.iter().any(|r| r.status == "sent") {
+        return Outcome::Sent;
+    }
+    Outcome::Failed(format!(
+        "{INTERRUPTED}; the provider's answer is unknown and it is not sent again"
+    ))
 }
 
 /// Closes (or puts back) a delivery with its outcome.
@@ -626,10 +650,10 @@ fn push_data(n: &notifications::Notification) -> Value {
 /// Push to every device of every plan (see the module doc): Expo's messages of all plans in
 /// requests of 100, FCM and Web Push requests [`PARALLEL`] at a time. One [`Devices`] per plan.
 ///
-/// Each provider's answer is stored on its deliveries as soon as it comes ([`save`]), before
-/// the next request: a worker killed mid-batch leaves the devices that were answered marked,
-/// and the run that takes the deliveries over sends only to the others. What is resent after
-/// a kill is at most what was in flight or answered but not yet stored.
+/// Before each Expo request and each group of FCM and Web Push requests their deliveries are
+/// marked as begun ([`held`]), and the answers are stored ([`save`]) before the next: a worker
+/// killed mid-batch leaves at most one request's (or group's) deliveries begun without an
+/// answer, which the run that takes them over closes without sending ([`interrupted`]).
 ///
 /// A plan whose delivery this run no longer holds comes back `None`: the run holding it
 /// records it.
@@ -731,48 +755,49 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Option<Devices>>, Job
         .clone()
         .map(|cfg| Fcm::new(cfg, http.clone()));
     let vapid = ctx.deps.cfg.web_push.vapid();
-    let mut work: Vec<futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>> =
-        Vec::new();
-    let all: Vec<usize> = (0..plans.len()).collect();
-    let keep = held(ctx, plans, &all).await?;
+    let mut work: Vec<(
+        usize,
+        futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>,
+    )> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
-        if !keep[i] {
-            lost[i] = true;
-            continue;
-        }
         let n = &p.notification;
         let policy = domain::push_policy(&n.kind);
         for t in p.tokens.iter().filter(|t| t.platform == PushPlatform::Fcm) {
             let dev = Dev::token(t);
             let client = &fcm_client;
             let data = &data[i];
-            work.push(Box::pin(async move {
-                let fcm = match client {
-                    Some(Ok(f)) => f,
-                    Some(Err(e)) => return (i, DeviceResult::error("fcm", dev, e), None),
-                    None => {
-                        let e = ProviderError::NotConfigured("fcm");
-                        return (i, DeviceResult::error("fcm", dev, &e), None);
+            work.push((
+                i,
+                Box::pin(async move {
+                    let fcm = match client {
+                        Some(Ok(f)) => f,
+                        Some(Err(e)) => return (i, DeviceResult::error("fcm", dev, e), None),
+                        None => {
+                            let e = ProviderError::NotConfigured("fcm");
+                            return (i, DeviceResult::error("fcm", dev, &e), None);
+                        }
+                    };
+                    let m = FcmMessage {
+                        token: &t.token,
+                        title: &n.title,
+                        body: &n.body,
+                        data,
+                        high_priority: policy.urgency == webpush::Urgency::High,
+                        ttl: Duration::from_secs(policy.ttl_secs.into()),
+                    };
+                    match fcm.send(&m).await {
+                        Ok(fcm::Sent::Ok(_)) => {
+                            (i, DeviceResult::new("fcm", dev, "sent", None), None)
+                        }
+                        Ok(fcm::Sent::TokenGone(code)) => (
+                            i,
+                            DeviceResult::new("fcm", dev, "gone", Some(code)),
+                            Some(Gone::Token(t.token.clone())),
+                        ),
+                        Err(e) => (i, DeviceResult::error("fcm", dev, &e), None),
                     }
-                };
-                let m = FcmMessage {
-                    token: &t.token,
-                    title: &n.title,
-                    body: &n.body,
-                    data,
-                    high_priority: policy.urgency == webpush::Urgency::High,
-                    ttl: Duration::from_secs(policy.ttl_secs.into()),
-                };
-                match fcm.send(&m).await {
-                    Ok(fcm::Sent::Ok(_)) => (i, DeviceResult::new("fcm", dev, "sent", None), None),
-                    Ok(fcm::Sent::TokenGone(code)) => (
-                        i,
-                        DeviceResult::new("fcm", dev, "gone", Some(code)),
-                        Some(Gone::Token(t.token.clone())),
-                    ),
-                    Err(e) => (i, DeviceResult::error("fcm", dev, &e), None),
-                }
-            }));
+                }),
+            ));
         }
         if p.browsers.is_empty() {
             continue;
@@ -783,47 +808,66 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Option<Devices>>, Job
             let vapid = &vapid;
             let payload = payload.clone();
             let cfg = &ctx.deps.cfg.web_push;
-            work.push(Box::pin(async move {
-                let vapid = match vapid {
-                    Ok(v) => v,
-                    Err(e) => {
-                        let why = Some(format!("VAPID key: {e}"));
+            work.push((
+                i,
+                Box::pin(async move {
+                    let vapid = match vapid {
+                        Ok(v) => v,
+                        Err(e) => {
+                            let why = Some(format!("VAPID key: {e}"));
+                            return (i, DeviceResult::new("web", dev, "failed", why), None);
+                        }
+                    };
+                    let allowed = url::Url::parse(&b.endpoint)
+                        .is_ok_and(|u| webpush::endpoint_allowed(&u, &cfg.endpoint_hosts));
+                    if !allowed {
+                        let why = Some("endpoint not on an allowed push service".to_string());
                         return (i, DeviceResult::new("web", dev, "failed", why), None);
                     }
-                };
-                let allowed = url::Url::parse(&b.endpoint)
-                    .is_ok_and(|u| webpush::endpoint_allowed(&u, &cfg.endpoint_hosts));
-                if !allowed {
-                    let why = Some("endpoint not on an allowed push service".to_string());
-                    return (i, DeviceResult::new("web", dev, "failed", why), None);
-                }
-                let m = WebPushMessage {
-                    endpoint: &b.endpoint,
-                    p256dh: &b.p256dh,
-                    auth: &b.auth,
-                    payload: &payload,
-                    ttl: policy.ttl_secs,
-                    urgency: policy.urgency,
-                    topic: None,
-                };
-                match webpush::send(http, vapid, &cfg.subject, &m).await {
-                    Ok(Pushed::Accepted) => (i, DeviceResult::new("web", dev, "sent", None), None),
-                    Ok(Pushed::Gone(status)) => (
-                        i,
-                        DeviceResult::new("web", dev, "gone", Some(format!("status {status}"))),
-                        Some(Gone::Browser(b.endpoint.clone())),
-                    ),
-                    Err(e) => (i, DeviceResult::error("web", dev, &e), None),
-                }
-            }));
+                    let m = WebPushMessage {
+                        endpoint: &b.endpoint,
+                        p256dh: &b.p256dh,
+                        auth: &b.auth,
+                        payload: &payload,
+                        ttl: policy.ttl_secs,
+                        urgency: policy.urgency,
+                        topic: None,
+                    };
+                    match webpush::send(http, vapid, &cfg.subject, &m).await {
+                        Ok(Pushed::Accepted) => {
+                            (i, DeviceResult::new("web", dev, "sent", None), None)
+                        }
+                        Ok(Pushed::Gone(status)) => (
+                            i,
+                            DeviceResult::new("web", dev, "gone", Some(format!("status {status}"))),
+                            Some(Gone::Browser(b.endpoint.clone())),
+                        ),
+                        Err(e) => (i, DeviceResult::error("web", dev, &e), None),
+                    }
+                }),
+            ));
         }
     }
-    // Stored as they come: whatever answers are ready, in one transaction, while the other
-    // requests are still in flight.
-    let mut answers = futures::stream::iter(work)
-        .buffer_unordered(PARALLEL)
-        .ready_chunks(PARALLEL);
-    while let Some(results) = answers.next().await {
+    // PARALLEL requests at a time: their deliveries marked as begun (only those this run
+    // still holds go), then the answers stored in one transaction before the next group, so
+    // that a kill leaves at most one group's deliveries begun without an answer.
+    let mut work = work.into_iter().peekable();
+    while work.peek().is_some() {
+        let group: Vec<_> = work.by_ref().take(PARALLEL).collect();
+        let mut which: Vec<usize> = group.iter().map(|(i, _)| *i).collect();
+        which.dedup();
+        let keep = held(ctx, plans, &which).await?;
+        for (i, k) in which.iter().zip(&keep) {
+            lost[*i] |= !k;
+        }
+        let requests = group
+            .into_iter()
+            .filter(|(i, _)| !lost[*i])
+            .map(|(_, request)| request);
+        let results = futures::future::join_all(requests).await;
+        if results.is_empty() {
+            continue;
+        }
         let mut tx = ctx.deps.db.begin().await?;
         let mut touched = Vec::with_capacity(results.len());
         for (i, r, gone) in results {

@@ -9,3 +9,4 @@ mod failures;
 mod preferences;
 mod push;
 mod sent;
+mod takeover;
