@@ -755,10 +755,7 @@ async fn push(ctx: &Ctx, plans: &[PushPlan]) -> Result<Vec<Option<Devices>>, Job
         .clone()
         .map(|cfg| Fcm::new(cfg, http.clone()));
     let vapid = ctx.deps.cfg.web_push.vapid();
-    let mut work: Vec<(
-        usize,
-        futures::future::BoxFuture<'_, (usize, DeviceResult, Option<Gone>)>,
-    )> = Vec::new();
+    let mut work: Vec<(usize, Request<'_>)> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         let n = &p.notification;
         let policy = domain::push_policy(&n.kind);
@@ -909,6 +906,10 @@ async fn save(
 
 /// FCM and Web Push requests in flight at once, per batch of deliveries.
 pub const PARALLEL: usize = 16;
+
+/// One FCM or Web Push request, not yet started: its plan, what the device answered, and
+/// the device to delete when its service says it is gone.
+type Request<'a> = futures::future::BoxFuture<'a, (usize, DeviceResult, Option<Gone>)>;
 
 /// A device its push service says is gone, to delete.
 enum Gone {
