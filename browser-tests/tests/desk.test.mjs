@@ -349,6 +349,20 @@ test('messages: the coach writes with a photo, the athlete reads and replies at 
   await check(page);
   await page.getByRole('button', { name: 'Report the message' }).click();
   await page.getByText('Message reported to the moderators.').waitFor();
+
+  // How the coach's notification to Kai went out: the sends, then the one send per channel.
+  // Each page finishes loading before the next (leaving one mid-load aborts its requests).
+  await page.waitForLoadState('load');
+  await page.goto(`/w/${c.orgId}/messages`);
+  await page.waitForLoadState('load');
+  await page.getByRole('link', { name: 'How my notifications went out' }).click();
+  await page.getByRole('heading', { name: 'How my notifications went out', level: 1 }).waitFor();
+  await check(page);
+  await screenshot(page, 'notifications-sent');
+  await page.getByRole('link', { name: 'New message from Coach Kai' }).click();
+  await page.getByRole('cell', { name: 'email', exact: true }).waitFor();
+  await check(page);
+  await screenshot(page, 'notifications-send');
   await athlete.ctx.close();
   await ctx.close();
 });

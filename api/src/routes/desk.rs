@@ -6,8 +6,8 @@
 use super::{GET, POST};
 use crate::areas::desk::settings::{audit, coaches, enrollment, tv};
 use crate::areas::desk::{
-    Desk, Me, athletes, coaching, dashboard, jobs, messages, notifications, reviews, settings,
-    training, watch,
+    Desk, Me, athletes, coaching, dashboard, jobs, messages, notifications, reviews, sent,
+    settings, training, watch,
 };
 use crate::areas::desk::{clips, footage};
 use crate::auth::Auth;
@@ -148,6 +148,10 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(msg).area("web").summary("Start a conversation: the athletes I may write to (q, offset)"),
         route(POST, "/w/{ws}/messages/new", messages::start)
             .auth(msg).area("web").summary("Open the conversation with an athlete (or the existing one)"),
+        route(GET, "/w/{ws}/messages/sent", sent::list)
+            .auth(msg).area("web").summary("How my notifications went out in this workspace (as GET /api/notifications/sent): counts per channel, 25 a page (offset)"),
+        route(GET, "/w/{ws}/messages/sent/{id}", sent::show)
+            .auth(msg).area("web").summary("One of my sends: each recipient's delivery per channel and device, masked (as GET /api/notifications/sent/{id}/deliveries); not mine: 404"),
         route(GET, "/w/{ws}/messages/{id}", messages::show::<Desk>)
             .auth(msg).area("web").summary("A conversation, newest at the bottom, polled live; marks it read"),
         route(POST, "/w/{ws}/messages/{id}", messages::send::<Desk>)

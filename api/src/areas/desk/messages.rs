@@ -81,6 +81,8 @@ pub struct ListPage {
     c: Chrome,
     /// Starting a conversation is a coach's (a desk's) action.
     new_href: Option<String>,
+    /// How my notifications went out (a desk's page).
+    sent_href: Option<String>,
     rows: Vec<ConvRow>,
     prev_href: Option<String>,
     next_href: Option<String>,
@@ -120,6 +122,7 @@ pub async fn list<S: Seat>(
         &ListPage {
             c: desk.chrome(desk.cat().t("msg.title").into()),
             new_href: desk.org().map(|_| desk.path("/messages/new")),
+            sent_href: desk.org().map(|_| desk.path("/messages/sent")),
             rows,
             prev_href: pager.prev.map(link),
             next_href: pager.next.map(link),

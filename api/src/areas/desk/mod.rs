@@ -32,6 +32,7 @@ pub mod messages;
 pub mod notifications;
 pub mod reviews;
 pub mod seat;
+pub mod sent;
 pub mod settings;
 pub mod training;
 pub mod upload;

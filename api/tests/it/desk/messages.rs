@@ -329,3 +329,78 @@ async fn on_s3_the_page_policy_admits_the_stores_origin_for_photos() {
     assert_eq!(got.status(), 200);
     assert_eq!(got.bytes().await.unwrap(), photo);
 }
+
+/// How my notifications went out: the sends' page lists a message's notification with its
+/// counts per channel, its page each recipient's delivery per channel; only the sender's, only
+/// in its workspace (another's send is a 404 there).
+#[tokio::test]
+async fn the_sender_sees_how_a_messages_notification_went_out() {
+    let app = TestApp::new().await;
+    let worker = app.start_worker(&[]).await;
+    let w = coach_and_athlete(&app).await;
+    let conv = open_conversation(&app, &w).await;
+    post_message(&app, &w.coach, &conv, "Dawn patrol tomorrow?").await;
+    let r = app
+        .get("/api/notifications/sent")
+        .session(&w.coach)
+        .send()
+        .await;
+    let id = items(&r)[0]["id"].as_str().unwrap().to_string();
+    // The mail goes out; the push is skipped (Mia has no device).
+    let one = ws_path(&w.coach, &format!("/messages/sent/{id}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let r = loop {
+        let r = get(&app, &w.coach, &one).await;
+        assert_page(&r, StatusCode::OK);
+        if !r.body.contains("waiting") {
+            break r;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", r.body);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(r.body.contains("Mia Silva"), "{}", r.body);
+    let rows: Vec<&str> = r.body.split("<tr class=\"delivery\">").skip(1).collect();
+    assert_eq!(rows.len(), 2, "{}", r.body);
+    assert!(
+        rows[0].contains("<td>email</td><td>sent</td>"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].contains("<td>push</td><td>no device or phone</td>"),
+        "{}",
+        rows[1]
+    );
+
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/messages/sent")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("New message from Coach Kai"), "{}", r.body);
+    assert!(
+        r.body.contains(&format!("/messages/sent/{id}\"")),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body.contains("<strong>email</strong>:\n      sent 1"),
+        "{}",
+        r.body
+    );
+    let r = get(&app, &w.coach, &ws_path(&w.coach, "/messages")).await;
+    assert!(
+        r.body.contains("/messages/sent\""),
+        "linked from the conversations"
+    );
+
+    // Someone else's send, in their own workspace: absent.
+    let other = app.signup("other@example.com").await;
+    let r = get(
+        &app,
+        &other,
+        &ws_path(&other, &format!("/messages/sent/{id}")),
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(&app, &other, &ws_path(&other, "/messages/sent")).await;
+    assert!(!r.body.contains("New message from Coach Kai"), "{}", r.body);
+    worker.shutdown().await;
+}
