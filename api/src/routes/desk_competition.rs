@@ -22,11 +22,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(manage).area("web").summary("An event's form: a member's own values, or a synced event's overrides beside the provider's values"),
         route(POST, "/w/{ws}/competition/circuits/{id}/events/{event}", competition::circuit::edit_event)
             .auth(manage).area("web").summary("Save an event (as PATCH /api/circuits/{id}/events/{eventId}; an emptied field is cleared)"),
-        route(GET, "/w/{ws}/competition/strategy/{athleteId}", competition::strategy::show)
+        route(GET, "/w/{ws}/competition/strategy/{athlete}", competition::strategy::show)
             .auth(read).area("web").summary("An athlete's strategy: rank and counted results in each circuit, the gap to the qualification line and goals, what each remaining event needs; the goal form"),
-        route(POST, "/w/{ws}/competition/strategy/{athleteId}/goals", competition::strategy::set_goal)
+        route(POST, "/w/{ws}/competition/strategy/{athlete}/goals", competition::strategy::set_goal)
             .auth(manage).area("web").summary("Set the athlete's goal in a circuit (as POST /api/strategy/{athleteId}/goals; replaces the one there)"),
-        route(POST, "/w/{ws}/competition/strategy/{athleteId}/goals/remove", competition::strategy::remove_goal)
+        route(POST, "/w/{ws}/competition/strategy/{athlete}/goals/remove", competition::strategy::remove_goal)
             .auth(manage).area("web").summary("Remove the athlete's goal in a circuit (as DELETE /api/strategy/{athleteId}/goals)"),
         route(GET, "/w/{ws}/competition/search", competition::search::show)
             .auth(read).area("web").summary("Athlete search (q) across the roster and every provider, each provider's results apart and why one is unavailable (as GET /api/athlete-search/search)"),

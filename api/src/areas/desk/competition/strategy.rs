@@ -106,8 +106,8 @@ pub struct StrategyPage {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct AthletePath {
+    #[serde(rename = "athlete")]
     athlete_id: Id,
 }
 
