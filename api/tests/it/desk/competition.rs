@@ -244,6 +244,22 @@ async fn strategy_shows_the_gap_and_goals_are_set_and_removed() {
     );
     assert!(b.contains("discarded"));
 
+    // The athlete's profile links here.
+    let r = get(
+        app,
+        coach,
+        &ws_path(coach, &format!("/athletes/{}", s.ethan)),
+    )
+    .await;
+    assert!(
+        r.body.contains(&format!(
+            "/competition/strategy/{}\" id=\"strategy-link\"",
+            s.ethan
+        )),
+        "{}",
+        r.body
+    );
+
     let goals = format!("{page}/goals");
     let view = format!("/api/strategy/{}", s.ethan);
     let goal = |r: &Resp| r.json["circuits"][0]["goal"].clone();
