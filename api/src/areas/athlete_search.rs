@@ -3,9 +3,9 @@
 //! `shared::domain::competition` operation and maps the answer.
 
 use crate::auth::Acting;
+use crate::http::Result;
 use crate::http::extract::{Body, Path, Query};
 use crate::http::pagination::{Page, Paged};
-use crate::http::{Error, Result};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -74,28 +74,39 @@ pub async fn import(
     Acting(ws): Acting,
     Body(r): Body<ImportAthlete>,
 ) -> Result<(StatusCode, Json<Imported>)> {
-    ws.require(Perm::AthletesCreate)?;
-    let source = Source::parse(&r.source)
-        .map_err(|_| Error::field("source", "invalid", "a source is heatsource or tourindex"))?;
-    let id = shared::domain::competition::provider_ref("id", &r.id)?;
-    let profile = roster::fetch_profile(&state.db, state.providers(), source, &id)
-        .await
-        .map_err(shared::Error::from)?
-        .ok_or_else(|| Error::not_found("athlete"))?;
-    let done = roster::import(
-        &state.db,
-        &Importer::from(&ws),
-        &profile,
-        r.athlete_id,
-        r.circuit_id,
-    )
-    .await?;
+    let done = import_profile(&state, &ws, &r).await?;
     let status = if done.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
     Ok((status, Json(done)))
+}
+
+/// The import itself, shared with the desk's athlete search page: `athletes.create` checked,
+/// the source and id read, the profile fetched (404 when the provider has none) and resolved.
+pub async fn import_profile(
+    state: &AppState,
+    ws: &shared::domain::InWorkspace,
+    r: &ImportAthlete,
+) -> shared::Result<Imported> {
+    ws.require(Perm::AthletesCreate)?;
+    let source = Source::parse(&r.source).map_err(|_| {
+        shared::Error::field("source", "invalid", "a source is heatsource or tourindex")
+    })?;
+    let id = shared::domain::competition::provider_ref("id", &r.id)?;
+    let profile = roster::fetch_profile(&state.db, state.providers(), source, &id)
+        .await
+        .map_err(shared::Error::from)?
+        .ok_or_else(|| shared::Error::not_found("athlete"))?;
+    roster::import(
+        &state.db,
+        &Importer::from(ws),
+        &profile,
+        r.athlete_id,
+        r.circuit_id,
+    )
+    .await
 }
 
 #[derive(Deserialize)]

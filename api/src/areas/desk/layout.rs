@@ -86,6 +86,12 @@ const SECTIONS: &[(&str, &str, Option<Module>, Option<Perm>)] = &[
         Some(Perm::WearableRead),
     ),
     (
+        "/competition",
+        "nav.competition",
+        Some(Module::Competition),
+        Some(Perm::CompetitionRead),
+    ),
+    (
         "/lessons",
         "nav.lessons",
         Some(Module::Billing),

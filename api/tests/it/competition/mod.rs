@@ -15,7 +15,7 @@ mod opponents;
 mod reports;
 mod search;
 mod spots;
-mod strategy;
+pub(crate) mod strategy;
 mod suggestions;
 mod syncs;
 mod tourindex;

@@ -37,7 +37,7 @@ fn event(id: &str, date: &str, places: &[(&str, &str, i64)]) -> Value {
 /// with 1000/800/650/550/450 points, best 2 counting, Ethan Ewing (a3) has 650 + 450 = 1100
 /// (his 6th, 0 points, discarded) and is 4th; Kai Lenny (a1) leads on 1000 + 800 = 1800; the
 /// qualification line (2nd) is Jack Robinson's 1000 + 550 = 1550.
-pub(super) fn season(hs: &FakeHeatsource) {
+pub(crate) fn season(hs: &FakeHeatsource) {
     let e200 = event(
         "200",
         "2026-04-12",

@@ -129,7 +129,8 @@ async fn every_desk_post_needs_the_csrf_token_and_this_site() {
             .replace("{id}", &athlete)
             .replace("{other}", &athlete)
             .replace("{sc}", &athlete)
-            .replace("{athlete}", &athlete);
+            .replace("{athlete}", &athlete)
+            .replace("{event}", &athlete);
         let cookie = cookies_of(&owner);
         let form = |csrf: &str, site: &str| {
             app.post(&path)

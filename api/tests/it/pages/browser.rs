@@ -37,8 +37,24 @@ async fn every_flow_passes_in_a_real_browser() {
     let model = FakeModel::start("model-key").await;
     // The payment processor's fake: billing.test.mjs plays its hosted pages (issue 39).
     let payments = testkit::payments::FakePayments::start(PAY_KEY, WHSEC).await;
+    // The competition provider's fake with the hand-worked season (competition.test.mjs
+    // imports its rankings, standings and athletes; the tour index stays unconfigured, so the
+    // athlete search shows why it is unavailable).
+    let heatsource = testkit::heatsource::FakeHeatsource::start(
+        crate::support::HS_CLIENT_ID,
+        crate::support::HS_CLIENT_SECRET,
+    )
+    .await;
+    crate::competition::strategy::season(&heatsource);
     let mut env = vec![
         ("PUBLIC_BASE_URL", base.clone()),
+        ("HEATSOURCE_BASE_URL", heatsource.base_url()),
+        ("HEATSOURCE_CLIENT_ID", crate::support::HS_CLIENT_ID.into()),
+        (
+            "HEATSOURCE_CLIENT_SECRET",
+            crate::support::HS_CLIENT_SECRET.into(),
+        ),
+        ("HEATSOURCE_ORGANISATIONS", "wsl".into()),
         ("SMTP_URL", String::new()),
         ("ANALYSIS_BASE_URL", analysis.base_url()),
         ("ANALYSIS_API_KEY", "analysis-key".into()),

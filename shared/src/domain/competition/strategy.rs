@@ -289,21 +289,17 @@ pub async fn view_in(
     })
 }
 
-/// Everything of one circuit, from rows already read.
-fn circuit_standing(
-    circuit: &Circuit,
-    ids: &[String],
+/// Placings per division, from each synced event's final division rankings (`views` are the
+/// `events` as members see them, in the same order), and the divisions the provider ranks.
+/// `ids` are the athlete's heatsource ids, counted as one competitor (none for the whole table).
+fn gather(
     events: &[(repo::CircuitEventRow, Json<serde_json::Value>)],
+    views: &[EventView],
     rankings: &[RankingRow],
-    goal: Option<Goal>,
-    only: Option<&str>,
-    today: &str,
-) -> CircuitStanding {
-    let rules = Rules::from(&stored_rules(circuit));
-    let views: Vec<EventView> = events.iter().map(|(e, _)| EventView::from(e)).collect();
-    // Placings per division, from each synced event's final division rankings.
+    ids: &[String],
+) -> BTreeMap<String, DivisionData> {
     let mut divisions: BTreeMap<String, DivisionData> = BTreeMap::new();
-    for ((row, data), view) in events.iter().zip(&views) {
+    for ((row, data), view) in events.iter().zip(views) {
         let Ok(event) = serde_json::from_value::<Event>(data.0.clone()) else {
             continue; // a member's own event, or data this release cannot read
         };
@@ -350,6 +346,86 @@ fn circuit_standing(
                 ..Default::default()
             });
     }
+    divisions
+}
+
+/// One competitor's line of a circuit's standings, with the roster athlete linked to that
+/// provider profile in the workspace (when one is).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TableLine {
+    #[serde(flatten)]
+    pub line: Line,
+    pub athlete_id: Option<Id>,
+}
+
+/// One division of a circuit's standings: every competitor with a result, ranked.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DivisionTable {
+    pub division_id: String,
+    pub division_name: String,
+    pub lines: Vec<TableLine>,
+}
+
+/// A circuit's standings in every division, counted under its rules exactly as [`view`]
+/// counts them (the same placings, [`standings::table`]); 404 when not the workspace's.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CircuitTable {
+    pub circuit_id: Id,
+    pub rules: Rules,
+    pub divisions: Vec<DivisionTable>,
+}
+
+pub async fn circuit_table(db: &Db, ws: &InWorkspace, circuit: Id) -> Result<CircuitTable> {
+    let mut c = db.acquire().await?;
+    let circuit = repo::circuit(&mut c, ws.org_id, circuit)
+        .await?
+        .ok_or_else(|| Error::not_found("circuit"))?;
+    let events = repo::circuit_events_with_data(&mut c, circuit.id).await?;
+    let rankings = repo::rankings(&mut c, circuit.id).await?;
+    let linked: BTreeMap<String, Id> = repo::links_to(&mut c, Source::Heatsource, Some(ws.org_id))
+        .await?
+        .into_iter()
+        .map(|l| (l.external_id, l.athlete_id))
+        .collect();
+    let rules = rules_of(&circuit);
+    let views: Vec<EventView> = events.iter().map(|(e, _)| EventView::from(e)).collect();
+    let divisions = gather(&events, &views, &rankings, &[])
+        .into_iter()
+        .map(|(id, d)| DivisionTable {
+            lines: standings::table(&rules, &d.placings)
+                .into_iter()
+                .map(|line| TableLine {
+                    athlete_id: linked.get(&line.competitor).copied(),
+                    line,
+                })
+                .collect(),
+            division_id: id,
+            division_name: d.name,
+        })
+        .collect();
+    Ok(CircuitTable {
+        circuit_id: circuit.id,
+        rules,
+        divisions,
+    })
+}
+
+/// Everything of one circuit, from rows already read.
+fn circuit_standing(
+    circuit: &Circuit,
+    ids: &[String],
+    events: &[(repo::CircuitEventRow, Json<serde_json::Value>)],
+    rankings: &[RankingRow],
+    goal: Option<Goal>,
+    only: Option<&str>,
+    today: &str,
+) -> CircuitStanding {
+    let rules = Rules::from(&stored_rules(circuit));
+    let views: Vec<EventView> = events.iter().map(|(e, _)| EventView::from(e)).collect();
+    let mut divisions = gather(events, &views, rankings, ids);
     // Which divisions to show.
     let mine: Vec<String> = divisions
         .iter()
