@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BASE, closeBrowser, screenshot, api, coach, check, onDesk,
+  BASE, PASSWORD, closeBrowser, screenshot, api, coach, check, onDesk, phone, email, born,
 } from '../lib.mjs';
 
 after(closeBrowser);
@@ -143,5 +143,57 @@ test('lessons: a coach offers a lesson and starts payout onboarding', { skip: !F
   await page.getByText('Back from onboarding').waitFor();
   await page.getByRole('button', { name: 'Continue onboarding' }).waitFor();
   await check(page);
+  await ctx.close();
+});
+
+test('payments: a student pays their coach from their own payments page and comes back', { skip: !FAKE && 'no fake processor' }, async () => {
+  const c = await coach('Coach Mia');
+  // The coach is ready to be paid: payout onboarding finished at the fake, an offering.
+  const conn = await api('/api/payments/connect', { method: 'POST', session: c });
+  assert.equal(conn.status, 200, conn.text);
+  const r = await fetch(`${FAKE}/test/accounts/${conn.json.accountId}/enable`, { method: 'POST' });
+  for (const e of await r.json()) {
+    const w = await fetch(`${BASE}/api/payments/webhook`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': e.signature }, body: e.body,
+    });
+    assert.equal(w.status, 200, await w.text());
+  }
+  for (let i = 0; ; i += 1) {
+    const a = await api('/api/payments/connect', { method: 'POST', session: c });
+    if (a.json.chargesEnabled) break;
+    assert.ok(i < 100, 'the onboarding event was not applied');
+    await new Promise((res) => { setTimeout(res, 100); });
+  }
+  const o = await api('/api/payments/offerings', {
+    method: 'POST', session: c, body: { name: 'Monthly video review', amount: 4000, currency: 'eur', interval: 'monthly' },
+  });
+  assert.equal(o.status, 201, o.text);
+  // An adult athlete of the coach's roster claims their login.
+  const a = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Nia', lastName: 'Kea' } });
+  const inv = await api('/api/invite', { method: 'POST', session: c, body: { athleteId: a.json.id } });
+  const nia = email('nia');
+  const claim = await api('/api/invite/claim', {
+    method: 'POST', body: { token: inv.json.token, email: nia, password: PASSWORD, birthDate: born(24) },
+  });
+  assert.equal(claim.status, 201, claim.text);
+
+  const { ctx, page } = await phone();
+  await fakeCheckoutHost(ctx);
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(nia);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Payments' }).first().click();
+  await page.getByRole('heading', { name: 'My payments to coaches', level: 1 }).waitFor();
+  await page.getByText('Monthly video review').waitFor();
+  await check(page);
+  await screenshot(page, 'payments');
+  await page.getByRole('button', { name: 'Pay: Monthly video review, Nia Kea' }).click();
+  await page.waitForURL(/checkout\.payments\.test\/c\/pay\//);
+  // Back through the success address: the payments page says what happened.
+  const back = await page.goto('/payments?checkout=success&session_id=cs_x');
+  await page.getByText('Payment received by the processor').waitFor();
+  assert.ok(page.url().endsWith('/me/payments?checkout=success'), page.url());
+  await check(page, back);
   await ctx.close();
 });

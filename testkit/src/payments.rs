@@ -150,6 +150,7 @@ impl FakePayments {
             .route("/v1/accounts/{id}", get(read_account))
             .route("/v1/account_links", post(create_account_link))
             .route("/test/checkout/{id}/complete", post(complete_by_http))
+            .route("/test/accounts/{id}/enable", post(enable_by_http))
             .with_state(Arc::clone(&shared));
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
@@ -247,15 +248,7 @@ impl FakePayments {
 
     /// The coach finished onboarding: charges and payouts enabled; returns `account.updated`.
     pub fn enable_account(&self, account_id: &str) -> Value {
-        let a = {
-            let mut g = self.shared.lock();
-            let a = g.accounts.get_mut(account_id).expect("an account");
-            a["charges_enabled"] = json!(true);
-            a["payouts_enabled"] = json!(true);
-            a["details_submitted"] = json!(true);
-            a.clone()
-        };
-        self.event("account.updated", &a)
+        enable(&self.shared, account_id).expect("an account")
     }
 }
 
@@ -611,6 +604,33 @@ async fn complete_by_http(State(s): State<Arc<Shared>>, Path(id): Path<String>) 
         })
         .collect();
     Json(events).into_response()
+}
+
+/// The coach finishes onboarding: the account can take charges and pay out; its
+/// `account.updated` event (`None`: no such account).
+fn enable(shared: &Shared, account_id: &str) -> Option<Value> {
+    let a = {
+        let mut g = shared.lock();
+        let a = g.accounts.get_mut(account_id)?;
+        a["charges_enabled"] = json!(true);
+        a["payouts_enabled"] = json!(true);
+        a["details_submitted"] = json!(true);
+        a.clone()
+    };
+    Some(event_of(shared, "account.updated", &a))
+}
+
+/// `POST /test/accounts/{id}/enable`: onboarding finished at the hosted page (for browser
+/// tests): the `account.updated` event with its body and signature, to post to the webhook.
+async fn enable_by_http(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    match enable(&s, &id) {
+        None => (StatusCode::NOT_FOUND, "no such account").into_response(),
+        Some(e) => {
+            let body = e.to_string();
+            let sig = signature(&s.webhook_secret, now(), &body);
+            Json(vec![json!({ "body": body, "signature": sig })]).into_response()
+        }
+    }
 }
 
 fn complete(shared: &Shared, session_id: &str) -> Vec<Value> {

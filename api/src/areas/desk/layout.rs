@@ -106,6 +106,7 @@ const PERSONAL: &[(&str, &str)] = &[
     ("/", "nav.home"),
     ("/me/messages", "nav.messages"),
     ("/me/reviews", "nav.reviews"),
+    ("/me/payments", "nav.payments"),
     ("/me/notifications", "nav.notifications"),
 ];
 

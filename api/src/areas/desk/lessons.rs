@@ -79,7 +79,7 @@ impl Default for OfferingForm {
 }
 
 /// `2500` `eur` as `25.00 EUR` (minor units shown with two decimals, as most currencies have).
-fn price(amount: i64, currency: &str) -> String {
+pub fn price(amount: i64, currency: &str) -> String {
     format!(
         "{}.{:02} {}",
         amount / 100,

@@ -31,6 +31,7 @@ pub mod leave;
 pub mod lessons;
 pub mod messages;
 pub mod notifications;
+pub mod payments;
 pub mod reviews;
 pub mod seat;
 pub mod sent;

@@ -391,3 +391,98 @@ async fn lessons_need_the_coach_permission_and_the_module() {
         "the section leaves the navigation"
     );
 }
+
+/// A student pays a coach from their own payments page: the coach's offering is listed for the
+/// athlete they are, Pay leaves for Checkout (one session at the fake processor, as the JSON
+/// route makes it), the return address brings them back with what happened; someone who
+/// neither is nor guards the athlete is refused with nothing sent; an unconfigured processor
+/// is said, not failed.
+#[tokio::test]
+async fn a_student_pays_a_coach_from_their_payments_page() {
+    let (app, fake) = app_with_payments(&[]).await;
+    let worker = app.start_worker(&[]).await;
+    let ca = coach_and_athlete(&app).await;
+    let r = app
+        .post("/api/payments/connect")
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let acct = r.json["accountId"].as_str().unwrap().to_string();
+    deliver_applied(&app, &fake, &fake.enable_account(&acct)).await;
+    let r = app
+        .post("/api/payments/offerings")
+        .session(&ca.coach)
+        .json(serde_json::json!({ "name": "Video review plan", "amount": 5000, "currency": "eur", "interval": "monthly" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let offering = r.json["id"].as_str().unwrap().to_string();
+
+    let r = get(&app, &ca.athlete, "/me/payments").await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Video review plan"), "{}", r.body);
+    assert!(r.body.contains("50.00 EUR"), "{}", r.body);
+    assert!(r.body.contains("Nothing yet."), "{}", r.body);
+
+    // Someone who neither is nor guards the athlete: refused, nothing sent to the processor.
+    let stranger = app.signup("stranger@example.com").await;
+    let pay = [
+        ("offering", offering.as_str()),
+        ("athlete", ca.athlete_id.as_str()),
+        ("client", "form-1"),
+    ];
+    let r = post(&app, &stranger, "/me/payments/checkout", &pay).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    assert!(fake.received("/v1/checkout/sessions").is_empty());
+
+    let r = post(&app, &ca.athlete, "/me/payments/checkout", &pay).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(header(&r, "hx-redirect").starts_with("https://checkout.payments.test/"));
+    let sent = fake.received("/v1/checkout/sessions");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].get("mode"), Some("subscription"));
+    assert_eq!(
+        sent[0].get("client_reference_id"),
+        Some(ca.athlete_id.as_str())
+    );
+    // The same form sent again (a double click): the same Checkout, not a second one.
+    let again = post(&app, &ca.athlete, "/me/payments/checkout", &pay).await;
+    assert_eq!(header(&again, "hx-redirect"), header(&r, "hx-redirect"));
+
+    let r = get(
+        &app,
+        &ca.athlete,
+        "/payments?checkout=success&session_id=cs_1",
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.location(), "/me/payments?checkout=success");
+    let r = get(&app, &ca.athlete, "/me/payments?checkout=success").await;
+    assert!(
+        r.body.contains("Payment received by the processor"),
+        "{}",
+        r.body
+    );
+    // The portal before any payment went through: said on the page.
+    let r = post(&app, &stranger, "/me/payments/portal", &[]).await;
+    assert_page(&r, StatusCode::CONFLICT);
+    assert!(
+        r.body.contains("You have not paid a coach yet."),
+        "{}",
+        r.body
+    );
+    worker.shutdown().await;
+
+    // Without a processor: the page says so and offers no button.
+    let plain = TestApp::new().await;
+    let ca = coach_and_athlete(&plain).await;
+    let r = get(&plain, &ca.athlete, "/me/payments").await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Payments are not set up on this server"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains("/me/payments/checkout"));
+}

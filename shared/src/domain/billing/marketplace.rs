@@ -402,3 +402,62 @@ pub async fn my_access(db: &Db, actor: &Actor, limit: i64, offset: i64) -> Resul
     let mut c = db.acquire().await?;
     Ok(billing::access_of_user(&mut c, actor.user_id, limit, offset).await?)
 }
+
+/// Offerings shown per athlete on the payer's page.
+pub const PAYABLE_SHOWN: i64 = 50;
+
+/// An athlete `actor` may pay for (they are the athlete, an adult, or one of the athlete's
+/// guardians), with their workspace's active offerings.
+pub struct Payable {
+    pub athlete: athletes::Linked,
+    pub offerings: Vec<Offering>,
+}
+
+/// What `actor` may pay coaches for: as [`checkout`] decides who pays (a minor's own login
+/// does not; workspaces with payments switched off are left out), each athlete with the
+/// workspace's active offerings (at most [`PAYABLE_SHOWN`], newest first).
+pub async fn payable(db: &Db, actor: &Actor) -> Result<Vec<Payable>> {
+    let mut c = db.acquire().await?;
+    let mut out = vec![];
+    for l in athletes::linked_to_user(&mut c, actor.user_id).await? {
+        let own = l.athlete.user_id == Some(actor.user_id) && l.relationship.is_none();
+        if own && crate::minors::is_minor(l.athlete.birth_date) {
+            continue;
+        }
+        let Some(org) = orgs::by_id(&mut c, l.athlete.org_id).await? else {
+            continue;
+        };
+        if org
+            .disabled_modules
+            .0
+            .iter()
+            .any(|m| m == Module::Billing.key())
+        {
+            continue;
+        }
+        let mut offerings = billing::offerings(&mut c, org.id, PAYABLE_SHOWN, 0).await?;
+        offerings.retain(|o| o.active);
+        out.push(Payable {
+            athlete: l,
+            offerings,
+        });
+    }
+    Ok(out)
+}
+
+/// A page of [`my_access`] with each access's offering (gone offerings: `None`).
+pub async fn my_access_with_offerings(
+    db: &Db,
+    actor: &Actor,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<(Access, Option<Offering>)>> {
+    let rows = my_access(db, actor, limit, offset).await?;
+    let mut c = db.acquire().await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for a in rows {
+        let o = billing::offering(&mut c, a.offering_id).await?;
+        out.push((a, o));
+    }
+    Ok(out)
+}
