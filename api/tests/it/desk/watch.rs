@@ -311,3 +311,45 @@ async fn another_workspaces_session_is_a_404_and_the_module_gates_the_section() 
         home.body
     );
 }
+
+/// A viewer (every `.read`, no `wearable.manage`) reads a session's page without its forms,
+/// and each of its posts is refused with nothing changed.
+#[tokio::test]
+async fn a_viewer_reads_a_session_and_every_post_is_forbidden() {
+    let app = TestApp::new().await;
+    let ca = coach_and_athlete(&app).await;
+    let s = synth(12, 300.0, 0);
+    let id = derived_session(&app, &ca.coach, &ca.athlete_id, &s).await;
+    let viewer = add_member(&app, ca.coach.org_id, "viewer@example.com", "viewer").await;
+    let page = ws_path(&viewer, &format!("/watch/{id}"));
+    let r = get(&app, &viewer, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        !r.body.contains(&format!("{page}/labels\"")),
+        "no label form"
+    );
+    let labels = label_count(&app, &ca.coach, id).await;
+    for (rest, fields) in [
+        ("/labels", vec![("from", "10:00:00"), ("to", "10:00:10")]),
+        (
+            "/labels/00000000-0000-0000-0000-000000000000/delete",
+            vec![],
+        ),
+        ("/sync", vec![]),
+        ("/rederive", vec![]),
+        ("/delete", vec![]),
+    ] {
+        let r = post(&app, &viewer, &format!("{page}{rest}"), &fields).await;
+        assert_page(&r, StatusCode::FORBIDDEN);
+    }
+    let r = get(&app, &viewer, &format!("{page}/delete")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert_eq!(label_count(&app, &ca.coach, id).await, labels);
+    let r = get(
+        &app,
+        &ca.coach,
+        &ws_path(&ca.coach, &format!("/watch/{id}")),
+    )
+    .await;
+    assert_page(&r, StatusCode::OK);
+}
