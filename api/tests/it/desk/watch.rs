@@ -345,11 +345,10 @@ async fn a_viewer_reads_a_session_and_every_post_is_forbidden() {
     let r = get(&app, &viewer, &format!("{page}/delete")).await;
     assert_page(&r, StatusCode::FORBIDDEN);
     assert_eq!(label_count(&app, &ca.coach, id).await, labels);
-    let r = get(
-        &app,
-        &ca.coach,
-        &ws_path(&ca.coach, &format!("/watch/{id}")),
-    )
-    .await;
+    let r = get(&app, &ca.coach, &page).await;
     assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains(&format!("{page}/labels\"")),
+        "the coach has the form"
+    );
 }
