@@ -4,7 +4,7 @@
 //! OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::admin::{jobs, metrics, people};
+use crate::areas::desk::admin::{jobs, metrics, people, signup};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 
@@ -33,5 +33,15 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(admin).area("web").summary("Re-queue a failed or cancelled job (as POST /api/admin/jobs/{id}/retry)"),
         route(POST, "/admin/jobs/{id}/cancel", jobs::cancel)
             .auth(admin).area("web").summary("Cancel a queued or running job (as POST /api/jobs/{id}/cancel)"),
+        route(GET, "/admin/signup", signup::show)
+            .auth(admin).area("web").summary("Who may sign up: the signup mode, the waitlist (offset wl) and signup invites (offset inv), 25 a page"),
+        route(POST, "/admin/signup/mode", signup::set_mode)
+            .auth(admin).area("web").summary("Set the signup mode (as PATCH /api/admin/settings)"),
+        route(POST, "/admin/signup/invites", signup::create_invite)
+            .auth(admin).area("web").summary("Create a signup invite, its link shown once (as POST /api/admin/invites)"),
+        route(POST, "/admin/signup/invites/{id}/revoke", signup::revoke_invite)
+            .auth(admin).area("web").summary("Withdraw a pending signup invite (as DELETE /api/admin/invites/{id})"),
+        route(POST, "/admin/signup/waitlist/{id}/invite", signup::invite_waiting)
+            .auth(admin).area("web").summary("Invite a waitlisted person, their link shown once (as POST /api/admin/waitlist/{id}/invite)"),
     ]
 }

@@ -6,6 +6,7 @@
 pub mod jobs;
 pub mod metrics;
 pub mod people;
+pub mod signup;
 
 use super::i18n::Catalogue;
 use super::layout::Chrome;
@@ -27,6 +28,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/admin/orgs", "adm.nav.orgs"),
     ("/admin/users", "adm.nav.users"),
     ("/admin/jobs", "adm.nav.jobs"),
+    ("/admin/signup", "adm.nav.signup"),
 ];
 
 /// Rows per page of the console's lists.
