@@ -4,7 +4,7 @@
 //! OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::admin::{jobs, metrics, people, signup};
+use crate::areas::desk::admin::{jobs, metrics, people, reports, signup};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 
@@ -43,5 +43,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(admin).area("web").summary("Withdraw a pending signup invite (as DELETE /api/admin/invites/{id})"),
         route(POST, "/admin/signup/waitlist/{id}/invite", signup::invite_waiting)
             .auth(admin).area("web").summary("Invite a waitlisted person, their link shown once (as POST /api/admin/waitlist/{id}/invite)"),
+        route(GET, "/admin/reports", reports::list)
+            .auth(admin).area("web").summary("Reported messages with their conversation, newest first: filter status, 25 a page (offset)"),
+        route(POST, "/admin/reports/{id}", reports::decide)
+            .auth(admin).area("web").summary("Resolve (optionally removing the message) or dismiss a report with a note (as PATCH /api/admin/message-reports/{id})"),
     ]
 }

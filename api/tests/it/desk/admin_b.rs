@@ -234,3 +234,132 @@ async fn the_invites_are_paged_by_25() {
     assert_eq!(r.body.matches("<tr class=\"invite\"").count(), 1);
     assert!(r.body.contains("rel=\"prev\""));
 }
+
+/// An open report of the coach's message by the athlete: (admin, coach, report id).
+async fn reported(app: &TestApp) -> (Session, Session, String) {
+    let w = coach_and_athlete(app).await;
+    let admin = platform_admin(app).await;
+    let conv = open_conversation(app, &w).await;
+    let m = post_message(app, &w.coach, &conv, "rude words").await;
+    let r = app
+        .post(&format!(
+            "/api/messages/{}/report",
+            m["id"].as_str().unwrap()
+        ))
+        .session(&w.athlete)
+        .json(json!({ "reason": "harassment", "details": "not ok" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    (admin, w.coach, r.json["id"].as_str().unwrap().to_string())
+}
+
+#[tokio::test]
+async fn reports_are_listed_for_admins_only() {
+    let app = TestApp::new().await;
+    let (admin, coach, rid) = reported(&app).await;
+    assert_page(
+        &get(&app, &coach, "/admin/reports").await,
+        StatusCode::FORBIDDEN,
+    );
+    let r = post(
+        &app,
+        &coach,
+        &format!("/admin/reports/{rid}"),
+        &[("status", "dismissed")],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = get(&app, &admin, "/admin/reports").await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("href=\"/admin/reports\""),
+        "in the navigation"
+    );
+    assert!(r.body.contains("rude words"), "{}", r.body);
+    assert!(r.body.contains(&format!("action=\"/admin/reports/{rid}\"")));
+    let r = get(&app, &admin, "/admin/reports?status=resolved").await;
+    assert!(!r.body.contains("rude words"));
+    let r = get(&app, &admin, "/admin/reports?status=bogus").await;
+    assert!(r.body.contains("role=\"alert\""), "the filter's error");
+    let api = app
+        .get("/api/admin/message-reports")
+        .session(&admin)
+        .send()
+        .await;
+    assert_eq!(items(&api)[0]["status"], "open", "nothing decided");
+}
+
+#[tokio::test]
+async fn a_report_is_refused_beside_its_fields_then_resolved_removing_the_message() {
+    let app = TestApp::new().await;
+    let (admin, _, rid) = reported(&app).await;
+    let path = format!("/admin/reports/{rid}");
+    let long = "x".repeat(1001);
+    for (fields, id) in [
+        (
+            vec![("status", "dismissed"), ("remove_message", "1")],
+            "e-remove-",
+        ),
+        (
+            vec![("status", "resolved"), ("note", long.as_str())],
+            "e-note-",
+        ),
+    ] {
+        let r = post(&app, &admin, &path, &fields).await;
+        assert_page(&r, StatusCode::BAD_REQUEST);
+        assert!(r.body.contains(&format!("id=\"{id}{rid}\"")), "{}", r.body);
+    }
+    let api = app
+        .get("/api/admin/message-reports")
+        .session(&admin)
+        .send()
+        .await;
+    assert_eq!(items(&api)[0]["status"], "open", "nothing written");
+
+    let back = "/admin/reports?status=open";
+    let r = post(
+        &app,
+        &admin,
+        &path,
+        &[
+            ("status", "resolved"),
+            ("note", "abusive"),
+            ("remove_message", "1"),
+            ("back", back),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(
+        r.location(),
+        "/admin/reports?status=open&done=adm.report_resolved"
+    );
+    let api = app
+        .get("/api/admin/message-reports")
+        .session(&admin)
+        .send()
+        .await;
+    let rep = &items(&api)[0];
+    assert_eq!(rep["status"], "resolved");
+    assert_eq!(rep["messageRemoved"], true);
+    assert_eq!(rep["resolutionNote"], "abusive");
+    assert_eq!(
+        audited(&app, &admin, "admin.message_report_resolved")
+            .await
+            .len(),
+        1
+    );
+    // Closed already: the API's 409 above the list.
+    let r = post(&app, &admin, &path, &[("status", "dismissed")]).await;
+    assert_page(&r, StatusCode::CONFLICT);
+    let none = shared::db::Id::new();
+    let r = post(
+        &app,
+        &admin,
+        &format!("/admin/reports/{none}"),
+        &[("status", "dismissed")],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+}

@@ -6,6 +6,7 @@
 pub mod jobs;
 pub mod metrics;
 pub mod people;
+pub mod reports;
 pub mod signup;
 
 use super::i18n::Catalogue;
@@ -29,6 +30,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/admin/users", "adm.nav.users"),
     ("/admin/jobs", "adm.nav.jobs"),
     ("/admin/signup", "adm.nav.signup"),
+    ("/admin/reports", "adm.nav.reports"),
 ];
 
 /// Rows per page of the console's lists.
