@@ -4,7 +4,7 @@
 //! OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::admin::{jobs, metrics, people, reports, signup};
+use crate::areas::desk::admin::{announcements, jobs, metrics, people, reports, signup};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 
@@ -47,5 +47,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(admin).area("web").summary("Reported messages with their conversation, newest first: filter status, 25 a page (offset)"),
         route(POST, "/admin/reports/{id}", reports::decide)
             .auth(admin).area("web").summary("Resolve (optionally removing the message) or dismiss a report with a note (as PATCH /api/admin/message-reports/{id})"),
+        route(GET, "/admin/announcements", announcements::show)
+            .auth(admin).area("web").summary("Send an announcement; notifications newest first with each channel's delivery: filter kind, 25 a page (offset)"),
+        route(POST, "/admin/announcements", announcements::announce)
+            .auth(admin).area("web").summary("Send a platform announcement to everyone or one workspace (as POST /api/admin/notifications: a job, audited)"),
     ]
 }

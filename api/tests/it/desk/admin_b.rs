@@ -363,3 +363,79 @@ async fn a_report_is_refused_beside_its_fields_then_resolved_removing_the_messag
     .await;
     assert_page(&r, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn an_announcement_is_sent_as_a_job_and_bad_ones_refused_beside_their_fields() {
+    let app = TestApp::new().await;
+    let admin = platform_admin(&app).await;
+    let coach = app.signup("coach@example.com").await;
+    assert_page(
+        &get(&app, &coach, "/admin/announcements").await,
+        StatusCode::FORBIDDEN,
+    );
+    let path = "/admin/announcements";
+    let r = post(&app, &coach, path, &[("title", "Hi"), ("body", "All")]).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = get(&app, &admin, path).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("href=\"/admin/announcements\""),
+        "in the navigation"
+    );
+
+    let none = shared::db::Id::new().to_string();
+    for (fields, field) in [
+        (vec![("title", " "), ("body", "Swell")], "title"),
+        (vec![("title", "Hi"), ("body", "")], "body"),
+        (
+            vec![("title", "Hi"), ("body", "Swell"), ("org_id", "nope")],
+            "org_id",
+        ),
+        (
+            vec![
+                ("title", "Hi"),
+                ("body", "Swell"),
+                ("org_id", none.as_str()),
+            ],
+            "org_id",
+        ),
+    ] {
+        let r = post(&app, &admin, path, &fields).await;
+        assert_page(&r, StatusCode::BAD_REQUEST);
+        assert!(
+            r.body.contains(&format!("id=\"e-{field}\"")),
+            "{field}: {}",
+            r.body
+        );
+    }
+    assert!(
+        audited(&app, &admin, "admin.announcement_sent")
+            .await
+            .is_empty(),
+        "nothing sent"
+    );
+
+    let org = coach.org_id.to_string();
+    let r = post(
+        &app,
+        &admin,
+        path,
+        &[
+            ("title", "Big swell"),
+            ("body", "Stay safe"),
+            ("org_id", org.as_str()),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(r.location(), "/admin/announcements?done=adm.announced");
+    let a = audited(&app, &admin, "admin.announcement_sent").await;
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0]["data"]["title"], "Big swell");
+    let jobs = app
+        .get("/api/admin/jobs?kind=notifications.announce")
+        .session(&admin)
+        .send()
+        .await;
+    assert_eq!(items(&jobs).len(), 1, "{}", jobs.body);
+}

@@ -3,6 +3,7 @@
 //! admin also while the sign-in impersonates someone), its own navigation, and the same domain
 //! operations as the JSON admin routes (`areas::admin`, `areas::jobs`).
 
+pub mod announcements;
 pub mod jobs;
 pub mod metrics;
 pub mod people;
@@ -31,6 +32,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/admin/jobs", "adm.nav.jobs"),
     ("/admin/signup", "adm.nav.signup"),
     ("/admin/reports", "adm.nav.reports"),
+    ("/admin/announcements", "adm.nav.ann"),
 ];
 
 /// Rows per page of the console's lists.
