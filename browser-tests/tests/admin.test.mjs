@@ -137,3 +137,23 @@ test('admin: the signup mode, an invite with its link once, and the reported mes
   await check(page);
   await screenshot(page, 'admin-reports');
 });
+
+test('admin: an announcement sent, a bad one refused beside its field', async () => {
+  const { page, session } = await adminSignedIn();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Announcements' }).click();
+  await page.getByRole('heading', { name: 'Announcements', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Title').fill('Big swell');
+  await page.getByLabel('Message').fill('Stay safe this weekend.');
+  await page.getByLabel('Workspace id (blank: everyone)').fill('nope');
+  await page.getByRole('button', { name: 'Send by push and email' }).click();
+  await page.locator('#e-org_id').waitFor();
+  await check(page);
+  await page.getByLabel('Workspace id (blank: everyone)').fill('');
+  await page.getByRole('button', { name: 'Send by push and email' }).click();
+  await page.getByText('The announcement is on its way').first().waitFor();
+  await check(page);
+  const a = await api('/api/admin/audit?action=admin.announcement_sent', { session });
+  assert.equal(a.json.items[0].data.title, 'Big swell');
+  await screenshot(page, 'admin-announcements');
+});
