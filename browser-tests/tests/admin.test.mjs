@@ -98,3 +98,62 @@ test('admin: a workspace\'s seat cap, and the jobs and queues', async () => {
   assert.equal(jobs.status, 200, jobs.text);
   await screenshot(page, 'admin-jobs');
 });
+
+test('admin: the signup mode, an invite with its link once, and the reported messages', async () => {
+  const { page, session } = await adminSignedIn();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Signup' }).click();
+  await page.getByRole('heading', { name: 'Signup and invites', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Who may create an account').selectOption('invite-locked');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').first().waitFor();
+  const s = await api('/api/admin/settings', { session });
+  assert.equal(s.json.signupMode, 'invite-locked');
+  // A bad number of days: refused beside the field; then the invite, its link shown once.
+  const days = page.getByLabel('Days until it expires (1 to 90)');
+  await days.fill('200');
+  await page.getByRole('button', { name: 'Create invite' }).click();
+  await page.locator('#e-expires_in_days').waitFor();
+  await check(page);
+  await page.getByLabel(/^Email/).fill('guest.browser@example.com');
+  await days.fill('7');
+  await page.getByRole('button', { name: 'Create invite' }).click();
+  await page.locator('#created-invite').waitFor();
+  await check(page);
+  await screenshot(page, 'admin-signup');
+  const inv = await api('/api/admin/invites', { session });
+  assert.equal(inv.json.items[0].email, 'guest.browser@example.com');
+  // Back to open sign-up for the other tests.
+  await page.getByLabel('Who may create an account').selectOption('open');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').first().waitFor();
+
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Reports' }).click();
+  await page.getByRole('heading', { name: 'Reported messages', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Status').selectOption('open');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=open/);
+  await check(page);
+  await screenshot(page, 'admin-reports');
+});
+
+test('admin: an announcement sent, a bad one refused beside its field', async () => {
+  const { page, session } = await adminSignedIn();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Announcements' }).click();
+  await page.getByRole('heading', { name: 'Announcements', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Title').fill('Big swell');
+  await page.getByLabel('Message').fill('Stay safe this weekend.');
+  await page.getByLabel('Workspace id (blank: everyone)').fill('nope');
+  await page.getByRole('button', { name: 'Send by push and email' }).click();
+  await page.locator('#e-org_id').waitFor();
+  await check(page);
+  await page.getByLabel('Workspace id (blank: everyone)').fill('');
+  await page.getByRole('button', { name: 'Send by push and email' }).click();
+  await page.getByText('The announcement is on its way').first().waitFor();
+  await check(page);
+  const a = await api('/api/admin/audit?action=admin.announcement_sent', { session });
+  assert.equal(a.json.items[0].data.title, 'Big swell');
+  await screenshot(page, 'admin-announcements');
+});

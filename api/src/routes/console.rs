@@ -4,7 +4,7 @@
 //! OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::admin::{jobs, metrics, people};
+use crate::areas::desk::admin::{announcements, jobs, metrics, people, reports, signup};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 
@@ -33,5 +33,23 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(admin).area("web").summary("Re-queue a failed or cancelled job (as POST /api/admin/jobs/{id}/retry)"),
         route(POST, "/admin/jobs/{id}/cancel", jobs::cancel)
             .auth(admin).area("web").summary("Cancel a queued or running job (as POST /api/jobs/{id}/cancel)"),
+        route(GET, "/admin/signup", signup::show)
+            .auth(admin).area("web").summary("Who may sign up: the signup mode, the waitlist (offset wl) and signup invites (offset inv), 25 a page"),
+        route(POST, "/admin/signup/mode", signup::set_mode)
+            .auth(admin).area("web").summary("Set the signup mode (as PATCH /api/admin/settings)"),
+        route(POST, "/admin/signup/invites", signup::create_invite)
+            .auth(admin).area("web").summary("Create a signup invite, its link shown once (as POST /api/admin/invites)"),
+        route(POST, "/admin/signup/invites/{id}/revoke", signup::revoke_invite)
+            .auth(admin).area("web").summary("Withdraw a pending signup invite (as DELETE /api/admin/invites/{id})"),
+        route(POST, "/admin/signup/waitlist/{id}/invite", signup::invite_waiting)
+            .auth(admin).area("web").summary("Invite a waitlisted person, their link shown once (as POST /api/admin/waitlist/{id}/invite)"),
+        route(GET, "/admin/reports", reports::list)
+            .auth(admin).area("web").summary("Reported messages with their conversation, newest first: filter status, 25 a page (offset)"),
+        route(POST, "/admin/reports/{id}", reports::decide)
+            .auth(admin).area("web").summary("Resolve (optionally removing the message) or dismiss a report with a note (as PATCH /api/admin/message-reports/{id})"),
+        route(GET, "/admin/announcements", announcements::show)
+            .auth(admin).area("web").summary("Send an announcement; notifications newest first with each channel's delivery: filter kind, 25 a page (offset)"),
+        route(POST, "/admin/announcements", announcements::announce)
+            .auth(admin).area("web").summary("Send a platform announcement to everyone or one workspace (as POST /api/admin/notifications: a job, audited)"),
     ]
 }

@@ -3,6 +3,7 @@
 //! the assets. The real-browser workflows are in `browser-tests/` (run by `pages::browser`).
 
 mod admin;
+mod admin_b;
 mod assets;
 mod athletes;
 mod billing;

@@ -3,9 +3,12 @@
 //! admin also while the sign-in impersonates someone), its own navigation, and the same domain
 //! operations as the JSON admin routes (`areas::admin`, `areas::jobs`).
 
+pub mod announcements;
 pub mod jobs;
 pub mod metrics;
 pub mod people;
+pub mod reports;
+pub mod signup;
 
 use super::i18n::Catalogue;
 use super::layout::Chrome;
@@ -27,6 +30,9 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/admin/orgs", "adm.nav.orgs"),
     ("/admin/users", "adm.nav.users"),
     ("/admin/jobs", "adm.nav.jobs"),
+    ("/admin/signup", "adm.nav.signup"),
+    ("/admin/reports", "adm.nav.reports"),
+    ("/admin/announcements", "adm.nav.ann"),
 ];
 
 /// Rows per page of the console's lists.
