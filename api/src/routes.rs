@@ -14,6 +14,7 @@ mod console;
 mod cron;
 mod desk;
 mod desk_billing;
+mod desk_competition_b;
 mod footage;
 mod jobs;
 mod messaging;
@@ -53,6 +54,7 @@ pub fn registry() -> Registry {
         pages::routes(),
         desk::routes(),
         desk_billing::routes(),
+        desk_competition_b::routes(),
         console::routes(),
         cron::routes(),
     ];

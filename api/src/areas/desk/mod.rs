@@ -19,6 +19,7 @@ pub mod athletes;
 pub mod clip_media;
 pub mod clips;
 pub mod coaching;
+pub mod competition_b;
 pub mod confirm;
 pub mod dashboard;
 pub mod footage;
