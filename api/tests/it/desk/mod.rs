@@ -6,6 +6,7 @@ mod admin;
 mod assets;
 mod athletes;
 mod billing;
+mod competition_b;
 mod footage;
 mod guard;
 mod messages;
