@@ -15,6 +15,7 @@ mod cron;
 mod desk;
 mod desk_billing;
 mod desk_competition;
+mod desk_competition_b;
 mod footage;
 mod jobs;
 mod messaging;
@@ -55,6 +56,7 @@ pub fn registry() -> Registry {
         desk::routes(),
         desk_billing::routes(),
         desk_competition::routes(),
+        desk_competition_b::routes(),
         console::routes(),
         cron::routes(),
     ];

@@ -46,6 +46,14 @@ test('competition: circuits, standings with the line, an event, a goal, the athl
   await page.getByText('places 1 to 2 qualify').first().waitFor();
   await screenshot(page, 'competition');
 
+  // The opponents page (notes with head-to-head), from the section's toolbar.
+  await page.getByRole('link', { name: 'Opponents' }).click();
+  await page.getByRole('heading', { name: 'Opponents', level: 1 }).waitFor();
+  await check(page);
+  await screenshot(page, 'competition-opponents');
+  resp = await page.goto(`/w/${c.orgId}/competition`);
+  await page.waitForLoadState('load');
+
   await page.getByRole('link', { name: 'Championship Tour 2026' }).click();
   await page.getByRole('heading', { name: 'Championship Tour 2026', level: 1 }).waitFor();
   await page.locator('tr.qualification-line').waitFor();

@@ -20,6 +20,7 @@ pub mod clip_media;
 pub mod clips;
 pub mod coaching;
 pub mod competition;
+pub mod competition_b;
 pub mod confirm;
 pub mod dashboard;
 pub mod footage;

@@ -8,6 +8,7 @@ mod assets;
 mod athletes;
 mod billing;
 mod competition;
+mod competition_b;
 mod footage;
 mod guard;
 mod messages;

@@ -43,6 +43,7 @@ pub struct IndexPage {
     pager: Pager,
     list_path: String,
     search_href: String,
+    opponents_href: String,
 }
 
 /// The rules in force in a line: how many results count, who qualifies, which points table.
@@ -107,6 +108,7 @@ async fn index_page(state: &AppState, desk: &Desk, offset: i64) -> Result<IndexP
         pager,
         list_path: desk.path(HERE),
         search_href: desk.path("/competition/search"),
+        opponents_href: desk.path("/competition/opponents"),
     })
 }
 

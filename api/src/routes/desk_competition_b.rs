@@ -1,0 +1,25 @@
+//! The competition module's people, reports and forecasts pages (issue 39, `docs/web.md`):
+//! sub-pages of `/w/{ws}/competition/…`. The permissions are the JSON routes'
+//! (`routes/competition.rs`): reading is `competition.read`, changing a note, an identity link,
+//! the achievements is `competition.manage`; the watchlist is each member's own, so
+//! `competition.read` changes it, as `POST /api/watchlist` does.
+
+use super::{GET, POST};
+use crate::areas::desk::competition_b::opponents;
+use crate::auth::Auth;
+use crate::registry::{RouteDef, route};
+use shared::authz::{Module, Perm};
+
+#[rustfmt::skip]
+pub(super) fn routes() -> Vec<RouteDef> {
+    let read = Auth::desk(Perm::CompetitionRead).in_module(Module::Competition);
+    let manage = Auth::desk(Perm::CompetitionManage).in_module(Module::Competition);
+    vec![
+        route(GET, "/w/{ws}/competition/opponents", opponents::show)
+            .auth(read).area("web").summary("Opponents: notes on opponents (athlete, 25 a page, offset), each with the head-to-head record of the athlete it is for; the chosen athlete's suggested opponents with their records; the form to write a note"),
+        route(POST, "/w/{ws}/competition/opponents", opponents::create)
+            .auth(manage).area("web").summary("Write a note on an opponent, a roster or provider athlete (as POST /api/opponents)"),
+        route(POST, "/w/{ws}/competition/opponents/{id}/delete", opponents::remove)
+            .auth(manage).area("web").summary("Delete a note on an opponent (as DELETE /api/opponents/{id})"),
+    ]
+}

@@ -1,0 +1,245 @@
+//! The competition module's people, reports and forecasts pages (issue 39) over form posts:
+//! each page renders, each post's good input is checked through the JSON API and its bad input
+//! is shown beside its field with nothing written, another workspace's object is a 404 and a
+//! member without the permission gets the 403 page.
+
+use super::{get, post, ws_path};
+use crate::support::*;
+use axum::http::StatusCode;
+use serde_json::json;
+
+/// A coach with one athlete (Mia Silva) and a second (Ana Reis), and an outsider.
+struct Club {
+    coach: Session,
+    outsider: Session,
+    mia: String,
+    ana: String,
+}
+
+async fn club(app: &TestApp) -> Club {
+    let coach = app.signup("coach@example.com").await;
+    let outsider = app.signup("outsider@example.com").await;
+    let mia = id(&new_athlete(
+        app,
+        &coach,
+        json!({ "firstName": "Mia", "lastName": "Silva" }),
+    )
+    .await);
+    let ana = id(&new_athlete(
+        app,
+        &coach,
+        json!({ "firstName": "Ana", "lastName": "Reis" }),
+    )
+    .await);
+    Club {
+        coach,
+        outsider,
+        mia,
+        ana,
+    }
+}
+
+async fn api_list(app: &TestApp, s: &Session, path: &str) -> Vec<serde_json::Value> {
+    let r = app.get(path).session(s).send().await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    r.json["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// A competition.read-only member of `owner`'s workspace ("Scout").
+async fn reader(app: &TestApp, owner: &Session) -> Session {
+    let r = app
+        .post(&format!("/api/orgs/{}/roles", owner.org_id))
+        .session(owner)
+        .json(json!({ "name": "Scout", "permissions": ["competition.read", "athletes.read"] }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    add_member(app, owner.org_id, "scout@example.com", "scout").await
+}
+
+// ---- opponents ----
+
+#[tokio::test]
+async fn opponents_notes_show_head_to_head_and_suggestions() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    link_heatsource(&app, k.coach.org_id, &k.mia, "m").await;
+    store_heatsource_event(
+        &app,
+        hs_event(
+            "e1",
+            "2026-03-01",
+            ("men", "Men"),
+            vec![
+                hs_heat(
+                    "R1",
+                    "2026-03-01T08:00:00Z",
+                    &[("m", "Mia", Some(1), None), ("x", "Xavi", Some(2), None)],
+                ),
+                hs_heat(
+                    "QF",
+                    "2026-03-01T10:00:00Z",
+                    &[("m", "Mia", Some(3), None), ("x", "Xavi", Some(1), None)],
+                ),
+            ],
+        ),
+    )
+    .await;
+    let page = ws_path(&k.coach, "/competition/opponents");
+    let r = get(&app, &k.coach, &format!("{page}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Suggested opponents for Mia Silva"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("Xavi"), "{}", r.body);
+    assert!(r.body.contains("2 heats shared"), "{}", r.body);
+
+    // The suggestion's button writes a note on the provider athlete, for Mia.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("athleteId", &k.mia),
+            ("provider", "heatsource"),
+            ("externalId", "x"),
+            ("opponentName", "Xavi"),
+            ("body", "Strong on the first wave"),
+            ("strengths", "backhand, paddling,"),
+            ("tags", "aggressive"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(
+        r.location().contains("done=opp.created"),
+        "{}",
+        r.location()
+    );
+    let notes = api_list(&app, &k.coach, "/api/opponents").await;
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["opponent"]["externalId"], "x");
+    assert_eq!(notes[0]["athleteId"], k.mia.as_str());
+    assert_eq!(notes[0]["strengths"], json!(["backhand", "paddling"]));
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("The note is saved."));
+    assert!(r.body.contains("Strong on the first wave"));
+    // The note carries Mia's record against Xavi: one win, one loss.
+    assert!(r.body.contains("<strong>1–1</strong>"), "{}", r.body);
+
+    // A roster opponent; the athlete without a heatsource profile says why no suggestions.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("athleteId", &k.ana), ("opponentAthleteId", &k.mia)],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert!(r.body.contains("Notes for Ana Reis"), "{}", r.body);
+    assert!(r.body.contains("id=\"no-suggestions\""), "{}", r.body);
+
+    // Delete.
+    let note = notes[0]["id"].as_str().unwrap();
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/{note}/delete"),
+        &[("athlete", &k.mia)],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=opp.removed"));
+    assert_eq!(api_list(&app, &k.coach, "/api/opponents").await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_note_is_shown_beside_its_fields_and_nothing_is_written() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/opponents");
+    // A provider opponent without a name, a bad tag.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("provider", "heatsource"),
+            ("externalId", "x"),
+            ("opponentName", ""),
+            ("tags", "Not A Tag!"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-opponentName\""), "{}", r.body);
+    assert!(r.body.contains("id=\"e-tags\""), "{}", r.body);
+    assert!(r.body.contains("value=\"x\""), "what was typed stays");
+    // No opponent at all.
+    let r = post(&app, &k.coach, &page, &[("body", "who?")]).await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-opponent\""), "{}", r.body);
+    // An athlete is not their own opponent.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("athleteId", &k.mia), ("opponentAthleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-opponentAthleteId\""), "{}", r.body);
+    // Not an id.
+    let r = post(&app, &k.coach, &page, &[("athleteId", "nope")]).await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-athleteId\""), "{}", r.body);
+    assert!(api_list(&app, &k.coach, "/api/opponents").await.is_empty());
+}
+
+#[tokio::test]
+async fn another_workspaces_notes_are_404_and_a_reader_cannot_write() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let r = app
+        .post("/api/opponents")
+        .session(&k.coach)
+        .json(json!({ "opponent": { "athleteId": k.mia }, "athleteId": k.ana }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let note = r.json["id"].as_str().unwrap().to_string();
+    // The outsider's desk: the coach's note and athlete are not theirs.
+    let theirs = ws_path(&k.outsider, "/competition/opponents");
+    let r = post(&app, &k.outsider, &format!("{theirs}/{note}/delete"), &[]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(&app, &k.outsider, &theirs, &[("opponentAthleteId", &k.mia)]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(&app, &k.outsider, &format!("{theirs}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    // The coach's workspace is not the outsider's.
+    let r = get(
+        &app,
+        &k.outsider,
+        &ws_path(&k.coach, "/competition/opponents"),
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+
+    // A reader sees the notes without the forms and may not post.
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/opponents");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Mia Silva"));
+    assert!(!r.body.contains("Save note"));
+    let r = post(&app, &scout, &format!("{page}/{note}/delete"), &[]).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(&app, &physio, &ws_path(&physio, "/competition/opponents")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert_eq!(api_list(&app, &k.coach, "/api/opponents").await.len(), 1);
+}
