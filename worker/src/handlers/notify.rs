@@ -254,8 +254,7 @@ const INTERRUPTED: &str = "interrupted: the worker stopped while sending";
 /// delivery attempted once). Sent when a device's stored answer says so; else failed, saying
 /// why. A run still alive records its own outcome after this one.
 fn interrupted(d: &Delivery) -> Outcome {
-    let devices = Devices(settled(d));
-    if devices.0.iter().any(|r| r.status == "sent") {
+    if settled(d).iter().any(|r| r.status == "sent") {
         return Outcome::Sent;
     }
     Outcome::Failed(format!(
