@@ -5,7 +5,7 @@
 //! `competition.read` changes it, as `POST /api/watchlist` does.
 
 use super::{GET, POST};
-use crate::areas::desk::competition_b::opponents;
+use crate::areas::desk::competition_b::{opponents, watchlist};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -21,5 +21,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(manage).area("web").summary("Write a note on an opponent, a roster or provider athlete (as POST /api/opponents)"),
         route(POST, "/w/{ws}/competition/opponents/{id}/delete", opponents::remove)
             .auth(manage).area("web").summary("Delete a note on an opponent (as DELETE /api/opponents/{id})"),
+        route(GET, "/w/{ws}/competition/watchlist", watchlist::show)
+            .auth(read).area("web").summary("Watchlist: the member's own followed athletes and events (kind, 25 a page, offset), the form to watch a roster athlete, a circuit event or a provider's"),
+        route(POST, "/w/{ws}/competition/watchlist", watchlist::add)
+            .auth(read).area("web").summary("Watch an athlete or event (as POST /api/watchlist); already watched says so"),
+        route(POST, "/w/{ws}/competition/watchlist/{id}/remove", watchlist::remove)
+            .auth(read).area("web").summary("Stop watching (as DELETE /api/watchlist/{id})"),
     ]
 }

@@ -243,3 +243,152 @@ async fn another_workspaces_notes_are_404_and_a_reader_cannot_write() {
     assert_page(&r, StatusCode::FORBIDDEN);
     assert_eq!(api_list(&app, &k.coach, "/api/opponents").await.len(), 1);
 }
+
+// ---- watchlist ----
+
+#[tokio::test]
+async fn watch_an_athlete_and_a_provider_event_then_stop() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/watchlist");
+    let r = get(&app, &k.coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("You watch nothing yet."));
+
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("kind", "athlete"),
+            ("athleteId", &k.mia),
+            ("note", "Trials"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=wl.added"));
+    // The same again is not a second item.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert!(r.location().contains("done=wl.already"), "{}", r.location());
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("kind", "event"),
+            ("provider", "heatsource"),
+            ("externalId", "ev-9"),
+            ("name", "Pro Peniche"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let items = api_list(&app, &k.coach, "/api/watchlist").await;
+    assert_eq!(items.len(), 2);
+    let r = get(&app, &k.coach, &format!("{page}?kind=event")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Pro Peniche"));
+    assert!(!r.body.contains("Trials"));
+    let r = get(&app, &k.coach, &page).await;
+    assert!(r.body.contains("Mia Silva") && r.body.contains("Trials"));
+
+    let mia_item = items.iter().find(|i| i["source"] == "roster").unwrap();
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/{}/remove", mia_item["id"].as_str().unwrap()),
+        &[],
+    )
+    .await;
+    assert!(r.location().contains("done=wl.removed"));
+    assert_eq!(api_list(&app, &k.coach, "/api/watchlist").await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_watch_is_shown_beside_its_fields_and_nothing_is_written() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/watchlist");
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("externalId", "x1"), ("name", "")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-name\""), "{}", r.body);
+    assert!(r.body.contains("value=\"x1\""), "what was typed stays");
+    let r = post(&app, &k.coach, &page, &[("kind", "event")]).await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-target\""), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("athleteId", "zzz")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-athleteId\""), "{}", r.body);
+    assert!(api_list(&app, &k.coach, "/api/watchlist").await.is_empty());
+}
+
+#[tokio::test]
+async fn another_workspaces_watch_is_404_and_without_competition_403() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let r = app
+        .post("/api/watchlist")
+        .session(&k.coach)
+        .json(json!({ "kind": "athlete", "athleteId": k.mia }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let item = r.json["id"].as_str().unwrap().to_string();
+    let theirs = ws_path(&k.outsider, "/competition/watchlist");
+    let r = post(&app, &k.outsider, &format!("{theirs}/{item}/remove"), &[]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &theirs,
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(
+        &app,
+        &k.outsider,
+        &ws_path(&k.coach, "/competition/watchlist"),
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    // A reader keeps their own watchlist: the coach's item is not theirs.
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/watchlist");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("You watch nothing yet."));
+    let r = post(&app, &scout, &format!("{page}/{item}/remove"), &[]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(&app, &physio, &ws_path(&physio, "/competition/watchlist")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = post(
+        &app,
+        &physio,
+        &ws_path(&physio, "/competition/watchlist"),
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert_eq!(api_list(&app, &k.coach, "/api/watchlist").await.len(), 1);
+}

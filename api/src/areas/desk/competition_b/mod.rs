@@ -4,6 +4,7 @@
 //! (`routes/competition.rs`) with the same module and permissions.
 
 pub mod opponents;
+pub mod watchlist;
 
 use super::Desk;
 use crate::state::AppState;
