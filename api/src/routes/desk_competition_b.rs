@@ -5,7 +5,7 @@
 //! `competition.read` changes it, as `POST /api/watchlist` does.
 
 use super::{GET, POST};
-use crate::areas::desk::competition_b::{opponents, watchlist};
+use crate::areas::desk::competition_b::{identity, opponents, watchlist};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -27,5 +27,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(read).area("web").summary("Watch an athlete or event (as POST /api/watchlist); already watched says so"),
         route(POST, "/w/{ws}/competition/watchlist/{id}/remove", watchlist::remove)
             .auth(read).area("web").summary("Stop watching (as DELETE /api/watchlist/{id})"),
+        route(GET, "/w/{ws}/competition/identity", identity::show)
+            .auth(read).area("web").summary("Identity: an athlete's scored provider candidates with what matched and each provider's state (athlete), the links and rejections (25 a page, offset), duplicate roster athletes with their merge page (with athletes.read)"),
+        route(POST, "/w/{ws}/competition/identity/links", identity::decide)
+            .auth(manage).area("web").summary("Confirm or reject a candidate profile for an athlete (as POST /api/identity/links)"),
+        route(POST, "/w/{ws}/competition/identity/links/remove", identity::remove)
+            .auth(manage).area("web").summary("Remove an athlete's link to a profile or its rejection (as DELETE /api/identity/links)"),
+        route(POST, "/w/{ws}/competition/identity/dismiss", identity::dismiss)
+            .auth(manage).area("web").summary("Dismiss a suggested duplicate pair (as DELETE /api/dedup/suggestions)"),
     ]
 }

@@ -392,3 +392,218 @@ async fn another_workspaces_watch_is_404_and_without_competition_403() {
     assert_page(&r, StatusCode::FORBIDDEN);
     assert_eq!(api_list(&app, &k.coach, "/api/watchlist").await.len(), 1);
 }
+
+// ---- identity and duplicates ----
+
+#[tokio::test]
+async fn identity_candidates_rejected_removed_and_duplicates_dismissed() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let twin = id(&new_athlete(
+        &app,
+        &k.coach,
+        json!({ "firstName": "Mia", "lastName": "Silva" }),
+    )
+    .await);
+    store_heatsource_event(
+        &app,
+        hs_event(
+            "e1",
+            "2026-03-01",
+            ("women", "Women"),
+            vec![hs_heat(
+                "R1",
+                "2026-03-01T08:00:00Z",
+                &[("hs-7", "Mia Silva", Some(1), None)],
+            )],
+        ),
+    )
+    .await;
+    let page = ws_path(&k.coach, "/competition/identity");
+    let r = get(&app, &k.coach, &format!("{page}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Profiles that may be Mia Silva"),
+        "{}",
+        r.body
+    );
+    // No provider is configured here: said, not failed.
+    assert!(r.body.contains("not set up on this service"), "{}", r.body);
+    assert!(r.body.contains("hs-7"), "{}", r.body);
+    // The two Mias are probably one person.
+    assert!(r.body.contains("Probably the same person"));
+    assert!(
+        r.body.contains(&format!("/athletes/")) && r.body.contains("merge?other="),
+        "{}",
+        r.body
+    );
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("name", "Mia Silva"),
+            ("decision", "reject"),
+            ("score", "0.8"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=idn.rejected"));
+    let rejected = api_list(
+        &app,
+        &k.coach,
+        &format!("/api/identity/links?athleteId={}&status=rejected", k.mia),
+    )
+    .await;
+    assert_eq!(rejected.len(), 1);
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert!(r.body.contains("Rejected"), "{}", r.body);
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links/remove"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+        ],
+    )
+    .await;
+    assert!(r.location().contains("done=idn.removed"), "{}", r.body);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/dismiss"),
+        &[("a", &k.mia), ("b", &twin)],
+    )
+    .await;
+    assert!(r.location().contains("done=idn.dismissed"), "{}", r.body);
+    assert!(
+        api_list(&app, &k.coach, "/api/dedup/suggestions")
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_bad_identity_decision_is_shown_and_nothing_is_written() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/identity");
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "myspace"),
+            ("externalId", ""),
+            ("decision", "maybe"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("source: "), "{}", r.body);
+    assert!(r.body.contains("decision: "), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/dismiss"),
+        &[("a", &k.mia), ("b", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn another_workspaces_identity_is_404_and_a_reader_cannot_decide() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let theirs = ws_path(&k.outsider, "/competition/identity");
+    let r = get(&app, &k.outsider, &format!("{theirs}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("decision", "reject"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/dismiss"),
+        &[("a", &k.mia), ("b", &k.ana)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/identity");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    let r = post(
+        &app,
+        &scout,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("decision", "reject"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(&app, &physio, &ws_path(&physio, "/competition/identity")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+}
