@@ -91,3 +91,27 @@ test('watchlist: watch an athlete and an event, stop watching one', async () => 
   items = (await api('/api/watchlist', { session })).json.items;
   assert.deepEqual(items.map((i) => i.name), ['Mia Silva']);
 });
+
+test('identity: a provider not set up is said, a duplicate pair dismissed', async () => {
+  const k = await coach('Coach Kai');
+  const mia = await athlete(k, 'Mia', 'Silva');
+  await athlete(k, 'Mia', 'Silva');
+  const { c, page, session } = await onDesk(k);
+  await page.waitForLoadState('load');
+  const resp = await page.goto(`/w/${c.orgId}/competition/identity`);
+  await check(page, resp);
+  await page.getByRole('heading', { name: 'Probably the same person' }).waitFor();
+  assert.equal((await api('/api/dedup/suggestions', { session })).json.items.length, 1);
+
+  await page.getByLabel('Athlete').selectOption(mia);
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('heading', { name: 'Profiles that may be Mia Silva' }).waitFor();
+  await page.locator('#sources').getByText('not set up on this service').first().waitFor();
+  await check(page);
+  await screenshot(page, 'competition-identity');
+
+  await page.getByRole('button', { name: 'Not the same Mia Silva, Mia Silva' }).click();
+  await page.getByText('The pair will not be suggested again.').waitFor();
+  await check(page);
+  assert.equal((await api('/api/dedup/suggestions', { session })).json.items.length, 0);
+});

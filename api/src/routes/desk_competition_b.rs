@@ -5,7 +5,7 @@
 //! `competition.read` changes it, as `POST /api/watchlist` does.
 
 use super::{GET, POST};
-use crate::areas::desk::competition_b::{identity, opponents, watchlist};
+use crate::areas::desk::competition_b::{achievements, identity, opponents, watchlist};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -35,5 +35,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(manage).area("web").summary("Remove an athlete's link to a profile or its rejection (as DELETE /api/identity/links)"),
         route(POST, "/w/{ws}/competition/identity/dismiss", identity::dismiss)
             .auth(manage).area("web").summary("Dismiss a suggested duplicate pair (as DELETE /api/dedup/suggestions)"),
+        route(GET, "/w/{ws}/competition/achievements", achievements::show)
+            .auth(read).area("web").summary("Achievements: the workspace's definitions, an athlete's awards (athlete, 25 a page, offset)"),
+        route(POST, "/w/{ws}/competition/achievements/seed", achievements::seed)
+            .auth(manage).area("web").summary("Add the default achievement definitions the workspace lacks (as POST /api/achievements/seed)"),
+        route(POST, "/w/{ws}/competition/achievements/check", achievements::check)
+            .auth(manage).area("web").summary("Check one athlete now (athleteId), or every athlete as a job: its progress page, then back (as POST /api/achievements/check)"),
     ]
 }

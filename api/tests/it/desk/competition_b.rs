@@ -432,11 +432,7 @@ async fn identity_candidates_rejected_removed_and_duplicates_dismissed() {
     assert!(r.body.contains("hs-7"), "{}", r.body);
     // The two Mias are probably one person.
     assert!(r.body.contains("Probably the same person"));
-    assert!(
-        r.body.contains(&format!("/athletes/")) && r.body.contains("merge?other="),
-        "{}",
-        r.body
-    );
+    assert!(r.body.contains("merge?other="), "{}", r.body);
 
     let r = post(
         &app,
@@ -605,5 +601,111 @@ async fn another_workspaces_identity_is_404_and_a_reader_cannot_decide() {
         )
         .await
         .is_empty()
+    );
+}
+
+// ---- achievements ----
+
+#[tokio::test]
+async fn achievements_seeded_then_an_athlete_checked_and_everyone_as_a_job() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/achievements");
+    let r = get(&app, &k.coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("No achievements are defined"));
+    // Checking before seeding is said on the page, nothing awarded.
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::CONFLICT);
+    assert!(r.body.contains("seed them first"), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", "nope")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+
+    let r = post(&app, &k.coach, &format!("{page}/seed"), &[]).await;
+    assert!(r.location().contains("done=ach.seeded"), "{}", r.body);
+    assert!(
+        !api_list(&app, &k.coach, "/api/achievements")
+            .await
+            .is_empty()
+    );
+    add_result(&app, k.coach.org_id, &k.mia, "e1", 2).await;
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert!(r.location().contains("done=ach.checked"), "{}", r.body);
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Achievements of Mia Silva"));
+    assert!(r.body.contains("First podium"), "{}", r.body);
+    let awards = api_list(
+        &app,
+        &k.coach,
+        &format!("/api/athletes/{}/achievements", k.mia),
+    )
+    .await;
+    assert_eq!(awards.len(), 1);
+
+    // Everyone: the job's page, leading back here.
+    let r = post(&app, &k.coach, &format!("{page}/check"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(
+        r.location().contains("/jobs/") && r.location().contains("back="),
+        "{}",
+        r.location()
+    );
+}
+
+#[tokio::test]
+async fn another_workspaces_achievements_are_404_and_a_reader_cannot_check() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let theirs = ws_path(&k.outsider, "/competition/achievements");
+    let r = get(&app, &k.outsider, &format!("{theirs}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(&app, &k.outsider, &format!("{theirs}/seed"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/achievements");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(!r.body.contains("Add the default achievements"));
+    let r = post(&app, &scout, &format!("{page}/seed"), &[]).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(
+        &app,
+        &physio,
+        &ws_path(&physio, "/competition/achievements"),
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert!(
+        api_list(&app, &k.coach, "/api/achievements")
+            .await
+            .is_empty()
     );
 }

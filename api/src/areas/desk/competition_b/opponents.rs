@@ -233,9 +233,8 @@ async fn opponents_page(
     // One suggestions read per athlete the shown notes are for (and the chosen one).
     let mut of: HashMap<Id, Result<Vec<Suggestion>, String>> = HashMap::new();
     for a in notes.iter().filter_map(|n| n.athlete_id).chain(athlete) {
-        if !of.contains_key(&a) {
-            let s = suggestions_of(state, desk, a).await?;
-            of.insert(a, s);
+        if let std::collections::hash_map::Entry::Vacant(e) = of.entry(a) {
+            e.insert(suggestions_of(state, desk, a).await?);
         }
     }
     let rows = notes
