@@ -115,3 +115,23 @@ test('identity: a provider not set up is said, a duplicate pair dismissed', asyn
   await check(page);
   assert.equal((await api('/api/dedup/suggestions', { session })).json.items.length, 0);
 });
+
+test('achievements: seed the defaults, check an athlete', async () => {
+  const k = await coach('Coach Kai');
+  const mia = await athlete(k, 'Mia', 'Silva');
+  const { c, page, session } = await onDesk(k);
+  await page.waitForLoadState('load');
+  const resp = await page.goto(`/w/${c.orgId}/competition/achievements`);
+  await check(page, resp);
+  await page.getByRole('button', { name: 'Add the default achievements' }).click();
+  await page.getByText('The default achievements are added.').waitFor();
+  await check(page);
+  assert.ok((await api('/api/achievements', { session })).json.items.length > 0);
+  await page.getByLabel('Athlete', { exact: true }).selectOption(mia);
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('heading', { name: 'Achievements of Mia Silva' }).waitFor();
+  await page.getByRole('button', { name: 'Check this athlete now' }).click();
+  await page.getByText('The athlete is checked').waitFor();
+  await check(page);
+  await screenshot(page, 'competition-achievements');
+});
