@@ -5,7 +5,7 @@
 //! `competition.read` changes it, as `POST /api/watchlist` does.
 
 use super::{GET, POST};
-use crate::areas::desk::competition_b::opponents;
+use crate::areas::desk::competition_b::{achievements, identity, opponents, watchlist};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -21,5 +21,25 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(manage).area("web").summary("Write a note on an opponent, a roster or provider athlete (as POST /api/opponents)"),
         route(POST, "/w/{ws}/competition/opponents/{id}/delete", opponents::remove)
             .auth(manage).area("web").summary("Delete a note on an opponent (as DELETE /api/opponents/{id})"),
+        route(GET, "/w/{ws}/competition/watchlist", watchlist::show)
+            .auth(read).area("web").summary("Watchlist: the member's own followed athletes and events (kind, 25 a page, offset), the form to watch a roster athlete, a circuit event or a provider's"),
+        route(POST, "/w/{ws}/competition/watchlist", watchlist::add)
+            .auth(read).area("web").summary("Watch an athlete or event (as POST /api/watchlist); already watched says so"),
+        route(POST, "/w/{ws}/competition/watchlist/{id}/remove", watchlist::remove)
+            .auth(read).area("web").summary("Stop watching (as DELETE /api/watchlist/{id})"),
+        route(GET, "/w/{ws}/competition/identity", identity::show)
+            .auth(read).area("web").summary("Identity: an athlete's scored provider candidates with what matched and each provider's state (athlete), the links and rejections (25 a page, offset), duplicate roster athletes with their merge page (with athletes.read)"),
+        route(POST, "/w/{ws}/competition/identity/links", identity::decide)
+            .auth(manage).area("web").summary("Confirm or reject a candidate profile for an athlete (as POST /api/identity/links)"),
+        route(POST, "/w/{ws}/competition/identity/links/remove", identity::remove)
+            .auth(manage).area("web").summary("Remove an athlete's link to a profile or its rejection (as DELETE /api/identity/links)"),
+        route(POST, "/w/{ws}/competition/identity/dismiss", identity::dismiss)
+            .auth(manage).area("web").summary("Dismiss a suggested duplicate pair (as DELETE /api/dedup/suggestions)"),
+        route(GET, "/w/{ws}/competition/achievements", achievements::show)
+            .auth(read).area("web").summary("Achievements: the workspace's definitions, an athlete's awards (athlete, 25 a page, offset)"),
+        route(POST, "/w/{ws}/competition/achievements/seed", achievements::seed)
+            .auth(manage).area("web").summary("Add the default achievement definitions the workspace lacks (as POST /api/achievements/seed)"),
+        route(POST, "/w/{ws}/competition/achievements/check", achievements::check)
+            .auth(manage).area("web").summary("Check one athlete now (athleteId), or every athlete as a job: its progress page, then back (as POST /api/achievements/check)"),
     ]
 }

@@ -243,3 +243,469 @@ async fn another_workspaces_notes_are_404_and_a_reader_cannot_write() {
     assert_page(&r, StatusCode::FORBIDDEN);
     assert_eq!(api_list(&app, &k.coach, "/api/opponents").await.len(), 1);
 }
+
+// ---- watchlist ----
+
+#[tokio::test]
+async fn watch_an_athlete_and_a_provider_event_then_stop() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/watchlist");
+    let r = get(&app, &k.coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("You watch nothing yet."));
+
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("kind", "athlete"),
+            ("athleteId", &k.mia),
+            ("note", "Trials"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=wl.added"));
+    // The same again is not a second item.
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert!(r.location().contains("done=wl.already"), "{}", r.location());
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[
+            ("kind", "event"),
+            ("provider", "heatsource"),
+            ("externalId", "ev-9"),
+            ("name", "Pro Peniche"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let items = api_list(&app, &k.coach, "/api/watchlist").await;
+    assert_eq!(items.len(), 2);
+    let r = get(&app, &k.coach, &format!("{page}?kind=event")).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Pro Peniche"));
+    assert!(!r.body.contains("Trials"));
+    let r = get(&app, &k.coach, &page).await;
+    assert!(r.body.contains("Mia Silva") && r.body.contains("Trials"));
+
+    let mia_item = items.iter().find(|i| i["source"] == "roster").unwrap();
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/{}/remove", mia_item["id"].as_str().unwrap()),
+        &[],
+    )
+    .await;
+    assert!(r.location().contains("done=wl.removed"));
+    assert_eq!(api_list(&app, &k.coach, "/api/watchlist").await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_watch_is_shown_beside_its_fields_and_nothing_is_written() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/watchlist");
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("externalId", "x1"), ("name", "")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-name\""), "{}", r.body);
+    assert!(r.body.contains("value=\"x1\""), "what was typed stays");
+    let r = post(&app, &k.coach, &page, &[("kind", "event")]).await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-target\""), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &page,
+        &[("kind", "athlete"), ("athleteId", "zzz")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("id=\"e-athleteId\""), "{}", r.body);
+    assert!(api_list(&app, &k.coach, "/api/watchlist").await.is_empty());
+}
+
+#[tokio::test]
+async fn another_workspaces_watch_is_404_and_without_competition_403() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let r = app
+        .post("/api/watchlist")
+        .session(&k.coach)
+        .json(json!({ "kind": "athlete", "athleteId": k.mia }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let item = r.json["id"].as_str().unwrap().to_string();
+    let theirs = ws_path(&k.outsider, "/competition/watchlist");
+    let r = post(&app, &k.outsider, &format!("{theirs}/{item}/remove"), &[]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &theirs,
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = get(
+        &app,
+        &k.outsider,
+        &ws_path(&k.coach, "/competition/watchlist"),
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    // A reader keeps their own watchlist: the coach's item is not theirs.
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/watchlist");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("You watch nothing yet."));
+    let r = post(&app, &scout, &format!("{page}/{item}/remove"), &[]).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(&app, &physio, &ws_path(&physio, "/competition/watchlist")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let r = post(
+        &app,
+        &physio,
+        &ws_path(&physio, "/competition/watchlist"),
+        &[("kind", "athlete"), ("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert_eq!(api_list(&app, &k.coach, "/api/watchlist").await.len(), 1);
+}
+
+// ---- identity and duplicates ----
+
+#[tokio::test]
+async fn identity_candidates_rejected_removed_and_duplicates_dismissed() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let twin = id(&new_athlete(
+        &app,
+        &k.coach,
+        json!({ "firstName": "Mia", "lastName": "Silva" }),
+    )
+    .await);
+    store_heatsource_event(
+        &app,
+        hs_event(
+            "e1",
+            "2026-03-01",
+            ("women", "Women"),
+            vec![hs_heat(
+                "R1",
+                "2026-03-01T08:00:00Z",
+                &[("hs-7", "Mia Silva", Some(1), None)],
+            )],
+        ),
+    )
+    .await;
+    let page = ws_path(&k.coach, "/competition/identity");
+    let r = get(&app, &k.coach, &format!("{page}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("Profiles that may be Mia Silva"),
+        "{}",
+        r.body
+    );
+    // No provider is configured here: said, not failed.
+    assert!(r.body.contains("not set up on this service"), "{}", r.body);
+    assert!(r.body.contains("hs-7"), "{}", r.body);
+    // The two Mias are probably one person.
+    assert!(r.body.contains("Probably the same person"));
+    assert!(r.body.contains("merge?other="), "{}", r.body);
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("name", "Mia Silva"),
+            ("decision", "reject"),
+            ("score", "0.8"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(r.location().contains("done=idn.rejected"));
+    let rejected = api_list(
+        &app,
+        &k.coach,
+        &format!("/api/identity/links?athleteId={}&status=rejected", k.mia),
+    )
+    .await;
+    assert_eq!(rejected.len(), 1);
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert!(r.body.contains("Rejected"), "{}", r.body);
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links/remove"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+        ],
+    )
+    .await;
+    assert!(r.location().contains("done=idn.removed"), "{}", r.body);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/dismiss"),
+        &[("a", &k.mia), ("b", &twin)],
+    )
+    .await;
+    assert!(r.location().contains("done=idn.dismissed"), "{}", r.body);
+    assert!(
+        api_list(&app, &k.coach, "/api/dedup/suggestions")
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_bad_identity_decision_is_shown_and_nothing_is_written() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/identity");
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "myspace"),
+            ("externalId", ""),
+            ("decision", "maybe"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(r.body.contains("source: "), "{}", r.body);
+    assert!(r.body.contains("decision: "), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/dismiss"),
+        &[("a", &k.mia), ("b", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn another_workspaces_identity_is_404_and_a_reader_cannot_decide() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let theirs = ws_path(&k.outsider, "/competition/identity");
+    let r = get(&app, &k.outsider, &format!("{theirs}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("decision", "reject"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/dismiss"),
+        &[("a", &k.mia), ("b", &k.ana)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/identity");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    let r = post(
+        &app,
+        &scout,
+        &format!("{page}/links"),
+        &[
+            ("athleteId", &k.mia),
+            ("source", "heatsource"),
+            ("externalId", "hs-7"),
+            ("decision", "reject"),
+        ],
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(&app, &physio, &ws_path(&physio, "/competition/identity")).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert!(
+        api_list(
+            &app,
+            &k.coach,
+            &format!("/api/identity/links?athleteId={}&status=rejected", k.mia)
+        )
+        .await
+        .is_empty()
+    );
+}
+
+// ---- achievements ----
+
+#[tokio::test]
+async fn achievements_seeded_then_an_athlete_checked_and_everyone_as_a_job() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let page = ws_path(&k.coach, "/competition/achievements");
+    let r = get(&app, &k.coach, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("No achievements are defined"));
+    // Checking before seeding is said on the page, nothing awarded.
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::CONFLICT);
+    assert!(r.body.contains("seed them first"), "{}", r.body);
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", "nope")],
+    )
+    .await;
+    assert_page(&r, StatusCode::BAD_REQUEST);
+
+    let r = post(&app, &k.coach, &format!("{page}/seed"), &[]).await;
+    assert!(r.location().contains("done=ach.seeded"), "{}", r.body);
+    assert!(
+        !api_list(&app, &k.coach, "/api/achievements")
+            .await
+            .is_empty()
+    );
+    add_result(&app, k.coach.org_id, &k.mia, "e1", 2).await;
+    let r = post(
+        &app,
+        &k.coach,
+        &format!("{page}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert!(r.location().contains("done=ach.checked"), "{}", r.body);
+    let r = get(&app, &k.coach, &r.location()).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(r.body.contains("Achievements of Mia Silva"));
+    assert!(r.body.contains("First podium"), "{}", r.body);
+    let awards = api_list(
+        &app,
+        &k.coach,
+        &format!("/api/athletes/{}/achievements", k.mia),
+    )
+    .await;
+    assert_eq!(awards.len(), 1);
+
+    // Everyone: the job's page, leading back here.
+    let r = post(&app, &k.coach, &format!("{page}/check"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert!(
+        r.location().contains("/jobs/") && r.location().contains("back="),
+        "{}",
+        r.location()
+    );
+}
+
+#[tokio::test]
+async fn another_workspaces_achievements_are_404_and_a_reader_cannot_check() {
+    let app = TestApp::new().await;
+    let k = club(&app).await;
+    let theirs = ws_path(&k.outsider, "/competition/achievements");
+    let r = get(&app, &k.outsider, &format!("{theirs}?athlete={}", k.mia)).await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let r = post(&app, &k.outsider, &format!("{theirs}/seed"), &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let r = post(
+        &app,
+        &k.outsider,
+        &format!("{theirs}/check"),
+        &[("athleteId", &k.mia)],
+    )
+    .await;
+    assert_page(&r, StatusCode::NOT_FOUND);
+    let scout = reader(&app, &k.coach).await;
+    let page = ws_path(&scout, "/competition/achievements");
+    let r = get(&app, &scout, &page).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(!r.body.contains("Add the default achievements"));
+    let r = post(&app, &scout, &format!("{page}/seed"), &[]).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    let physio = member_without_competition(&app, &k.coach).await;
+    let r = get(
+        &app,
+        &physio,
+        &ws_path(&physio, "/competition/achievements"),
+    )
+    .await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+    assert!(
+        api_list(&app, &k.coach, "/api/achievements")
+            .await
+            .is_empty()
+    );
+}

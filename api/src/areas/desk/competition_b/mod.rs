@@ -3,7 +3,10 @@
 //! module each, calling the same `shared::domain::competition` operations as the JSON routes
 //! (`routes/competition.rs`) with the same module and permissions.
 
+pub mod achievements;
+pub mod identity;
 pub mod opponents;
+pub mod watchlist;
 
 use super::Desk;
 use crate::state::AppState;
