@@ -108,26 +108,39 @@ pub async fn get(
     Path((athlete, id)): Path<(Id, Id)>,
 ) -> Result<Json<ReportDocument>> {
     let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
-    let bytes = state
-        .storage
-        .get_bytes(Store::Sidecars, &row.json_key)
-        .await
-        .map_err(storage_error)?;
-    let document = serde_json::from_slice(&bytes).map_err(Error::internal)?;
+    let document = document(&state, &row).await?;
     Ok(Json(ReportDocument {
         view: row.into(),
         document,
     }))
 }
 
-/// The printable page, as a download. It is served from the API's origin, so it is locked
-/// down: no script, nothing fetched, not sniffed as anything else.
+/// A report's stored JSON document (this route's and the desk's view).
+pub async fn document<T: serde::de::DeserializeOwned>(
+    state: &AppState,
+    row: &ReportRow,
+) -> Result<T> {
+    let bytes = state
+        .storage
+        .get_bytes(Store::Sidecars, &row.json_key)
+        .await
+        .map_err(storage_error)?;
+    Ok(serde_json::from_slice(&bytes).map_err(Error::internal)?)
+}
+
+/// The printable page, as a download.
 pub async fn html(
     State(state): State<AppState>,
     Acting(ws): Acting,
     Path((athlete, id)): Path<(Id, Id)>,
 ) -> Result<Response> {
-    let row = season_report::get(&state.db, ws.org_id, athlete, id).await?;
+    download(&state, ws.org_id, athlete, id).await
+}
+
+/// A report's printable page as a download, for this route and the desk's. It is served from
+/// our origin, so it is locked down: no script, nothing fetched, not sniffed as anything else.
+pub async fn download(state: &AppState, org: Id, athlete: Id, id: Id) -> Result<Response> {
+    let row = season_report::get(&state.db, org, athlete, id).await?;
     let page = state
         .storage
         .get(Store::Sidecars, &row.html_key, None)

@@ -5,7 +5,9 @@
 //! `competition.read` changes it, as `POST /api/watchlist` does.
 
 use super::{GET, POST};
-use crate::areas::desk::competition_b::{achievements, identity, opponents, watchlist};
+use crate::areas::desk::competition_b::{
+    achievements, forecasts, identity, opponents, reports, watchlist,
+};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 use shared::authz::{Module, Perm};
@@ -41,5 +43,15 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(manage).area("web").summary("Add the default achievement definitions the workspace lacks (as POST /api/achievements/seed)"),
         route(POST, "/w/{ws}/competition/achievements/check", achievements::check)
             .auth(manage).area("web").summary("Check one athlete now (athleteId), or every athlete as a job: its progress page, then back (as POST /api/achievements/check)"),
+        route(GET, "/w/{ws}/competition/reports", reports::show)
+            .auth(read).area("web").summary("Season reports: an athlete's reports (athlete, 25 a page, offset) with their headline figures, view and download links; the form to make one"),
+        route(POST, "/w/{ws}/competition/reports", reports::generate)
+            .auth(read).area("web").summary("Make a season report (athleteId; season, or from and to) as a job: its progress page, then back (as POST /api/reports/season/{athleteId})"),
+        route(GET, "/w/{ws}/competition/reports/{athleteId}/{reportId}", reports::view)
+            .auth(read).area("web").summary("One season report on the page, read from its stored document"),
+        route(GET, "/w/{ws}/competition/reports/{athleteId}/{reportId}/download", reports::download)
+            .auth(read).area("web").summary("A season report's printable HTML as a download (as GET /api/reports/season/{athleteId}/{reportId}/html)"),
+        route(GET, "/w/{ws}/competition/forecasts", forecasts::show)
+            .auth(read).area("web").summary("Surf forecasts: the club's spots (the training sessions' spot names), a spot search (q), one spot's forecast (spot) every 3 hours with its sessions this fortnight and the swell and wind beside each ride (as GET /api/surf/forecast); a provider not configured is explained"),
     ]
 }

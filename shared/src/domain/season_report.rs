@@ -112,7 +112,7 @@ impl Period {
     }
 }
 
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportResult {
     pub event_name: String,
@@ -123,7 +123,7 @@ pub struct ReportResult {
     pub provider: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CompetitionFigures {
     pub events: usize,
@@ -134,7 +134,7 @@ pub struct CompetitionFigures {
     pub results: Vec<ReportResult>,
 }
 
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StandingLine {
     pub circuit: String,
@@ -146,7 +146,7 @@ pub struct StandingLine {
     pub qualified: Option<bool>,
 }
 
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GoalLine {
     pub circuit: String,
@@ -157,7 +157,7 @@ pub struct GoalLine {
     pub note: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TrainingFigures {
     /// Sessions marked attended.
@@ -166,7 +166,7 @@ pub struct TrainingFigures {
     pub sessions: i64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FootageFigures {
     pub clips: usize,
@@ -179,7 +179,7 @@ pub struct FootageFigures {
     pub maneuvers: Vec<(String, usize)>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WatchFigures {
     pub sessions: i64,
@@ -189,7 +189,7 @@ pub struct WatchFigures {
 }
 
 /// The report's JSON document.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SeasonReport {
     pub athlete_id: Id,

@@ -12,11 +12,12 @@ use std::collections::HashMap;
 
 use super::competition::SyncReport;
 use super::competition::search::fold_name;
-use crate::db::{Db, Ts};
+use crate::db::{Db, Id, Ts};
 use crate::error::Result;
 use crate::providers::ProviderError;
 use crate::providers::spotsource::{self, Spot, Spotsource};
 use crate::repo::spots as repo;
+use crate::repo::{training, wearable};
 
 /// Names resolved per run (the rest wait for the next run).
 const NAMES_PER_RUN: usize = 500;
@@ -106,6 +107,103 @@ pub async fn details_for(db: &Db, name: Option<&str>) -> Result<Option<Spot>> {
     let Some(name) = name else { return Ok(None) };
     let mut c = db.acquire().await?;
     Ok(repo::spot_for(&mut c, &fold_name(name)).await?)
+}
+
+/// A spot name the workspace's sessions use, with the spot it resolved to (none until
+/// `backfill-spots` matched it) and how many sessions use it.
+pub struct ClubSpot {
+    pub name: String,
+    pub spot: Option<Spot>,
+    pub sessions: i64,
+}
+
+/// The workspace's spot names over `[from, to)`, by name (at most 100).
+pub async fn club_spots(db: &Db, org: Id, from: Ts, to: Ts) -> Result<Vec<ClubSpot>> {
+    let mut c = db.acquire().await?;
+    let mut out = Vec::new();
+    for (name, sessions) in repo::org_spot_names_between(&mut c, org, from, to).await? {
+        let spot = repo::spot_for(&mut c, &fold_name(&name)).await?;
+        out.push(ClubSpot {
+            name,
+            spot,
+            sessions,
+        });
+    }
+    Ok(out)
+}
+
+/// A ride at a spot: when it started, for how long, and the rider.
+pub struct RideAt {
+    pub athlete: Option<String>,
+    pub at: Ts,
+    pub seconds: f64,
+    pub distance_m: f64,
+    pub top_speed_kmh: f64,
+}
+
+/// A training session at a spot with the rides its watch sessions' detector found.
+pub struct SessionAt {
+    pub session: training::Session,
+    pub rides: Vec<RideAt>,
+}
+
+/// Sessions read per call; the page shows a fortnight at one spot.
+const SESSIONS_AT: i64 = 200;
+
+/// The workspace's training sessions overlapping `[from, to)` whose spot name resolved to
+/// `slug`, by start, each with the rides of the watch sessions recorded in it (each watch
+/// session's rides as its detector version derived them).
+pub async fn sessions_at(db: &Db, org: Id, slug: &str, from: Ts, to: Ts) -> Result<Vec<SessionAt>> {
+    let mut c = db.acquire().await?;
+    let filter = training::Filter {
+        from: Some(from),
+        to: Some(to),
+        ..Default::default()
+    };
+    let mut resolved: HashMap<String, bool> = HashMap::new();
+    let mut out = Vec::new();
+    for s in training::list(&mut c, org, &filter, SESSIONS_AT, 0).await? {
+        let Some(name) = s.spot.clone().or_else(|| s.location.clone()) else {
+            continue;
+        };
+        let here = match resolved.get(&name) {
+            Some(h) => *h,
+            None => {
+                let h = repo::spot_for(&mut c, &fold_name(&name))
+                    .await?
+                    .is_some_and(|sp| sp.slug == slug);
+                resolved.insert(name, h);
+                h
+            }
+        };
+        if !here {
+            continue;
+        }
+        let mut rides = Vec::new();
+        for w in wearable::of_training_session(&mut c, org, s.id).await? {
+            let Some(version) = w.detector_version.as_deref() else {
+                continue;
+            };
+            let athlete = match w.athlete_id {
+                Some(a) => wearable::athlete_name(&mut c, a)
+                    .await?
+                    .map(|n| format!("{} {}", n.first_name, n.last_name)),
+                None => None,
+            };
+            for r in wearable::rides(&mut c, w.id, version).await? {
+                rides.push(RideAt {
+                    athlete: athlete.clone(),
+                    at: Ts(w.started_at.0 + chrono::Duration::milliseconds(r.start_ms)),
+                    seconds: (r.end_ms - r.start_ms) as f64 / 1000.0,
+                    distance_m: r.distance_m,
+                    top_speed_kmh: r.top_speed_kmh,
+                });
+            }
+        }
+        rides.sort_by_key(|r| r.at);
+        out.push(SessionAt { session: s, rides });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

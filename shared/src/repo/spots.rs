@@ -1,7 +1,7 @@
 //! Surf spots (`spots`) and the resolution of spot names to them (`spot_names`), written by
 //! `backfill-spots`.
 
-use crate::db::{Executor, Ts};
+use crate::db::{Executor, Id, Ts};
 use crate::providers::spotsource::Spot;
 use crate::{execute, sql};
 
@@ -132,4 +132,19 @@ pub async fn spot_for(x: &mut impl Executor, name_key: &str) -> Result<Option<Sp
          FROM spot_names n JOIN spots s ON s.slug = n.slug WHERE n.name_key = $1")
         .bind(name_key).fetch_optional(&mut *c).await)?;
     Ok(row.map(Spot::from))
+}
+
+/// One workspace's distinct spot names (the spot, else the location) of training sessions
+/// overlapping `[from, to)`, with how many sessions use each, by name (at most 100).
+pub async fn org_spot_names_between(
+    x: &mut impl Executor,
+    org: Id,
+    from: Ts,
+    to: Ts,
+) -> Result<Vec<(String, i64)>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as(
+        "SELECT COALESCE(spot, location) AS name, COUNT(*) FROM training_sessions
+         WHERE org_id = $1 AND starts_at < $3 AND ends_at > $2 AND COALESCE(spot, location) IS NOT NULL
+         GROUP BY COALESCE(spot, location) ORDER BY name LIMIT 100")
+        .bind(org).bind(from).bind(to).fetch_all(&mut *c).await)
 }

@@ -136,6 +136,19 @@ pub async fn list_sessions(
     sql!(x, c => sqlx::query_as::<_, Session>(sqlx::AssertSqlSafe(q)).bind(org).bind(athlete).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// The workspace's watch sessions recorded in a training session, by start.
+pub async fn of_training_session(
+    x: &mut impl Executor,
+    org: Id,
+    training: Id,
+) -> Result<Vec<Session>, sqlx::Error> {
+    let q = format!(
+        "SELECT {COLUMNS} FROM wearable_sessions WHERE org_id = $1 AND training_session_id = $2
+         ORDER BY started_at, id LIMIT 100"
+    );
+    sql!(x, c => sqlx::query_as::<_, Session>(sqlx::AssertSqlSafe(q)).bind(org).bind(training).fetch_all(&mut *c).await)
+}
+
 /// Live sessions of the workspace seen since `since`, most recently seen first.
 pub async fn live_sessions(
     x: &mut impl Executor,

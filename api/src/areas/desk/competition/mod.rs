@@ -42,8 +42,8 @@ pub struct IndexPage {
     rows: Vec<CircuitRow>,
     pager: Pager,
     list_path: String,
-    search_href: String,
-    opponents_href: String,
+    /// The module's other pages: (catalogue key of the title, path).
+    pages: Vec<(&'static str, String)>,
 }
 
 /// The rules in force in a line: how many results count, who qualifies, which points table.
@@ -107,8 +107,18 @@ async fn index_page(state: &AppState, desk: &Desk, offset: i64) -> Result<IndexP
         rows,
         pager,
         list_path: desk.path(HERE),
-        search_href: desk.path("/competition/search"),
-        opponents_href: desk.path("/competition/opponents"),
+        pages: [
+            ("comp.search.open", "search"),
+            ("opp.title", "opponents"),
+            ("wl.title", "watchlist"),
+            ("idn.title", "identity"),
+            ("ach.title", "achievements"),
+            ("rep.title", "reports"),
+            ("fc.title", "forecasts"),
+        ]
+        .into_iter()
+        .map(|(k, p)| (k, desk.path(&format!("/competition/{p}"))))
+        .collect(),
     })
 }
 

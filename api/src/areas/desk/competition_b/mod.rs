@@ -4,8 +4,10 @@
 //! (`routes/competition.rs`) with the same module and permissions.
 
 pub mod achievements;
+pub mod forecasts;
 pub mod identity;
 pub mod opponents;
+pub mod reports;
 pub mod watchlist;
 
 use super::Desk;
