@@ -10,6 +10,7 @@ import { join } from 'node:path';
 export const BASE = process.env.BASE_URL;
 export const OUTBOX = process.env.OUTBOX_DIR;
 export const SERVICE_KEY = process.env.SERVICE_KEY;
+export const CRON_SECRET = process.env.CRON_SECRET;
 export const PASSWORD = 'correct horse battery staple';
 if (!BASE || !OUTBOX) throw new Error('BASE_URL and OUTBOX_DIR must be set (run through cargo nextest)');
 

@@ -47,9 +47,29 @@ async fn main() -> anyhow::Result<()> {
             db.close().await;
             return Ok(());
         }
+        Some(c @ ("grant-admin" | "revoke-admin")) => {
+            let Some(email) = std::env::args().nth(2) else {
+                eprintln!("usage: api {c} EMAIL (an existing account)");
+                std::process::exit(2);
+            };
+            serve::migrate(&db).await?;
+            let on = c == "grant-admin";
+            match shared::domain::accounts::set_platform_admin(&db, &email, on).await {
+                Ok(_) if on => println!("{email} is a platform admin"),
+                Ok(_) => println!("{email} is no longer a platform admin"),
+                Err(e) => {
+                    eprintln!("api {c}: {e}");
+                    std::process::exit(1);
+                }
+            }
+            db.close().await;
+            return Ok(());
+        }
         None | Some("serve") => {}
         Some(other) => {
-            eprintln!("unknown command {other:?}; usage: api [serve|migrate|backup PATH]");
+            eprintln!(
+                "unknown command {other:?}; usage: api [serve|migrate|backup PATH|grant-admin EMAIL|revoke-admin EMAIL]"
+            );
             std::process::exit(2);
         }
     }

@@ -2,7 +2,9 @@
 // pages: signed in as a coach, the dashboard, the athlete list (200 athletes), the week
 // calendar and a clip's page (a 20 s 1080p HEVC phone clip uploaded over tus, its web
 // rendition, poster and scrub strip made by the api's worker before the run); signed in as the
-// athlete, the published review of that clip (three keypoints). Run by scripts/bench-lighthouse
+// athlete, the published review of that clip (three keypoints); part 3's areas (watch
+// sessions, competition, billing, integrations, the athlete's payments, the admin console as
+// a platform admin made by `api grant-admin`). Run by scripts/bench-lighthouse
 // against a release api it started (BASE_URL). Prints a Markdown table; exits 1 when a score is
 // under 95.
 import lighthouse from 'lighthouse';
@@ -102,10 +104,18 @@ async function publishedReview({ clipId, sessionId }) {
 const ATHLETE = 'mia@bench.test';
 const clip = await filmedClip();
 const review = await publishedReview(clip);
+// A platform admin for the console: signed up, then made one by the api's own command.
+const ADMIN = 'admin@bench.test';
+await call('/api/auth/signup', { method: 'POST', body: { email: ADMIN, password: PASSWORD, name: 'Admin Bench' } });
+execFileSync(process.env.API_BIN, ['grant-admin', ADMIN], { stdio: 'inherit' });
 // [name, path, who is signed in]
 const pages = [
   ['dashboard', `/w/${ws}/`], ['athlete list', `/w/${ws}/athletes`], ['calendar (week)', `/w/${ws}/training`],
   ['clip', `/w/${ws}/clips/${clip.clipId}`], ["athlete's review", `/me/reviews/${review}`, ATHLETE],
+  // Part 3 of the web application (issue 39): the main page of each area.
+  ['watch sessions', `/w/${ws}/watch`], ['competition', `/w/${ws}/competition`],
+  ['billing', `/w/${ws}/settings/billing`], ['integrations', `/w/${ws}/settings/integrations`],
+  ["a student's payments", '/me/payments', ATHLETE], ['admin console', '/admin', ADMIN],
 ];
 
 let failed = false;

@@ -1,11 +1,13 @@
 // The competition module's people pages (issue 39) in a real browser: a coach writes a note on
 // an opponent (a bad one refused beside its field first), reads it back and deletes it; then
-// watches an athlete and a provider's event and stops watching one. Results checked through
+// watches an athlete and a provider's event and stops watching one; identity, achievements;
+// makes a season report (a bad season refused first), follows its job, reads and downloads
+// it; reads the forecast of a club spot and of a spot found by name. Results checked through
 // the JSON API; every page through axe-core (WCAG 2.2 AA).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  closeBrowser, screenshot, api, coach, check, onDesk,
+  closeBrowser, screenshot, api, coach, check, onDesk, CRON_SECRET,
 } from '../lib.mjs';
 
 after(closeBrowser);
@@ -134,4 +136,91 @@ test('achievements: seed the defaults, check an athlete', async () => {
   await page.getByText('The athlete is checked').waitFor();
   await check(page);
   await screenshot(page, 'competition-achievements');
+});
+
+test('season reports: ask for one, follow the job, read it, download it', async () => {
+  const k = await coach('Coach Kai');
+  const mia = await athlete(k, 'Mia', 'Silva');
+  const { c, page, session } = await onDesk(k);
+  await page.waitForLoadState('load');
+  await page.goto(`/w/${c.orgId}/competition`);
+  await page.getByRole('link', { name: 'Season reports' }).click();
+  await page.getByRole('heading', { name: 'Season reports', level: 1 }).waitFor();
+  await check(page);
+
+  // A season that is not a year: said beside the field, nothing asked.
+  const form = page.locator('form[method="post"]');
+  await form.getByLabel('Athlete').selectOption(mia);
+  await page.getByLabel('Season (year)').fill('last year');
+  await page.getByRole('button', { name: 'Make the report' }).click();
+  await page.locator('#e-season').waitFor();
+  await check(page);
+  assert.equal((await api(`/api/reports/season/${mia}`, { session })).json.items.length, 0);
+
+  await page.getByLabel('Season (year)').fill('2026');
+  await page.getByRole('button', { name: 'Make the report' }).click();
+  await page.getByRole('heading', { name: 'Job progress' }).waitFor();
+  await page.getByRole('link', { name: 'Continue' }).click({ timeout: 30000 });
+  await page.getByRole('heading', { name: 'Reports for Mia Silva' }).waitFor();
+  await check(page);
+  await screenshot(page, 'competition-reports');
+  const listed = (await api(`/api/reports/season/${mia}`, { session })).json.items;
+  assert.equal(listed.length, 1);
+  assert.equal(listed[0].label, '2026');
+
+  await page.getByRole('link', { name: '2026', exact: true }).click();
+  await page.getByRole("heading", { name: "Mia Silva: season 2026" }).waitFor();
+  await check(page);
+  await screenshot(page, 'competition-report');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download the printable report' }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'season-report-2026.html');
+  const body = await (await download.createReadStream()).toArray();
+  assert.match(Buffer.concat(body).toString(), /Mia Silva/);
+});
+
+test('forecasts: a club spot and a spot found by name, with the sessions there', async () => {
+  const k = await coach('Coach Kai');
+  const start = new Date(Date.now() + 2 * 3600 * 1000);
+  const made = await api('/api/training-sessions', {
+    method: 'POST', session: k,
+    body: { title: 'Dawn patrol', startsAt: start.toISOString(), endsAt: new Date(start.getTime() + 7200000).toISOString(), spot: 'Bells Beach' },
+  });
+  assert.equal(made.status, 201, made.text);
+  // The nightly spot backfill, run now: the session's spot name becomes a provider spot.
+  const ran = await api('/api/cron/backfill-spots', { method: 'POST', bearer: CRON_SECRET });
+  assert.ok(ran.status < 300, ran.text);
+  const { c, page } = await onDesk(k);
+  await page.waitForLoadState('load');
+  await page.goto(`/w/${c.orgId}/competition`);
+  await page.getByRole('link', { name: 'Surf forecasts' }).click();
+  await page.getByRole('heading', { name: 'Surf forecasts', level: 1 }).waitFor();
+  await check(page);
+  // The backfill runs as a job: the spot is a link once it has resolved.
+  const club = page.locator('#club').getByRole('link', { name: 'Bells Beach' });
+  for (let i = 0; i < 50 && !(await club.count()); i += 1) {
+    await new Promise((r) => setTimeout(r, 200));
+    await page.reload();
+  }
+  await club.click();
+  await page.getByRole('heading', { name: 'Forecast for Bells Beach' }).waitFor();
+  await page.locator('#hours tbody tr').first().waitFor();
+  assert.equal(await page.locator('#hours tbody tr').count(), 24);
+  await page.getByRole('link', { name: 'Dawn patrol' }).waitFor();
+  await check(page);
+  await screenshot(page, 'competition-forecasts');
+
+  // A query too short is said beside the field; a spot found by name.
+  await page.getByLabel('Spot name').fill('m');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#e-q').waitFor();
+  await check(page);
+  await page.getByLabel('Spot name').fill('manly');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#found').getByRole('link', { name: 'Manly Beach North' }).click();
+  await page.getByRole('heading', { name: 'Forecast for Manly Beach North' }).waitFor();
+  await page.getByText('No training session at this spot this fortnight.').waitFor();
+  await check(page);
 });

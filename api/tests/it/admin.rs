@@ -339,3 +339,67 @@ async fn activity_log_feeds_the_live_page() {
         .await;
     assert_eq!(r.json["items"].as_array().unwrap().len(), 1);
 }
+
+/// `api grant-admin EMAIL`, the only way to a first platform admin: run beside a live `api`
+/// on the same data, the account's next sign-in reaches the console; an unknown or malformed
+/// address is refused with nothing changed; `revoke-admin` takes it away.
+#[tokio::test]
+async fn the_grant_admin_command_makes_a_platform_admin_of_an_existing_account() {
+    let dir = std::env::temp_dir().join(format!("surfcoach-admin-cli-{}", shared::db::Id::new()));
+    let api = ApiProcess::start(&dir).await;
+    let http = reqwest::Client::new();
+    let (email, password) = ("Owner@Example.com", "correct horse battery staple");
+    let r = http
+        .post(api.url("/api/auth/signup"))
+        .json(&json!({ "email": email, "password": password, "name": "Owner" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let metrics = |token: String| {
+        let (http, url) = (http.clone(), api.url("/api/mobile/admin/metrics"));
+        async move {
+            http.get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    let token = || {
+        let (http, url) = (http.clone(), api.url("/api/mobile/auth/token"));
+        async move {
+            let r = http
+                .post(url)
+                .json(&json!({ "email": email, "password": password, "clientName": "cli test" }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            r.json::<serde_json::Value>().await.unwrap()["accessToken"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+    };
+    assert_eq!(metrics(token().await).await, 403);
+    let run = |args: &[&str]| api_command(&dir).args(args).output().unwrap();
+
+    for bad in ["nobody@example.com", "not an address"] {
+        let out = run(&["grant-admin", bad]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+    }
+    let out = run(&["grant-admin"]);
+    assert_eq!(out.status.code(), Some(2));
+    // The address as typed at sign-up, any case.
+    let out = run(&["grant-admin", "owner@example.COM"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is a platform admin"));
+    assert_eq!(metrics(token().await).await, 200, "{}", api.log());
+    let out = run(&["revoke-admin", email]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(metrics(token().await).await, 403);
+    drop(api);
+    let _ = std::fs::remove_dir_all(&dir);
+}

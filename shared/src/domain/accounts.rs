@@ -696,3 +696,36 @@ pub async fn reset_password(db: &Db, token: &str, new_password: &str) -> Result<
     tx.commit().await?;
     Ok(())
 }
+
+/// Makes the account with this email a platform admin (`api grant-admin EMAIL`, the way to
+/// the first one: no route makes an admin), or takes it away; audited. 404 when no account
+/// has the address. Another running process sees it within its auth cache's lifetime.
+pub async fn set_platform_admin(db: &Db, email: &str, on: bool) -> Result<Id> {
+    let mut v = Validator::new();
+    let email = v.email("email", email);
+    v.finish()?;
+    let mut tx = db.begin().await?;
+    let user = users::by_email(&mut tx, &email)
+        .await?
+        .ok_or_else(|| Error::not_found("user"))?;
+    users::set_platform_admin(&mut tx, &email, on).await?;
+    audit::record(
+        &mut tx,
+        audit::Entry {
+            org_id: None,
+            actor: None,
+            impersonator: None,
+            action: if on {
+                "admin.granted"
+            } else {
+                "admin.revoked"
+            },
+            target_type: "user",
+            target_id: Some(user.id.to_string()),
+            data: serde_json::json!({ "via": "command line" }),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(user.id)
+}

@@ -153,3 +153,13 @@ pub async fn set_name(x: &mut impl Executor, id: Id, name: &str) -> Result<(), s
     x.auth_changed(AuthChange::User(id));
     Ok(())
 }
+
+/// Sets or clears the platform admin flag of the user with this email; rows changed.
+pub async fn set_platform_admin(
+    x: &mut impl Executor,
+    email: &str,
+    on: bool,
+) -> Result<u64, sqlx::Error> {
+    crate::execute!(x, sqlx::query("UPDATE users SET is_platform_admin = $2 WHERE email = $1")
+        .bind(email).bind(on))
+}

@@ -46,7 +46,14 @@ async fn every_flow_passes_in_a_real_browser() {
     )
     .await;
     crate::competition::strategy::season(&heatsource);
+    // Both forecast providers' fakes, for the forecasts page (competition-b.test.mjs).
+    let spotsource = testkit::spotsource::FakeSpotsource::start(Some("spot-key")).await;
+    let openmeteo = testkit::openmeteo::FakeOpenMeteo::start().await;
     let mut env = vec![
+        ("SPOTSOURCE_BASE_URL", spotsource.base_url()),
+        ("SPOTSOURCE_API_KEY", "spot-key".into()),
+        ("OPENMETEO_MARINE_URL", openmeteo.base_url()),
+        ("OPENMETEO_WEATHER_URL", openmeteo.base_url()),
         ("PUBLIC_BASE_URL", base.clone()),
         ("HEATSOURCE_BASE_URL", heatsource.base_url()),
         ("HEATSOURCE_CLIENT_ID", crate::support::HS_CLIENT_ID.into()),
@@ -119,6 +126,7 @@ async fn every_flow_passes_in_a_real_browser() {
             .env("SERVICE_KEY", SERVICE_KEY)
             .env("PAYMENTS_FAKE_URL", payments.base_url())
             .env("ADMIN_EMAIL", "platform-admin@example.com")
+            .env("CRON_SECRET", "cron-secret-for-tests")
             .env("CHROMIUM", browser.as_ref().unwrap())
             .stdout(log("browser.out"))
             .stderr(log("browser.err"))
