@@ -1,7 +1,8 @@
 // The platform admin console (issue 39) in a real browser: the overview with its live
 // activity, a user found by search and opened, impersonation started there with a reason
 // (the coach's desk then shows the banner, as do the person's own pages and the console),
-// stopped from the banner; a workspace's seat cap set; the jobs and queues view. Each checked
+// stopped from the banner; a workspace's seat cap set; the jobs and queues view; a workspace
+// granted a plan and seats on the subscriptions page. Each checked
 // through the JSON API; every page checked and run through axe-core (WCAG 2.2 AA).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -156,4 +157,40 @@ test('admin: an announcement sent, a bad one refused beside its field', async ()
   const a = await api('/api/admin/audit?action=admin.announcement_sent', { session });
   assert.equal(a.json.items[0].data.title, 'Big swell');
   await screenshot(page, 'admin-announcements');
+});
+
+test('admin: a workspace granted seats, a bad number refused beside its field, then listed', async () => {
+  const c = await coach('Coach Nalu');
+  const { page, session } = await adminSignedIn();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Subscriptions' }).click();
+  await page.getByRole('heading', { name: 'Subscriptions and grants', level: 1 }).waitFor();
+  await check(page);
+  await page.getByLabel('Workspace id', { exact: true }).fill(c.orgId);
+  await page.getByLabel('Plan', { exact: true }).fill('club');
+  await page.getByLabel('Seats', { exact: true }).fill('0');
+  await page.getByLabel(/^Granted until/).fill('2099-06-30');
+  await page.getByLabel('Reason', { exact: true }).fill('Partner club pilot');
+  await page.getByRole('button', { name: 'Grant', exact: true }).click();
+  await page.locator('#e-seats').waitFor();
+  await check(page);
+  const none = await api(`/api/admin/subscriptions?orgId=${c.orgId}`, { session });
+  assert.equal(none.json.items.length, 0, 'nothing written');
+  // The typed values stay: only the seats change.
+  await page.getByLabel('Seats', { exact: true }).fill('12');
+  await page.getByRole('button', { name: 'Grant', exact: true }).click();
+  await page.getByText('The grant is made').first().waitFor();
+  const subs = await api(`/api/admin/subscriptions?orgId=${c.orgId}`, { session });
+  assert.equal(subs.json.items.length, 1, subs.text);
+  const g = subs.json.items[0];
+  assert.equal(g.source, 'grant');
+  assert.equal(g.seats, 12);
+  const row = page.locator(`#sub-${g.id}`);
+  await row.getByText('Partner club pilot').waitFor();
+  await check(page);
+  await page.getByLabel('State').selectOption('granted');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=granted/);
+  await row.waitFor();
+  await check(page);
+  await screenshot(page, 'admin-subscriptions');
 });

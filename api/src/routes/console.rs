@@ -4,7 +4,9 @@
 //! OpenAPI document; in `docs/routes.md` (area `web`).
 
 use super::{GET, POST};
-use crate::areas::desk::admin::{announcements, jobs, metrics, people, reports, signup};
+use crate::areas::desk::admin::{
+    announcements, jobs, metrics, people, reports, signup, subscriptions,
+};
 use crate::auth::Auth;
 use crate::registry::{RouteDef, route};
 
@@ -51,5 +53,9 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(admin).area("web").summary("Send an announcement; notifications newest first with each channel's delivery: filter kind, 25 a page (offset)"),
         route(POST, "/admin/announcements", announcements::announce)
             .auth(admin).area("web").summary("Send a platform announcement to everyone or one workspace (as POST /api/admin/notifications: a job, audited)"),
+        route(GET, "/admin/subscriptions", subscriptions::list)
+            .auth(admin).area("web").summary("Paid subscriptions and grants side by side: filter status, workspace; 25 a page (offset); the grant form"),
+        route(POST, "/admin/subscriptions/grant", subscriptions::grant)
+            .auth(admin).area("web").summary("Grant a workspace a plan and seats without payment (as POST /api/admin/subscriptions/grant; audited)"),
     ]
 }

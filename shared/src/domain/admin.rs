@@ -484,13 +484,35 @@ pub async fn subscriptions(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Subscription>> {
-    let status = match status.map(SubscriptionStatus::parse) {
-        Some(Err(_)) => return Ok(vec![]),
-        Some(Ok(s)) => Some(s),
-        None => None,
+    let Some(status) = status_filter(status) else {
+        return Ok(vec![]);
     };
     let mut c = db.acquire().await?;
     Ok(subscriptions::list(&mut c, org, status, limit, offset).await?)
+}
+
+/// [`subscriptions`] with the workspace's name and the granting admin's (the console's list).
+pub async fn subscription_rows(
+    db: &Db,
+    org: Option<Id>,
+    status: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<subscriptions::SubscriptionRow>> {
+    let Some(status) = status_filter(status) else {
+        return Ok(vec![]);
+    };
+    let mut c = db.acquire().await?;
+    Ok(subscriptions::list_rows(&mut c, org, status, limit, offset).await?)
+}
+
+/// A status filter given as text: `None` when it names no status (it matches nothing).
+fn status_filter(status: Option<&str>) -> Option<Option<SubscriptionStatus>> {
+    match status.map(SubscriptionStatus::parse) {
+        Some(Err(_)) => None,
+        Some(Ok(s)) => Some(Some(s)),
+        None => Some(None),
+    }
 }
 
 /// A grant of a plan and seats without payment, parsed.

@@ -103,6 +103,33 @@ pub async fn list(
     sql!(x, c => sqlx::query_as::<_, Subscription>(sqlx::AssertSqlSafe(q)).bind(org).bind(status).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
+/// A subscription with its workspace's name and the name of the admin who granted it (the
+/// console's list).
+#[derive(Debug, Clone, FromRow)]
+pub struct SubscriptionRow {
+    #[sqlx(flatten)]
+    pub sub: Subscription,
+    pub org_name: String,
+    pub granted_by_name: Option<String>,
+}
+
+/// [`list`] with names, the same filters and order.
+pub async fn list_rows(
+    x: &mut impl Executor,
+    org: Option<Id>,
+    status: Option<SubscriptionStatus>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<SubscriptionRow>, sqlx::Error> {
+    let q = "SELECT s.id, s.org_id, s.kind, s.status, s.plan, s.seats, s.current_period_end, s.granted_by,
+            s.grant_reason, s.provider_customer_id, s.provider_subscription_id, s.price_id, s.created_at,
+            s.updated_at, o.name AS org_name, u.name AS granted_by_name
+        FROM subscriptions s JOIN orgs o ON o.id = s.org_id LEFT JOIN users u ON u.id = s.granted_by
+        WHERE ($1 IS NULL OR s.org_id = $1) AND ($2 IS NULL OR s.status = $2)
+        ORDER BY s.created_at DESC, s.id DESC LIMIT $3 OFFSET $4";
+    sql!(x, c => sqlx::query_as::<_, SubscriptionRow>(q).bind(org).bind(status).bind(limit).bind(offset).fetch_all(&mut *c).await)
+}
+
 /// A provider subscription's state as re-read from the provider.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderState {

@@ -1,4 +1,4 @@
-//! The admin console's signup, reports and announcements pages (issue 39): who may open them
+//! The admin console's signup, reports, announcements and subscriptions pages (issue 39): who may open them
 //! (a member gets the 403 page, as the JSON admin routes answer 403), each form's good and bad
 //! posts (errors beside the fields, nothing written), the audit entries the domain writes,
 //! each checked through the JSON API.
@@ -438,4 +438,186 @@ async fn an_announcement_is_sent_as_a_job_and_bad_ones_refused_beside_their_fiel
         .send()
         .await;
     assert_eq!(items(&jobs).len(), 1, "{}", jobs.body);
+}
+
+#[tokio::test]
+async fn the_subscriptions_page_lists_paid_subscriptions_beside_grants_for_admins_only() {
+    let (app, fake) = app_with_payments(&[]).await;
+    let worker = app.start_worker(&[]).await;
+    let admin = platform_admin(&app).await;
+    let payer = app.signup("payer@example.com").await;
+    let partner = app.signup("partner@example.com").await;
+    paid_subscription(&app, &fake, &payer, 7).await;
+    let r = app
+        .post("/api/admin/subscriptions/grant")
+        .session(&admin)
+        .json(json!({ "orgId": partner.org_id, "plan": "partner", "seats": 20, "reason": "pilot club" }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+
+    let path = "/admin/subscriptions";
+    assert_page(&get(&app, &payer, path).await, StatusCode::FORBIDDEN);
+    let org = partner.org_id.to_string();
+    let form = [
+        ("org_id", org.as_str()),
+        ("plan", "club"),
+        ("seats", "5"),
+        ("reason", "x"),
+    ];
+    let r = post(&app, &payer, "/admin/subscriptions/grant", &form).await;
+    assert_page(&r, StatusCode::FORBIDDEN);
+
+    let r = get(&app, &admin, path).await;
+    assert_page(&r, StatusCode::OK);
+    assert!(
+        r.body.contains("href=\"/admin/subscriptions\""),
+        "in the navigation"
+    );
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 2, "{}", r.body);
+    for s in [&payer, &partner] {
+        let o = app
+            .get(&format!("/api/admin/orgs/{}", s.org_id))
+            .session(&admin)
+            .send()
+            .await;
+        // As the page escapes it.
+        let name = o.json["name"].as_str().unwrap().replace('\'', "&#39;");
+        assert!(
+            r.body
+                .contains(&format!("<a href=\"/admin/orgs/{}\">{name}</a>", s.org_id)),
+            "{}",
+            r.body
+        );
+    }
+    assert!(r.body.contains(">Paid<") && r.body.contains(">Grant<"));
+    assert!(r.body.contains("pilot club"));
+
+    // The filters: a status, a workspace; a bad workspace id beside its field.
+    let r = get(&app, &admin, "/admin/subscriptions?status=granted").await;
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 1);
+    assert!(r.body.contains("pilot club"));
+    let r = get(&app, &admin, &format!("{path}?org={}", payer.org_id)).await;
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 1);
+    assert!(!r.body.contains("pilot club"));
+    let r = get(&app, &admin, &format!("{path}?org=nope")).await;
+    assert!(r.body.contains("id=\"e-org\""), "{}", r.body);
+    worker.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_grant_from_the_form_is_listed_and_audited_and_bad_fields_refused_beside_them() {
+    let app = TestApp::new().await;
+    let admin = platform_admin(&app).await;
+    let coach = app.signup("coach@example.com").await;
+    let org = coach.org_id.to_string();
+    let none = shared::db::Id::new().to_string();
+    let path = "/admin/subscriptions/grant";
+    let good = |k: &'static str, v: &'static str| {
+        let mut f = vec![
+            ("org_id", org.clone()),
+            ("plan", "club".to_string()),
+            ("seats", "12".to_string()),
+            ("until", String::new()),
+            ("reason", "partner club".to_string()),
+        ];
+        for x in &mut f {
+            if x.0 == k {
+                x.1 = v.to_string();
+            }
+        }
+        f
+    };
+    let mut bad = vec![
+        (good("seats", "0"), "seats"),
+        (good("seats", "many"), "seats"),
+        (good("plan", " "), "plan"),
+        (good("reason", ""), "reason"),
+        (good("until", "2001-01-01"), "until"),
+        (good("until", "soon"), "until"),
+        (good("org_id", "nope"), "org_id"),
+    ];
+    let mut unknown = good("org_id", "");
+    unknown[0].1 = none.clone();
+    bad.push((unknown, "org_id"));
+    for (fields, field) in &bad {
+        let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = post(&app, &admin, path, &fields).await;
+        assert_page(&r, StatusCode::BAD_REQUEST);
+        assert!(
+            r.body.contains(&format!("id=\"e-{field}\"")),
+            "{field}: {}",
+            r.body
+        );
+    }
+    assert_eq!(app.count("subscriptions").await, 0, "nothing written");
+    assert!(
+        audited(&app, &admin, "admin.subscription_granted")
+            .await
+            .is_empty()
+    );
+
+    let fields = good("until", "2099-06-30");
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = post(&app, &admin, path, &fields).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(r.location(), "/admin/subscriptions?done=adm.granted");
+    let a = audited(&app, &admin, "admin.subscription_granted").await;
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0]["data"]["seats"], 12);
+    let r = app
+        .get(&format!("/api/admin/subscriptions?orgId={org}"))
+        .session(&admin)
+        .send()
+        .await;
+    let rows = items(&r);
+    assert_eq!(rows.len(), 1, "{}", r.body);
+    assert_eq!(rows[0]["source"], "grant");
+    assert_eq!(rows[0]["plan"], "club");
+    assert_eq!(rows[0]["seats"], 12);
+    assert!(
+        rows[0]["currentPeriodEnd"]
+            .as_str()
+            .unwrap()
+            .starts_with("2099-06-30T23:59"),
+        "{}",
+        r.body
+    );
+
+    let r = get(&app, &admin, "/admin/subscriptions?done=adm.granted").await;
+    assert!(r.body.contains("The grant is made"), "{}", r.body);
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 1);
+    assert!(r.body.contains("2099-06-30 23:59"), "{}", r.body);
+}
+
+#[tokio::test]
+async fn the_subscriptions_are_paged_by_25() {
+    let app = TestApp::new().await;
+    let admin = platform_admin(&app).await;
+    let coach = app.signup("coach@example.com").await;
+    for _ in 0..26 {
+        let r = app
+            .post("/api/admin/subscriptions/grant")
+            .session(&admin)
+            .json(json!({ "orgId": coach.org_id, "plan": "club", "seats": 3, "reason": "pilot" }))
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED);
+    }
+    let r = get(&app, &admin, "/admin/subscriptions?status=granted").await;
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 25);
+    assert!(
+        r.body
+            .contains("href=\"/admin/subscriptions?status=granted&#38;offset=25\" rel=\"next\""),
+        "{}",
+        r.body
+    );
+    let r = get(
+        &app,
+        &admin,
+        "/admin/subscriptions?status=granted&offset=25",
+    )
+    .await;
+    assert_eq!(r.body.matches("<tr class=\"sub\"").count(), 1);
+    assert!(r.body.contains("rel=\"prev\""));
 }

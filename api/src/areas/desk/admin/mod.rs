@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod people;
 pub mod reports;
 pub mod signup;
+pub mod subscriptions;
 
 use super::i18n::Catalogue;
 use super::layout::Chrome;
@@ -33,6 +34,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/admin/signup", "adm.nav.signup"),
     ("/admin/reports", "adm.nav.reports"),
     ("/admin/announcements", "adm.nav.ann"),
+    ("/admin/subscriptions", "adm.nav.subs"),
 ];
 
 /// Rows per page of the console's lists.
