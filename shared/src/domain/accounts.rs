@@ -715,11 +715,7 @@ pub async fn set_platform_admin(db: &Db, email: &str, on: bool) -> Result<Id> {
             org_id: None,
             actor: None,
             impersonator: None,
-            action: if on {
-                "admin.granted"
-            } else {
-                "admin.revoked"
-            },
+            action: if on { "admin.granted" } else { "admin.revoked" },
             target_type: "user",
             target_id: Some(user.id.to_string()),
             data: serde_json::json!({ "via": "command line" }),

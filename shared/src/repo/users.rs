@@ -160,6 +160,10 @@ pub async fn set_platform_admin(
     email: &str,
     on: bool,
 ) -> Result<u64, sqlx::Error> {
-    crate::execute!(x, sqlx::query("UPDATE users SET is_platform_admin = $2 WHERE email = $1")
-        .bind(email).bind(on))
+    crate::execute!(
+        x,
+        sqlx::query("UPDATE users SET is_platform_admin = $2 WHERE email = $1")
+            .bind(email)
+            .bind(on)
+    )
 }

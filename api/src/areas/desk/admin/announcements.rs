@@ -140,15 +140,7 @@ pub async fn announce(
         let a = NewAnnouncement::parse(&f.title, &f.body, org)?;
         domain::announce(&con.actor(), &state.db, a)
             .await
-            .map_err(|e| {
-                if e.kind == shared::ErrorKind::NotFound {
-                    let mut v = Validator::new();
-                    v.add("org_id", "not_found", "no such workspace");
-                    v.finish().expect_err("an error")
-                } else {
-                    e
-                }
-            })
+            .map_err(super::unknown_workspace)
     }
     .await;
     match r {

@@ -134,3 +134,14 @@ pub fn list_href(base: &str, q: &str, offset: i64) -> String {
         format!("{base}?{qs}")
     }
 }
+
+/// A workspace named in a console form that does not exist, said beside its field (`org_id`)
+/// rather than as a 404 page: the admin typed it.
+pub fn unknown_workspace(e: shared::Error) -> shared::Error {
+    if e.kind != shared::ErrorKind::NotFound {
+        return e;
+    }
+    let mut v = shared::error::Validator::new();
+    v.add("org_id", "not_found", "no such workspace");
+    v.finish().expect_err("an error")
+}

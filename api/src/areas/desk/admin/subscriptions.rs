@@ -219,15 +219,9 @@ pub async fn grant(
         v.finish()?;
         let (org, seats) = (org.expect("validated"), seats.expect("validated"));
         let g = domain::Grant::parse(org, &f.plan, seats, until, &f.reason)?;
-        domain::grant(&state.db, con.actor(), g).await.map_err(|e| {
-            if e.kind == shared::ErrorKind::NotFound {
-                let mut v = Validator::new();
-                v.add("org_id", "not_found", "no such workspace");
-                v.finish().expect_err("an error")
-            } else {
-                e
-            }
-        })
+        domain::grant(&state.db, con.actor(), g)
+            .await
+            .map_err(super::unknown_workspace)
     }
     .await;
     match r {

@@ -3,7 +3,7 @@
 //! achievements`), and checks (as `POST /api/achievements/check`): one athlete at once, or
 //! every athlete as a job whose progress page leads back here.
 
-use super::{chosen_id, roster};
+use super::{AthleteQuery, chosen_id, roster};
 use crate::areas::desk::footage::job_page;
 use crate::areas::desk::{Chrome, Desk, DeskForm, Empty, Pager, page_at, status_of};
 use crate::areas::pages::{Notice, page};
@@ -58,12 +58,6 @@ impl AchievementsPage {
     }
 }
 
-#[derive(Deserialize, Default)]
-pub struct AchievementsQuery {
-    athlete: Option<String>,
-    offset: Option<i64>,
-}
-
 async fn achievements_page(
     state: &AppState,
     desk: &Desk,
@@ -113,11 +107,11 @@ async fn achievements_page(
 pub async fn show(
     State(state): State<AppState>,
     desk: Desk,
-    Query(q): Query<AchievementsQuery>,
+    Query(q): Query<AthleteQuery>,
 ) -> Response {
     let made = async {
-        let athlete = chosen_id("athlete", q.athlete.as_deref().unwrap_or(""))?;
-        achievements_page(&state, &desk, athlete, q.offset.unwrap_or(0).max(0), None).await
+        let (athlete, offset) = q.read()?;
+        achievements_page(&state, &desk, athlete, offset, None).await
     }
     .await;
     match made {

@@ -4,7 +4,7 @@
 //! `GET`, `POST`, `DELETE /api/identity/links`), and roster athletes that are probably one
 //! person (as `GET`, `DELETE /api/dedup/suggestions`), each leading to the athletes' merge page.
 
-use super::{chosen_id, roster};
+use super::{AthleteQuery, chosen_id, roster};
 use crate::areas::desk::{Chrome, Desk, DeskForm, Pager, opt, page_at, status_of};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::Query;
@@ -80,12 +80,6 @@ impl IdentityPage {
     fn is_athlete(&self, id: &Id) -> bool {
         self.athlete.as_ref() == Some(id)
     }
-}
-
-#[derive(Deserialize, Default)]
-pub struct IdentityQuery {
-    athlete: Option<String>,
-    offset: Option<i64>,
 }
 
 fn evidence(e: &[Evidence]) -> Vec<String> {
@@ -197,11 +191,11 @@ async fn identity_page(
 pub async fn show(
     State(state): State<AppState>,
     desk: Desk,
-    Query(q): Query<IdentityQuery>,
+    Query(q): Query<AthleteQuery>,
 ) -> Response {
     let made = async {
-        let athlete = chosen_id("athlete", q.athlete.as_deref().unwrap_or(""))?;
-        identity_page(&state, &desk, athlete, q.offset.unwrap_or(0).max(0), None).await
+        let (athlete, offset) = q.read()?;
+        identity_page(&state, &desk, athlete, offset, None).await
     }
     .await;
     match made {

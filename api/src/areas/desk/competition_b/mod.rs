@@ -38,6 +38,22 @@ pub async fn roster(state: &AppState, desk: &Desk) -> Result<Vec<(Id, String)>, 
     Ok(out)
 }
 
+/// The query of a page about one chosen athlete: `athlete` (blank is none) and its list's
+/// `offset`.
+#[derive(serde::Deserialize, Default)]
+pub struct AthleteQuery {
+    athlete: Option<String>,
+    offset: Option<i64>,
+}
+
+impl AthleteQuery {
+    /// The chosen athlete (a malformed id is a field error) and the offset, never negative.
+    pub fn read(&self) -> Result<(Option<Id>, i64), Error> {
+        let athlete = chosen_id("athlete", self.athlete.as_deref().unwrap_or(""))?;
+        Ok((athlete, self.offset.unwrap_or(0).max(0)))
+    }
+}
+
 /// A chosen id from a form's `<select>` or query: blank is none; anything else that is not an
 /// id is a field error on `field` (as a JSON body with a malformed id is refused).
 pub fn chosen_id(field: &str, s: &str) -> Result<Option<Id>, Error> {

@@ -4,7 +4,7 @@
 //! `GET /api/opponents/suggestions`). Both records come from one read,
 //! `headtohead::suggestions`, so the page and the JSON route never disagree.
 
-use super::{chosen_id, list_field, roster};
+use super::{AthleteQuery, chosen_id, list_field, roster};
 use crate::areas::desk::{Chrome, Desk, DeskForm, Pager, page_at, rename_field, status_of};
 use crate::areas::pages::{Notice, page};
 use crate::http::extract::{Path, Query};
@@ -113,12 +113,6 @@ impl OpponentsPage {
     fn form_opponent(&self, id: &Id) -> bool {
         self.form.opponent_athlete_id == id.to_string()
     }
-}
-
-#[derive(Deserialize, Default)]
-pub struct OpponentsQuery {
-    athlete: Option<String>,
-    offset: Option<i64>,
 }
 
 /// The add form; the opponent is a roster athlete (`opponentAthleteId`), else a provider
@@ -301,11 +295,10 @@ async fn opponents_page(
 pub async fn show(
     State(state): State<AppState>,
     desk: Desk,
-    Query(q): Query<OpponentsQuery>,
+    Query(q): Query<AthleteQuery>,
 ) -> Response {
     let made = async {
-        let athlete = chosen_id("athlete", q.athlete.as_deref().unwrap_or(""))?;
-        let offset = q.offset.unwrap_or(0).max(0);
+        let (athlete, offset) = q.read()?;
         opponents_page(&state, &desk, athlete, offset, NoteForm::default(), None).await
     }
     .await;

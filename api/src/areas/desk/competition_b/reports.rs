@@ -3,7 +3,7 @@
 //! progress page leads back here), one report read on the page, and its printable HTML as a
 //! download (the API's own download, `areas::reports::download`).
 
-use super::{chosen_id, roster};
+use super::{AthleteQuery, chosen_id, roster};
 use crate::areas::desk::footage::job_page;
 use crate::areas::desk::{Chrome, Desk, DeskForm, Pager, opt, page_at, status_of};
 use crate::areas::pages::{Notice, page};
@@ -70,12 +70,6 @@ impl ReportsPage {
     }
 }
 
-#[derive(Deserialize, Default)]
-pub struct ReportsQuery {
-    athlete: Option<String>,
-    offset: Option<i64>,
-}
-
 async fn reports_page(
     state: &AppState,
     desk: &Desk,
@@ -129,11 +123,10 @@ async fn reports_page(
 pub async fn show(
     State(state): State<AppState>,
     desk: Desk,
-    Query(q): Query<ReportsQuery>,
+    Query(q): Query<AthleteQuery>,
 ) -> Response {
     let made = async {
-        let athlete = chosen_id("athlete", q.athlete.as_deref().unwrap_or(""))?;
-        let offset = q.offset.unwrap_or(0).max(0);
+        let (athlete, offset) = q.read()?;
         reports_page(&state, &desk, athlete, offset, AskForm::default(), None).await
     }
     .await;
