@@ -76,45 +76,9 @@ async fn activity(app: &TestApp, org: Id, athlete: &str) {
 
 #[tokio::test]
 async fn a_season_report_gathers_the_season_and_is_stored_and_downloadable() {
-    let (app, hs, _ti) = app_with_providers(&[]).await;
-    super::strategy::season(&hs);
-    let coach = app.signup("coach@example.com").await;
-    let _w = app.start_worker(&[]).await;
-    run_cron(&app, "heatsource-orgs-sync").await;
-    let r = run_job_route(
-        &app,
-        &coach,
-        "/api/heatsource/import-rankings",
-        json!({ "seriesId": "100" }),
-    )
-    .await
-    .result
-    .unwrap()
-    .0;
-    let circuit = r["circuitId"].as_str().unwrap().to_string();
-    let r = app
-        .post("/api/athlete-search/import")
-        .session(&coach)
-        .json(json!({ "source": "heatsource", "id": "a3" }))
-        .send()
-        .await;
-    let ethan = r.json["athleteId"].as_str().unwrap().to_string();
-    run_job_route(
-        &app,
-        &coach,
-        &format!("/api/heatsource/circuits/{circuit}/import-standings"),
-        json!({}),
-    )
-    .await;
-    app.req(
-        axum::http::Method::PATCH,
-        &format!("/api/circuits/{circuit}"),
-    )
-    .session(&coach)
-    .json(json!({ "resultsToCount": 2, "qualificationPlace": 2,
-                      "pointsTable": [1000, 800, 650, 550, 450] }))
-    .send()
-    .await;
+    let s = with_season().await;
+    s.set_rules().await;
+    let (app, coach, circuit, ethan) = (&s.app, &s.coach, &s.circuit, &s.ethan);
     let r = app
         .post(&format!("/api/strategy/{ethan}/goals"))
         .session(&coach)

@@ -101,40 +101,8 @@ fn division(r: &Resp) -> &Value {
 
 #[tokio::test]
 async fn standings_count_the_best_results_and_show_what_reaches_the_line() {
-    let (app, hs, _ti) = app_with_providers(&[]).await;
-    season(&hs);
-    let coach = app.signup("coach@example.com").await;
-    let _w = app.start_worker(&[]).await;
-    assert_eq!(
-        run_cron(&app, "heatsource-orgs-sync").await.status,
-        "succeeded"
-    );
-    let r = run_job_route(
-        &app,
-        &coach,
-        "/api/heatsource/import-rankings",
-        json!({ "seriesId": "100" }),
-    )
-    .await
-    .result
-    .unwrap()
-    .0;
-    let circuit = r["circuitId"].as_str().unwrap().to_string();
-    let r = app
-        .post("/api/athlete-search/import")
-        .session(&coach)
-        .json(json!({ "source": "heatsource", "id": "a3" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let ethan = r.json["athleteId"].as_str().unwrap().to_string();
-    run_job_route(
-        &app,
-        &coach,
-        &format!("/api/heatsource/circuits/{circuit}/import-standings"),
-        json!({}),
-    )
-    .await;
+    let s = with_season().await;
+    let (app, coach, circuit, ethan) = (&s.app, &s.coach, &s.circuit, &s.ethan);
     let events = format!("/api/circuits/{circuit}/events");
     let r = app
         .post(&events)

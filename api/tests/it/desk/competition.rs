@@ -5,78 +5,16 @@
 //! circuit or athlete is a 404, a member without the permission a 403.
 
 use super::{get, post, ws_path};
-use crate::competition::strategy::season;
 use crate::support::*;
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use serde_json::json;
-use testkit::heatsource::FakeHeatsource;
-use testkit::tourindex::FakeTourindex;
 
-/// The hand-worked season of `competition::strategy` as a circuit of `coach`'s workspace:
-/// best 2 of 1000/800/650/550/450 count, top 2 qualify; Ethan Ewing (heatsource a3) imported
-/// into the roster. The app, fakes, coach, circuit id and Ethan's id (the worker runs).
-struct Season {
-    app: TestApp,
-    _hs: FakeHeatsource,
-    _ti: FakeTourindex,
-    _worker: worker::Running,
-    coach: Session,
-    circuit: String,
-    ethan: String,
-}
-
-async fn with_season() -> Season {
-    let (app, hs, ti) = app_with_providers(&[]).await;
-    season(&hs);
-    let coach = app.signup("coach@example.com").await;
-    let worker = app.start_worker(&[]).await;
-    assert_eq!(
-        run_cron(&app, "heatsource-orgs-sync").await.status,
-        "succeeded"
-    );
-    let r = run_job_route(
-        &app,
-        &coach,
-        "/api/heatsource/import-rankings",
-        json!({ "seriesId": "100" }),
-    )
-    .await;
-    let circuit = r.result.unwrap().0["circuitId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let r = app
-        .post("/api/athlete-search/import")
-        .session(&coach)
-        .json(json!({ "source": "heatsource", "id": "a3" }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let ethan = r.json["athleteId"].as_str().unwrap().to_string();
-    run_job_route(
-        &app,
-        &coach,
-        &format!("/api/heatsource/circuits/{circuit}/import-standings"),
-        json!({}),
-    )
-    .await;
-    let r = app
-        .req(Method::PATCH, &format!("/api/circuits/{circuit}"))
-        .session(&coach)
-        .json(json!({ "resultsToCount": 2, "qualificationPlace": 2,
-                      "pointsTable": [1000, 800, 650, 550, 450] }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    Season {
-        app,
-        _hs: hs,
-        _ti: ti,
-        _worker: worker,
-        coach,
-        circuit,
-        ethan,
-    }
+/// The hand-worked season with its own rules (best 2 of 1000/800/650/550/450, top 2
+/// qualify): `support::with_season` and `Season::set_rules`.
+async fn season_with_rules() -> Season {
+    let s = with_season().await;
+    s.set_rules().await;
+    s
 }
 
 /// The names of the circuit's events, through the API.
@@ -112,7 +50,7 @@ async fn reader(app: &TestApp, owner: &Session) -> Session {
 
 #[tokio::test]
 async fn circuits_and_standings_with_the_qualification_line() {
-    let s = with_season().await;
+    let s = season_with_rules().await;
     let (app, coach) = (&s.app, &s.coach);
     let r = get(app, coach, &ws_path(coach, "/competition")).await;
     assert_page(&r, StatusCode::OK);
@@ -151,7 +89,7 @@ async fn circuits_and_standings_with_the_qualification_line() {
 
 #[tokio::test]
 async fn events_are_added_and_edited_with_errors_beside_their_fields() {
-    let s = with_season().await;
+    let s = season_with_rules().await;
     let (app, coach) = (&s.app, &s.coach);
     let before = event_names(&s).await;
     let add = ws_path(
@@ -226,7 +164,7 @@ async fn events_are_added_and_edited_with_errors_beside_their_fields() {
 
 #[tokio::test]
 async fn strategy_shows_the_gap_and_goals_are_set_and_removed() {
-    let s = with_season().await;
+    let s = season_with_rules().await;
     let (app, coach) = (&s.app, &s.coach);
     let page = ws_path(coach, &format!("/competition/strategy/{}", s.ethan));
     let r = get(app, coach, &page).await;
@@ -416,7 +354,7 @@ async fn an_unconfigured_provider_says_why_it_is_unavailable() {
 
 #[tokio::test]
 async fn another_workspace_is_404_and_a_member_without_the_permission_403() {
-    let s = with_season().await;
+    let s = season_with_rules().await;
     let (app, coach) = (&s.app, &s.coach);
     let other = app.signup("other@example.com").await;
     for rest in [

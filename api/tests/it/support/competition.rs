@@ -369,3 +369,85 @@ pub async fn app_with_forecasts(
     vars.extend_from_slice(extra);
     (TestApp::with_env(&vars).await, sp, om)
 }
+
+/// The hand-worked season of `competition::strategy::season` as a circuit of a coach's
+/// workspace: the organisations synced, series 100's rankings imported as the circuit, Ethan
+/// Ewing (heatsource a3) imported into the roster and the standings imported. The worker runs;
+/// the circuit keeps the provider's rules until [`Season::set_rules`].
+pub struct Season {
+    pub app: TestApp,
+    pub _hs: FakeHeatsource,
+    pub _ti: FakeTourindex,
+    pub _worker: worker::Running,
+    pub coach: super::app::Session,
+    pub circuit: String,
+    pub ethan: String,
+}
+
+pub async fn with_season() -> Season {
+    let (app, hs, ti) = app_with_providers(&[]).await;
+    crate::competition::strategy::season(&hs);
+    let coach = app.signup("coach@example.com").await;
+    let worker = app.start_worker(&[]).await;
+    assert_eq!(
+        run_cron(&app, "heatsource-orgs-sync").await.status,
+        "succeeded"
+    );
+    let r = run_job_route(
+        &app,
+        &coach,
+        "/api/heatsource/import-rankings",
+        serde_json::json!({ "seriesId": "100" }),
+    )
+    .await;
+    let circuit = r.result.unwrap().0["circuitId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = app
+        .post("/api/athlete-search/import")
+        .session(&coach)
+        .json(serde_json::json!({ "source": "heatsource", "id": "a3" }))
+        .send()
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::CREATED, "{}", r.body);
+    let ethan = r.json["athleteId"].as_str().unwrap().to_string();
+    run_job_route(
+        &app,
+        &coach,
+        &format!("/api/heatsource/circuits/{circuit}/import-standings"),
+        serde_json::json!({}),
+    )
+    .await;
+    Season {
+        app,
+        _hs: hs,
+        _ti: ti,
+        _worker: worker,
+        coach,
+        circuit,
+        ethan,
+    }
+}
+
+impl Season {
+    /// The season's own rules: best 2 of 1000/800/650/550/450 count, places 1 and 2 qualify.
+    /// The circuit as answered.
+    pub async fn set_rules(&self) -> super::app::Resp {
+        let r = self
+            .app
+            .req(
+                axum::http::Method::PATCH,
+                &format!("/api/circuits/{}", self.circuit),
+            )
+            .session(&self.coach)
+            .json(
+                serde_json::json!({ "resultsToCount": 2, "qualificationPlace": 2,
+                          "pointsTable": [1000, 800, 650, 550, 450] }),
+            )
+            .send()
+            .await;
+        assert_eq!(r.status, axum::http::StatusCode::OK, "{}", r.body);
+        r
+    }
+}
