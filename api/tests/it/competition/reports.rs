@@ -78,7 +78,16 @@ async fn activity(app: &TestApp, org: Id, athlete: &str) {
 async fn a_season_report_gathers_the_season_and_is_stored_and_downloadable() {
     let s = with_season().await;
     s.set_rules().await;
-    let (app, coach, circuit, ethan) = (&s.app, &s.coach, &s.circuit, &s.ethan);
+    // The fakes and the worker live as long as their bindings.
+    let Season {
+        app,
+        coach,
+        circuit,
+        ethan,
+        _hs,
+        _ti,
+        _worker,
+    } = s;
     let r = app
         .post(&format!("/api/strategy/{ethan}/goals"))
         .session(&coach)

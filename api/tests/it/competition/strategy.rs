@@ -102,7 +102,16 @@ fn division(r: &Resp) -> &Value {
 #[tokio::test]
 async fn standings_count_the_best_results_and_show_what_reaches_the_line() {
     let s = with_season().await;
-    let (app, coach, circuit, ethan) = (&s.app, &s.coach, &s.circuit, &s.ethan);
+    // The fakes and the worker live as long as their bindings.
+    let Season {
+        app,
+        coach,
+        circuit,
+        ethan,
+        _hs,
+        _ti,
+        _worker,
+    } = s;
     let events = format!("/api/circuits/{circuit}/events");
     let r = app
         .post(&events)
