@@ -758,7 +758,7 @@ async fn a_season_report_is_made_as_a_job_then_listed_read_and_downloaded() {
     let r = get(&app, &k.coach, &format!("{page}?athlete={}", k.mia)).await;
     assert_page(&r, StatusCode::OK);
     assert!(r.body.contains("Reports for Mia Silva"), "{}", r.body);
-    assert!(r.body.contains("2 events, 1 wins, 2 podiums"), "{}", r.body);
+    assert!(r.body.contains("Events: 2, Wins: 1, Podiums: 2"), "{}", r.body);
     let listed = api_list(&app, &k.coach, &format!("/api/reports/season/{}", k.mia)).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["id"], report.as_str());
@@ -767,7 +767,7 @@ async fn a_season_report_is_made_as_a_job_then_listed_read_and_downloaded() {
     let r = get(&app, &k.coach, &format!("{page}/{}/{report}", k.mia)).await;
     assert_page(&r, StatusCode::OK);
     assert!(r.body.contains("Mia Silva: season 2026"), "{}", r.body);
-    assert!(r.body.contains("Event e1") && r.body.contains("best place 1"));
+    assert!(r.body.contains("Event e1") && r.body.contains("Best place: 1"));
 
     // The printable file, as the API serves it: an attachment that runs nothing.
     let r = get(
