@@ -40,9 +40,11 @@ export async function phone() {
   });
   page.on('requestfailed', (r) => {
     const why = r.failure()?.errorText ?? '';
-    // A media element cancels its own range requests (metadata read, seek, new source): the
-    // browser's choice, not a fault of the page.
-    if (r.resourceType() === 'media' && why === 'net::ERR_ABORTED') return;
+    // A request the browser cancels is its choice, not a fault of the page: a media element's
+    // own range reads (metadata, seek, new source), and the loads of a page left for the next
+    // one (its icon, say, when a link or form navigates first). A failing answer is caught
+    // above by its status; a blocked one fails with another reason.
+    if (why === 'net::ERR_ABORTED' && r.resourceType() !== 'document') return;
     problems.push(`failed ${r.url()} (${why})`);
   });
   page.problems = problems;
