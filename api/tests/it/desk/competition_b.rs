@@ -758,7 +758,11 @@ async fn a_season_report_is_made_as_a_job_then_listed_read_and_downloaded() {
     let r = get(&app, &k.coach, &format!("{page}?athlete={}", k.mia)).await;
     assert_page(&r, StatusCode::OK);
     assert!(r.body.contains("Reports for Mia Silva"), "{}", r.body);
-    assert!(r.body.contains("Events: 2, Wins: 1, Podiums: 2"), "{}", r.body);
+    assert!(
+        r.body.contains("Events: 2, Wins: 1, Podiums: 2"),
+        "{}",
+        r.body
+    );
     let listed = api_list(&app, &k.coach, &format!("/api/reports/season/{}", k.mia)).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["id"], report.as_str());
