@@ -36,18 +36,6 @@ async fn roster_size(app: &TestApp, s: &Session) -> usize {
     items(&app.get("/api/athletes").session(s).send().await).len()
 }
 
-/// A member of `owner`'s workspace holding only `competition.read`.
-async fn reader(app: &TestApp, owner: &Session) -> Session {
-    let r = app
-        .post(&format!("/api/orgs/{}/roles", owner.org_id))
-        .session(owner)
-        .json(json!({ "name": "Scout", "permissions": ["competition.read", "athletes.read"] }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    add_member(app, owner.org_id, "scout@example.com", "scout").await
-}
-
 #[tokio::test]
 async fn circuits_and_standings_with_the_qualification_line() {
     let s = season_with_rules().await;

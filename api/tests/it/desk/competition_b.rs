@@ -45,18 +45,6 @@ async fn api_list(app: &TestApp, s: &Session, path: &str) -> Vec<serde_json::Val
     r.json["items"].as_array().cloned().unwrap_or_default()
 }
 
-/// A competition.read-only member of `owner`'s workspace ("Scout").
-async fn reader(app: &TestApp, owner: &Session) -> Session {
-    let r = app
-        .post(&format!("/api/orgs/{}/roles", owner.org_id))
-        .session(owner)
-        .json(json!({ "name": "Scout", "permissions": ["competition.read", "athletes.read"] }))
-        .send()
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    add_member(app, owner.org_id, "scout@example.com", "scout").await
-}
-
 // ---- opponents ----
 
 #[tokio::test]

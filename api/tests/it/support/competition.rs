@@ -451,3 +451,16 @@ impl Season {
         r
     }
 }
+
+/// A member of `owner`'s workspace ("Scout") holding only `competition.read` and
+/// `athletes.read`.
+pub async fn reader(app: &TestApp, owner: &super::app::Session) -> super::app::Session {
+    let r = app
+        .post(&format!("/api/orgs/{}/roles", owner.org_id))
+        .session(owner)
+        .json(serde_json::json!({ "name": "Scout", "permissions": ["competition.read", "athletes.read"] }))
+        .send()
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::CREATED, "{}", r.body);
+    super::accounts::add_member(app, owner.org_id, "scout@example.com", "scout").await
+}
