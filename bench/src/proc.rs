@@ -43,12 +43,21 @@ pub fn cpu_secs(pid: u32) -> f64 {
 
 /// VmRSS of `pid`, in KiB.
 pub fn rss_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// VmHWM of `pid` (its peak resident memory), in KiB.
+pub fn peak_rss_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmHWM:")
+}
+
+fn status_kib(pid: u32, key: &str) -> Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| anyhow!("no VmRSS for pid {pid}"))
+        .ok_or_else(|| anyhow!("no {key} for pid {pid}"))
 }
 
 /// The pids whose parent is `pid` (nginx's workers).

@@ -6,8 +6,9 @@
 //! `BENCH_SESSIONS` (default 30 one-hour sessions), `BENCH_IMU_HZ` (default 100),
 //! `BENCH_SEED` (default 1).
 //!
-//! First, the detector's CPU time and peak memory on 1, 2 and 4-hour 1 Hz GPS sessions (issue
-//! 40's goal: a 2-hour session in under 50 ms). `BENCH_SET=dev` or `BENCH_SET=held-out` then
+//! First, the detector's CPU time on 1, 2 and 4-hour 1 Hz GPS sessions (issue 40's goal: a
+//! 2-hour session in under 50 ms) and its peak heap on 1 to 8-hour sessions read from their
+//! stored chunks (the goal: flat in the session's length). `BENCH_SET=dev` or `BENCH_SET=held-out` then
 //! runs the independent evaluation (`shared::domain::wearable::eval`: simulated GPX sessions
 //! read through the import's parser, the detector beside the naive baseline) on that set
 //! instead of the generator above; the held-out sets are for final figures only. Also the FIT
@@ -17,10 +18,12 @@ use bench::env;
 use bench::proc;
 use shared::domain::wearable::accuracy::{Score, score};
 use shared::domain::wearable::codec;
-use shared::domain::wearable::detect::detect;
+use shared::domain::wearable::detect::{Detector, detect};
 use shared::domain::wearable::eval;
-use shared::domain::wearable::samples::Stream;
+use shared::domain::wearable::replay::{self, Sample};
+use shared::domain::wearable::samples::{Samples, Stream};
 use shared::domain::wearable::synth::{Options, generate};
+use shared::model::wearable::Chunk;
 use std::time::{Duration, Instant};
 
 /// Detection CPU time on GPS-only 1 Hz sessions of 1, 2 and 4 hours: this process's CPU
@@ -50,6 +53,123 @@ fn timing() {
         );
     }
     println!();
+}
+
+/// The detector's peak memory over sessions of 1 to 8 hours (1 Hz GPS and heart rate, 100 Hz
+/// IMU) read from their stored chunks a chunk at a time, as the derive job does, beside every
+/// sample read into memory first (how `wearable.derive` worked until `rides-4`). Each case runs
+/// in a process of its own (this binary again, `BENCH_MEMORY_CASE`), with the chunks loaded and
+/// its peak resident memory reset first: the figure is what the detection itself added.
+fn memory() -> anyhow::Result<()> {
+    println!(
+        "| session (1 Hz GPS + HR, 100 Hz IMU) | samples | stored chunks | derive, a chunk at a time: peak memory | every sample in memory first: peak memory |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    let dir = tempfile::tempdir()?;
+    for hours in [1u32, 2, 4, 8] {
+        let s = generate(&Options::new(7, f64::from(hours) * 3600.0, 100)).samples;
+        let mut file = Vec::new();
+        let chunks = codec::encode_all(&s);
+        for c in &chunks {
+            file.push(stream_slot(c.stream) as u8);
+            file.extend(c.start_ms.to_le_bytes());
+            file.extend(c.end_ms.to_le_bytes());
+            file.extend(c.count.to_le_bytes());
+            file.extend((c.data.len() as u64).to_le_bytes());
+            file.extend(&c.data);
+        }
+        let path = dir.path().join(format!("{hours}h.chunks"));
+        std::fs::write(&path, &file)?;
+        let mut cells = Vec::new();
+        for case in ["chunks", "whole"] {
+            let out = std::process::Command::new(std::env::current_exe()?)
+                .env("BENCH_MEMORY_CASE", format!("{case}:{}", path.display()))
+                .output()?;
+            anyhow::ensure!(out.status.success(), "memory case {case} failed");
+            cells.push(String::from_utf8(out.stdout)?.trim().to_string());
+        }
+        anyhow::ensure!(
+            cells[0].split(' ').next() == cells[1].split(' ').next(),
+            "the same rides either way: {cells:?}"
+        );
+        let mb = |cell: &str| -> anyhow::Result<f64> {
+            Ok(cell.split(' ').nth(1).unwrap_or("").parse::<f64>()? / 1024.0)
+        };
+        println!(
+            "| {hours} h | {} | {:.1} MB | {:.1} MB | {:.1} MB |",
+            s.len(),
+            file.len() as f64 / 1e6,
+            mb(&cells[0])?,
+            mb(&cells[1])?
+        );
+    }
+    println!();
+    Ok(())
+}
+
+fn stream_slot(s: Stream) -> usize {
+    match s {
+        Stream::Gps => 0,
+        Stream::Hr => 1,
+        Stream::Imu => 2,
+    }
+}
+
+/// One memory case, in its own process: prints the number of rides and the peak resident
+/// memory (KiB) the detection added to the loaded chunks.
+fn memory_case(case: &str) -> anyhow::Result<()> {
+    use std::io::Read;
+    let (how, path) = case.split_once(':').unwrap_or((case, ""));
+    let file = std::fs::read(path)?;
+    let mut chunks = Vec::new();
+    let mut r = std::io::Cursor::new(file.as_slice());
+    let int = |r: &mut std::io::Cursor<&[u8]>| -> std::io::Result<i64> {
+        let mut b = [0u8; 8];
+        r.read_exact(&mut b)?;
+        Ok(i64::from_le_bytes(b))
+    };
+    while (r.position() as usize) < file.len() {
+        let mut slot = [0u8];
+        r.read_exact(&mut slot)?;
+        let stream = [Stream::Gps, Stream::Hr, Stream::Imu][slot[0] as usize];
+        let (start_ms, end_ms, count) = (int(&mut r)?, int(&mut r)?, int(&mut r)?);
+        let mut data = vec![0u8; int(&mut r)? as usize];
+        r.read_exact(&mut data)?;
+        chunks.push(Chunk {
+            stream,
+            start_ms,
+            end_ms,
+            count,
+            data,
+        });
+    }
+    drop(file);
+    // Resets this process's peak resident memory to what it holds now (Linux 4.0+).
+    std::fs::write("/proc/self/clear_refs", "5")?;
+    let me = std::process::id();
+    let base = proc::rss_kib(me)?;
+    let d = match how {
+        "chunks" => {
+            let mut det = Detector::new(true);
+            replay::each(&chunks, |x| match x {
+                Sample::Gps(f) => det.gps(f),
+                Sample::Imu(m) => det.imu(m),
+                Sample::Hr(_) => {}
+            })?;
+            det.finish()
+        }
+        _ => {
+            let mut all = Samples::default();
+            for c in &chunks {
+                codec::decode(c.stream, &c.data, &mut all)?;
+            }
+            all.normalise();
+            detect(&all, true)
+        }
+    };
+    let peak = proc::peak_rss_kib(me)?;
+    println!("{} {}", d.rides.len(), peak.saturating_sub(base));
+    Ok(())
 }
 
 /// FIT decoding speed (the import's time bound): a 2-hour 1 Hz activity with heart rate, and
@@ -119,7 +239,11 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
 }
 
 fn main() -> anyhow::Result<()> {
+    if let Ok(case) = std::env::var("BENCH_MEMORY_CASE") {
+        return memory_case(&case);
+    }
     timing();
+    memory()?;
     fit_timing()?;
     if let Ok(set) = std::env::var("BENCH_SET") {
         return evaluation(&set);
@@ -184,11 +308,7 @@ fn main() -> anyhow::Result<()> {
                 .collect::<Vec<_>>(),
         ));
         for c in codec::encode_all(&s.samples) {
-            let i = match c.stream {
-                Stream::Gps => 0,
-                Stream::Hr => 1,
-                Stream::Imu => 2,
-            };
+            let i = stream_slot(c.stream);
             bytes[i] += c.data.len() as u64;
             counts[i] += c.count as u64;
         }

@@ -212,6 +212,40 @@ pub async fn chunks(
         .bind(session).bind(stream).bind(from).bind(to).fetch_all(&mut *c).await)
 }
 
+/// A stored chunk without its data.
+#[derive(Debug, Clone, FromRow)]
+pub struct ChunkMeta {
+    pub id: Id,
+    pub stream: Stream,
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub sample_count: i64,
+}
+
+/// Every chunk of a session, by its earliest sample (the order `replay` reads them in).
+pub async fn chunk_index(
+    x: &mut impl Executor,
+    session: Id,
+) -> Result<Vec<ChunkMeta>, sqlx::Error> {
+    sql!(x, c => sqlx::query_as::<_, ChunkMeta>(
+        "SELECT id, stream, start_ms, end_ms, sample_count FROM wearable_chunks
+         WHERE session_id = $1 ORDER BY start_ms, stream, id")
+        .bind(session).fetch_all(&mut *c).await)
+}
+
+/// One chunk's data.
+pub async fn chunk_data(x: &mut impl Executor, chunk: Id) -> Result<Vec<u8>, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, Vec<u8>>("SELECT data FROM wearable_chunks WHERE id = $1")
+        .bind(chunk).fetch_one(&mut *c).await)
+}
+
+pub async fn delete_chunk(x: &mut impl Executor, chunk: Id) -> Result<u64, sqlx::Error> {
+    execute!(
+        x,
+        sqlx::query("DELETE FROM wearable_chunks WHERE id = $1").bind(chunk)
+    )
+}
+
 /// Chunks per stream and their bytes.
 #[derive(Debug, Clone, FromRow)]
 pub struct StreamUsage {

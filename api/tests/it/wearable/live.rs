@@ -109,3 +109,72 @@ async fn my_schedule_shows_the_wearers_sessions_today() {
         .await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
 }
+
+/// A live session in many small batches, one sent twice and one late, is derived a chunk at a
+/// time: each sample once, the rides the whole session in memory gives, the stream rewritten
+/// into full chunks.
+#[tokio::test]
+async fn a_live_session_in_many_batches_is_derived_like_the_whole_session() {
+    use shared::domain::wearable::codec;
+    use shared::domain::wearable::samples::{SampleColumns, Samples};
+    let app = TestApp::new().await;
+    let ca = coach_and_athlete(&app).await;
+    let r = app
+        .post("/api/wearable/sessions/live")
+        .session(&ca.athlete)
+        .json(json!({ "clientSessionId": "live-batches" }))
+        .send()
+        .await;
+    let id = r.json["session"]["id"].as_str().unwrap().to_string();
+    let s = synth(21, 1800.0, 0).samples;
+    let batch = |k: usize| Samples {
+        gps: s.gps.iter().skip(k * 60).take(60).copied().collect(),
+        hr: s.hr.iter().skip(k * 60).take(60).copied().collect(),
+        imu: Vec::new(),
+    };
+    let batches = s.gps.len().max(s.hr.len()).div_ceil(60);
+    let mut order: Vec<usize> = (0..batches).collect();
+    order.swap(7, 8);
+    order.insert(4, 3);
+    for k in order {
+        let r = app
+            .post("/api/wearable/sessions/live")
+            .session(&ca.athlete)
+            .json(json!({ "sessionId": id, "samples": SampleColumns::from_samples(&batch(k)) }))
+            .send()
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let r = app
+        .post("/api/wearable/sessions/live")
+        .session(&ca.athlete)
+        .json(json!({ "sessionId": id, "end": true }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let d = derive::derive(&app.state.db, ca.coach.org_id, id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    // The whole session in memory, as stored (the chunks quantise positions to 1e-7°).
+    let mut stored = Samples::default();
+    for c in codec::encode_all(&s) {
+        codec::decode(c.stream, &c.data, &mut stored).unwrap();
+    }
+    let whole = shared::domain::wearable::detect::detect(&stored, true);
+    assert!(whole.rides.len() >= 3);
+    assert_eq!(d, whole);
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    // Each sample once.
+    assert_eq!(r.json["samples"]["gps"], s.gps.len(), "{}", r.body);
+    assert_eq!(r.json["samples"]["hr"], s.hr.len());
+    let mut c = app.state.db.acquire().await.unwrap();
+    let gps_chunks: i64 = shared::sql!(&mut c, c => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM wearable_chunks WHERE stream = 'gps'").fetch_one(&mut *c).await)
+    .unwrap();
+    assert_eq!(gps_chunks as usize, s.gps.len().div_ceil(900));
+}

@@ -123,8 +123,9 @@ fn finish(stream: Stream, times: &[i64], body: Vec<u8>) -> Chunk {
     enc.write_all(&body).expect("writing to a Vec");
     Chunk {
         stream,
-        start_ms: times[0],
-        end_ms: *times.last().expect("non-empty"),
+        // The earliest and the latest: a file's samples need not be in order.
+        start_ms: *times.iter().min().expect("non-empty"),
+        end_ms: *times.iter().max().expect("non-empty"),
         count: times.len() as i64,
         data: enc.finish().expect("writing to a Vec"),
     }

@@ -7,9 +7,10 @@ use super::codec::{self, ChunkWriter};
 use super::detect::{self, Detection};
 use super::fit::{self, FitReader};
 use super::gpx::{GpxReader, line_at};
-use super::samplefile::{Sample, SampleFileReader};
-use super::samples::Stream;
-use super::sessions::{load_all, plan_expiry};
+use super::replay::{Replay, Sample, Step};
+use super::samplefile::{self, SampleFileReader};
+use super::samples::{Samples, Stream};
+use super::sessions::plan_expiry;
 use super::{LIVE_TIMEOUT_SECS, MAX_SAMPLES, SessionSource, SessionStatus, UPLOAD_WAIT_HOURS};
 use crate::db::{Db, Id, Ts, Tx};
 use crate::repo::wearable::{self, Session};
@@ -21,8 +22,9 @@ use tokio::io::{AsyncReadExt, BufReader};
 use tokio_util::io::StreamReader;
 
 /// Runs the detector over every sample of the session and stores its windows under the
-/// detector's version; fragmented streams (a live session's many small chunks) are rewritten
-/// into full chunks first. Idempotent.
+/// detector's version; a fragmented stream (a live session's many small chunks) is rewritten
+/// into full chunks on the way. The samples are read a chunk at a time ([`replay`]), so the
+/// memory it takes does not grow with the session. Idempotent.
 pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> {
     let mut tx = db.begin().await?;
     let Some(mut s) = wearable::lock_session(&mut tx, org, session).await? else {
@@ -34,34 +36,68 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     ) {
         return Ok(None);
     }
-    let samples = load_all(&mut tx, s.id).await?;
-    for u in wearable::usage(&mut tx, s.id).await? {
-        let full = (u.samples as usize).div_ceil(codec::chunk_capacity(u.stream)) as i64;
-        if u.chunks > full + 1 {
-            wearable::delete_chunks(&mut tx, s.id, u.stream).await?;
-            let mut one = super::samples::Samples::default();
-            match u.stream {
-                Stream::Gps => one.gps = samples.gps.clone(),
-                Stream::Hr => one.hr = samples.hr.clone(),
-                Stream::Imu => one.imu = samples.imu.clone(),
+    let index = wearable::chunk_index(&mut tx, s.id).await?;
+    // A stream in more chunks than its samples fill is rewritten.
+    let rewrite = STREAMS.map(|stream| {
+        let of = || index.iter().filter(move |c| c.stream == stream);
+        let samples: i64 = of().map(|c| c.sample_count).sum();
+        let full = (samples as usize).div_ceil(codec::chunk_capacity(stream));
+        of().count() > full + 1
+    });
+    let mut det = detect::Detector::new(true);
+    let mut out = ChunkWriter::default();
+    let mut counts = [0i64; 3];
+    let mut span: Option<(i64, i64)> = None;
+    let mut replay = Replay::new(index.iter().map(|c| c.start_ms).collect());
+    loop {
+        let (i, t, full) = match replay.step() {
+            Step::Open(i) => {
+                let data = wearable::chunk_data(&mut tx, index[i].id).await?;
+                let mut one = Samples::default();
+                codec::decode(index[i].stream, &data, &mut one)
+                    .map_err(|e| Error::internal(anyhow::anyhow!("{e}")))?;
+                replay.add(one);
+                continue;
             }
-            for c in codec::encode_all(&one) {
-                wearable::insert_chunk(&mut tx, s.id, &c).await?;
+            Step::Done => break,
+            Step::Give(Sample::Gps(f)) => {
+                det.gps(f);
+                (0, f.t, rewrite[0].then(|| out.gps(f)).flatten())
             }
+            Step::Give(Sample::Hr(h)) => (1, h.t, rewrite[1].then(|| out.hr(h)).flatten()),
+            Step::Give(Sample::Imu(m)) => {
+                det.imu(m);
+                (2, m.t, rewrite[2].then(|| out.imu(m)).flatten())
+            }
+        };
+        counts[i] += 1;
+        span = Some(span.map_or((t, t), |(a, _)| (a, t)));
+        if let Some(c) = full {
+            wearable::insert_chunk(&mut tx, s.id, &c).await?;
         }
     }
-    let d = detect::detect(&samples, true);
+    for c in out.finish() {
+        wearable::insert_chunk(&mut tx, s.id, &c).await?;
+    }
+    for c in &index {
+        if STREAMS
+            .iter()
+            .zip(rewrite)
+            .any(|(&st, w)| w && st == c.stream)
+        {
+            wearable::delete_chunk(&mut tx, c.id).await?;
+        }
+    }
+    let d = det.finish();
     wearable::replace_rides(&mut tx, org, s.id, &d.version, &d.rides).await?;
     let usage = wearable::usage(&mut tx, s.id).await?;
     s.stored_bytes = usage.iter().map(|u| u.bytes).sum();
-    s.gps_count = samples.gps.len() as i64;
-    s.hr_count = samples.hr.len() as i64;
-    s.imu_count = samples.imu.len() as i64;
+    [s.gps_count, s.hr_count, s.imu_count] = counts;
     s.status = SessionStatus::Ready;
     s.status_message = None;
     s.detector_version = Some(d.version.clone());
     s.derived_at = Some(Ts::now());
-    if let Some((a, b)) = samples.span() {
+    if let Some((a, b)) = span {
         s.ended_at = Some(s.ended_at.unwrap_or_else(|| super::sessions::ts_ms(b)));
         if s.gps_count + s.hr_count + s.imu_count > 0 && s.started_at.unix_millis() > a {
             s.started_at = super::sessions::ts_ms(a);
@@ -80,6 +116,9 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     tx.commit().await?;
     Ok(Some(d))
 }
+
+/// The streams in the order of [`Replay`]'s slots and the session's counts.
+const STREAMS: [Stream; 3] = [Stream::Gps, Stream::Hr, Stream::Imu];
 
 /// Where in a file a fault lies: a line of a text file, a record of a FIT file (with its byte
 /// offset), or the file as a whole.
@@ -159,13 +198,13 @@ pub async fn read_file(
     macro_rules! put_sample {
         ($x:expr) => {
             match $x {
-                Sample::Gps(f) => {
+                samplefile::Sample::Gps(f) => {
                     put!(f.t, w.gps(f));
                 }
-                Sample::Hr(h) => {
+                samplefile::Sample::Hr(h) => {
                     put!(h.t, w.hr(h));
                 }
-                Sample::Imu(m) => {
+                samplefile::Sample::Imu(m) => {
                     put!(m.t, w.imu(m));
                 }
             }

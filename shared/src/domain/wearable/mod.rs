@@ -9,7 +9,7 @@
 //! - [`eval`]: the detector's independent evaluation (issue 40): a simulator of its own that
 //!   writes GPX, a naive baseline, development and held-out seeds;
 //! - [`access`]: who may send a wearer's data; [`sessions`]: uploads, live sessions, reads,
-//!   deletes; [`derive`]: what the jobs do (read a sample file, run the detector, end a live
+//!   deletes; [`replay`]: a session's samples in time order, a chunk at a time; [`derive`]: what the jobs do (read a sample file, run the detector, end a live
 //!   session that went quiet); [`labels`]: ground truth and accuracy; [`sync`]: clip
 //!   alignment and highlights; [`people`]: the wearer's day, the coach's roster, who is live;
 //!   [`gpx`], [`fit`], [`samplefile`]: the file formats.
@@ -25,6 +25,7 @@ pub mod gpx;
 pub mod jobs;
 pub mod labels;
 pub mod people;
+pub mod replay;
 pub mod samplefile;
 pub mod samples;
 pub mod sessions;

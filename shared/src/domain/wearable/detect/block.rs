@@ -1,0 +1,229 @@
+//! Steps 4 and 5 over one block of the session: candidate runs, the ride model, and the time
+//! spent sitting and paddling in the block's core.
+
+use super::clean::{Fx, dist};
+use super::imu::{popup, stroke_score};
+use super::shore::Shore;
+use super::track::Track;
+use super::*;
+use crate::domain::wearable::samples::Imu;
+
+/// A window that passed the ride model but the shore test, which waits for the whole session.
+pub struct Candidate {
+    pub start: i64,
+    pub end: i64,
+    pub path: f64,
+    pub peak_kmh: f64,
+    /// Displacement (m) east and north.
+    pub dx: f64,
+    pub dy: f64,
+    /// Seconds of the track inside the window, and how they would count were it no ride.
+    pub inside_s: f64,
+    pub paddling_s: f64,
+    pub sitting_s: f64,
+}
+
+/// What the blocks add up.
+#[derive(Default)]
+pub struct Totals {
+    pub candidates: Vec<Candidate>,
+    pub shore: Shore,
+    /// Seconds outside any candidate.
+    pub sitting_s: f64,
+    pub paddling_s: f64,
+    pub used_imu: bool,
+    pub fixes: usize,
+}
+
+/// One block: the track `tr` of the kept fixes `f`, whose rides start in `core`; `last` when
+/// nothing follows (a run reaching the block's end is then not cut short by it).
+pub fn block(
+    f: &[Fx],
+    tr: &Track,
+    core: (i64, i64),
+    session_t0: i64,
+    imu: Option<&[Imu]>,
+    last: bool,
+    out: &mut Totals,
+) {
+    let in_core = |t: i64| (core.0..core.1).contains(&t);
+    out.fixes += f.iter().filter(|x| in_core(x.t)).count();
+    out.shore.first.get_or_insert(f[0].p());
+    out.shore.last = Some(f[f.len() - 1].p());
+    out.used_imu |= imu.is_some();
+    let n = tr.len();
+    let (on, off) = (ON_KMH / 3.6, OFF_KMH / 3.6);
+    // 4. Runs above `off` reaching `on`, dips under a second and a half merged.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < n {
+        if tr.s[k] <= off {
+            k += 1;
+            continue;
+        }
+        let a = k;
+        while k < n && tr.s[k] > off {
+            k += 1;
+        }
+        let b = k - 1;
+        if tr.s[a..=b].iter().any(|&v| v >= on) {
+            match runs.last_mut() {
+                Some(last) if (a - last.1) as i64 * GRID_MS <= 1500 => last.1 = b,
+                _ => runs.push((a, b)),
+            }
+        }
+    }
+    runs.retain(|&(a, _)| in_core(tr.time(a)));
+    for &(a, b) in &runs {
+        out.shore.run(tr.p(a), tr.p(b));
+    }
+    // The line-up's sample: every fourth grid point of the session's grid.
+    for k in 0..n {
+        let t = tr.time(k);
+        if in_core(t) && (t - session_t0).rem_euclid(4 * GRID_MS) == 0 && !tr.blind[k] {
+            out.shore.point(tr.s[k], tr.p(k));
+        }
+    }
+    let first_new = out.candidates.len();
+    for (a, b) in runs {
+        // A run reaching the block's end goes on beyond the margin: longer than any ride.
+        if b == n - 1 && !last {
+            continue;
+        }
+        if let Some(c) = ride(tr, a, b, imu) {
+            out.candidates.push(c);
+        }
+    }
+    activity(tr, core, first_new, out);
+}
+
+/// 5. The ride model over the run `a..=b`: the window it makes, or none.
+fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate> {
+    let n = tr.len();
+    let on = ON_KMH / 3.6;
+    let peak = tr.s[a..=b].iter().copied().fold(0.0, f64::max);
+    let peak_kmh = peak * 3.6;
+    let level = (0.4 * peak_kmh + 2.0).clamp(7.5, 12.0) / 3.6;
+    let ka = (a..=b).find(|&k| tr.s[k] >= level)?;
+    let kb = (a..=b).rev().find(|&k| tr.s[k] >= level).unwrap_or(ka);
+    let mut start = if ka > 0 {
+        tr.crossing(ka - 1, ka, level)
+    } else {
+        tr.time(ka) as f64
+    }
+    .round() as i64;
+    let end = if kb + 1 < n {
+        tr.crossing(kb, kb + 1, level)
+    } else {
+        tr.time(kb) as f64
+    }
+    .round() as i64;
+    let above_on =
+        tr.s[a..=b].iter().filter(|&&v| v >= on).count() as f64 * GRID_MS as f64 / 1000.0;
+    let secs = (end - start) as f64 / 1000.0;
+    let fast = peak_kmh >= MIN_PEAK_KMH || above_on >= MUSHY_S;
+    let burst = peak_kmh < BURST_PEAK_KMH && secs < BURST_S;
+    if !fast || burst || !(MIN_RIDE_S..=MAX_RIDE_S).contains(&secs) {
+        return None;
+    }
+    let before = tr.mean_speed(start - CONTEXT_MS.1, start - CONTEXT_MS.0);
+    let after = tr.mean_speed(end + CONTEXT_MS.0, end + CONTEXT_MS.1);
+    if before.is_some_and(|v| v * 3.6 > FOOT_KMH) && after.is_some_and(|v| v * 3.6 > FOOT_KMH) {
+        return None;
+    }
+    if on_foot_share(tr, start, end) > FOOT_SHARE {
+        return None;
+    }
+    let (ia, ib) = (tr.index(start), tr.index(end));
+    let (dx, dy) = (tr.x[ib] - tr.x[ia], tr.y[ib] - tr.y[ia]);
+    let disp = dx.hypot(dy);
+    let i0 = tr.index(start - 4000);
+    let back = (tr.index(end + 4000)..=tr.index(end + 12_000))
+        .filter(|&k| !tr.blind[k])
+        .map(|k| dist(tr.p(i0), tr.p(k)))
+        .fold(f64::INFINITY, f64::min);
+    if disp > 8.0 && back < RETURN_SHARE * disp {
+        return None;
+    }
+    if let Some(m) = imu {
+        if end - start >= 1800 && stroke_score(m, start + 300, end) >= STROKE_SCORE {
+            return None;
+        }
+        if let Some(t) = popup(m, start - 1500, start + 800) {
+            start = t;
+        }
+    }
+    let path: f64 = (ia..ib).map(|k| dist(tr.p(k), tr.p(k + 1))).sum();
+    let secs = ((end - start) as f64 / 1000.0).max(0.1);
+    if imu.is_none() && (path < MIN_RIDE_M || path / secs * 3.6 < MIN_MEAN_KMH) {
+        return None;
+    }
+    Some(Candidate {
+        start,
+        end,
+        path,
+        peak_kmh,
+        dx,
+        dy,
+        inside_s: 0.0,
+        paddling_s: 0.0,
+        sitting_s: 0.0,
+    })
+}
+
+/// The share of the minute either side of a window (outside it) spent moving at a walking
+/// or jogging pace ([`FOOT_PACE_KMH`]): on foot along the beach it is most of the time; in the
+/// water a surfer sits, paddles slower, and rides faster.
+fn on_foot_share(tr: &Track, start: i64, end: i64) -> f64 {
+    let (lo, hi) = (FOOT_PACE_KMH.0 / 3.6, FOOT_PACE_KMH.1 / 3.6);
+    let (mut n, mut foot) = (0usize, 0usize);
+    let spans = [
+        (start - FOOT_CONTEXT_MS, start - 1000),
+        (end + 1000, end + FOOT_CONTEXT_MS),
+    ];
+    for (a, b) in spans {
+        if b <= tr.t0 || a >= tr.time(tr.len() - 1) {
+            continue;
+        }
+        for k in tr.index(a)..=tr.index(b) {
+            if tr.blind[k] {
+                continue;
+            }
+            n += 1;
+            if (lo..=hi).contains(&tr.s[k]) {
+                foot += 1;
+            }
+        }
+    }
+    if n < 20 { 0.0 } else { foot as f64 / n as f64 }
+}
+
+/// The core's grid points: inside a candidate window (counted with it, as riding if it passes
+/// the shore test, else as it would be otherwise), paddling (≥ 1.8 km/h) or sitting.
+fn activity(tr: &Track, core: (i64, i64), first_new: usize, out: &mut Totals) {
+    let step = GRID_MS as f64 / 1000.0;
+    // A window of the previous block may reach into this core.
+    let mut r = first_new.saturating_sub(1);
+    for k in 0..tr.len() {
+        let t = tr.time(k);
+        if tr.blind[k] || !(core.0..core.1).contains(&t) {
+            continue;
+        }
+        while r < out.candidates.len() && out.candidates[r].end < t {
+            r += 1;
+        }
+        let paddling = tr.s[k] * 3.6 >= 1.8;
+        match out.candidates.get_mut(r).filter(|c| c.start <= t) {
+            Some(c) => {
+                c.inside_s += step;
+                if paddling {
+                    c.paddling_s += step;
+                } else {
+                    c.sitting_s += step;
+                }
+            }
+            None if paddling => out.paddling_s += step,
+            None => out.sitting_s += step,
+        }
+    }
+}
