@@ -8,7 +8,8 @@ use super::track::Track;
 use super::*;
 use crate::domain::wearable::samples::Imu;
 
-/// A window that passed the ride model but the shore test, which waits for the whole session.
+/// A window that may be a ride, waiting for the ride model, which reads the shore side known
+/// only once the whole session has been seen.
 pub struct Candidate {
     pub start: i64,
     pub end: i64,
@@ -17,6 +18,8 @@ pub struct Candidate {
     /// Displacement (m) east and north.
     pub dx: f64,
     pub dy: f64,
+    /// What the ride model reads ([`model`]); the shore feature is filled in last.
+    pub x: [f64; model::NF],
     /// Seconds of the track inside the window, and how they would count were it no ride.
     pub inside_s: f64,
     pub paddling_s: f64,
@@ -97,7 +100,8 @@ pub fn block(
     activity(tr, core, first_new, out);
 }
 
-/// 5. The ride model over the run `a..=b`: the window it makes, or none.
+/// 5. The window the run `a..=b` makes and what the ride model reads of it, or none when it
+/// cannot be a ride at all (too short or too long, or, with IMU, paddling strokes).
 fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate> {
     let n = tr.len();
     let on = ON_KMH / 3.6;
@@ -120,29 +124,7 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
     .round() as i64;
     let above_on =
         tr.s[a..=b].iter().filter(|&&v| v >= on).count() as f64 * GRID_MS as f64 / 1000.0;
-    let secs = (end - start) as f64 / 1000.0;
-    let fast = peak_kmh >= MIN_PEAK_KMH || above_on >= MUSHY_S;
-    let burst = peak_kmh < BURST_PEAK_KMH && secs < BURST_S;
-    if !fast || burst || !(MIN_RIDE_S..=MAX_RIDE_S).contains(&secs) {
-        return None;
-    }
-    let before = tr.mean_speed(start - CONTEXT_MS.1, start - CONTEXT_MS.0);
-    let after = tr.mean_speed(end + CONTEXT_MS.0, end + CONTEXT_MS.1);
-    if before.is_some_and(|v| v * 3.6 > FOOT_KMH) && after.is_some_and(|v| v * 3.6 > FOOT_KMH) {
-        return None;
-    }
-    if on_foot_share(tr, start, end) > FOOT_SHARE {
-        return None;
-    }
-    let (ia, ib) = (tr.index(start), tr.index(end));
-    let (dx, dy) = (tr.x[ib] - tr.x[ia], tr.y[ib] - tr.y[ia]);
-    let disp = dx.hypot(dy);
-    let i0 = tr.index(start - 4000);
-    let back = (tr.index(end + 4000)..=tr.index(end + 12_000))
-        .filter(|&k| !tr.blind[k])
-        .map(|k| dist(tr.p(i0), tr.p(k)))
-        .fold(f64::INFINITY, f64::min);
-    if disp > 8.0 && back < RETURN_SHARE * disp {
+    if !(MIN_RIDE_S..=MAX_RIDE_S).contains(&((end - start) as f64 / 1000.0)) {
         return None;
     }
     if let Some(m) = imu {
@@ -153,11 +135,39 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
             start = t;
         }
     }
+    let kmh = |v: Option<f64>| v.map_or(0.0, |v| v * 3.6);
+    let before = kmh(tr.mean_speed(start - CONTEXT_MS.1, start - CONTEXT_MS.0));
+    let after = kmh(tr.mean_speed(end + CONTEXT_MS.0, end + CONTEXT_MS.1));
+    let lead_in = kmh(tr.mean_speed(start - 4000, start - 500));
+    let (ia, ib) = (tr.index(start), tr.index(end));
+    let (dx, dy) = (tr.x[ib] - tr.x[ia], tr.y[ib] - tr.y[ia]);
+    let disp = dx.hypot(dy);
+    let i0 = tr.index(start - 4000);
+    let back = (tr.index(end + 4000)..=tr.index(end + 12_000))
+        .filter(|&k| !tr.blind[k])
+        .map(|k| dist(tr.p(i0), tr.p(k)))
+        .fold(f64::INFINITY, f64::min);
     let path: f64 = (ia..ib).map(|k| dist(tr.p(k), tr.p(k + 1))).sum();
     let secs = ((end - start) as f64 / 1000.0).max(0.1);
-    if imu.is_none() && (path < MIN_RIDE_M || path / secs * 3.6 < MIN_MEAN_KMH) {
-        return None;
-    }
+    let in_gap = (ia..=ib).filter(|&k| tr.gap[k]).count() as f64 / (ib - ia + 1) as f64;
+    let mut x = [0.0; model::NF];
+    x[model::PEAK] = peak_kmh;
+    x[model::SECS] = secs.ln();
+    x[model::ABOVE_ON] = above_on;
+    x[model::PATH] = path.ln_1p();
+    x[model::MEAN] = path / secs * 3.6;
+    x[model::BEFORE] = before;
+    x[model::AFTER] = after;
+    x[model::ON_FOOT] = on_foot_share(tr, start, end);
+    x[model::COMES_BACK] = if disp > 8.0 {
+        (back / disp).min(3.0)
+    } else {
+        1.0
+    };
+    x[model::STRAIGHT] = if path > 1.0 { disp / path } else { 0.0 };
+    x[model::IN_GAP] = in_gap;
+    x[model::LEAD_IN] = lead_in;
+    x[model::INTERVAL] = tr.interval_s;
     Some(Candidate {
         start,
         end,
@@ -165,6 +175,7 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
         peak_kmh,
         dx,
         dy,
+        x,
         inside_s: 0.0,
         paddling_s: 0.0,
         sitting_s: 0.0,

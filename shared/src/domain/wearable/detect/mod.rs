@@ -51,6 +51,7 @@ pub use crate::model::wearable::Ride;
 mod block;
 mod clean;
 mod imu;
+pub mod model;
 mod shore;
 mod track;
 
@@ -236,8 +237,19 @@ impl Detector {
         }
     }
 
-    /// The last block, then the shore test over every window.
-    pub fn finish(mut self) -> Detection {
+    /// The last block, then the shore test and the ride model over every window.
+    pub fn finish(self) -> Detection {
+        self.judge(None)
+    }
+
+    /// [`Detector::finish`], with every window the ride model judged (for training it).
+    pub fn finish_scored(self) -> (Detection, Vec<Scored>) {
+        let mut all = Vec::new();
+        let d = self.judge(Some(&mut all));
+        (d, all)
+    }
+
+    fn judge(mut self, mut all: Option<&mut Vec<Scored>>) -> Detection {
         self.block(true);
         let t = self.totals;
         let mut d = Detection {
@@ -260,7 +272,20 @@ impl Detector {
                 along.atan2(toward).to_degrees()
             });
             // Heading out to sea: paddling out over a wave, not riding it.
-            if rel.is_some_and(|r| r.abs() > SEAWARD_DEG) {
+            let seaward = rel.is_some_and(|r| r.abs() > SEAWARD_DEG);
+            let mut x = c.x;
+            x[model::SHOREWARD] = rel.map_or(0.0, |r| r.to_radians().cos());
+            let p = model::TRAINED.probability(&x);
+            if let Some(all) = all.as_mut() {
+                all.push(Scored {
+                    start_ms: c.start,
+                    end_ms: c.end,
+                    x,
+                    p,
+                    seaward,
+                });
+            }
+            if seaward || p < model::THRESHOLD {
                 sitting += c.sitting_s;
                 paddling += c.paddling_s;
                 continue;
@@ -288,8 +313,24 @@ impl Detector {
     }
 }
 
+/// A window the ride model judged: what it read and the probability it gave.
+#[derive(Clone, Debug)]
+pub struct Scored {
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub x: [f64; model::NF],
+    pub p: f64,
+    /// Refused whatever the model says: heading out to sea.
+    pub seaward: bool,
+}
+
 /// Runs the detector over samples in memory; `use_imu` false ignores the IMU stream.
 pub fn detect(samples: &Samples, use_imu: bool) -> Detection {
+    over(samples, use_imu).finish()
+}
+
+/// A detector that has been given every sample of `samples`, in time order.
+pub fn over(samples: &Samples, use_imu: bool) -> Detector {
     let mut det = Detector::new(use_imu);
     let mut imu = samples.imu.iter().peekable();
     for f in &samples.gps {
@@ -299,7 +340,7 @@ pub fn detect(samples: &Samples, use_imu: bool) -> Detection {
         det.gps(*f);
     }
     imu.for_each(|m| det.imu(*m));
-    det.finish()
+    det
 }
 
 #[cfg(test)]

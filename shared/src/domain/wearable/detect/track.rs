@@ -1,7 +1,7 @@
 //! Steps 2 and 3: a regular track of positions and speeds, with dropouts bridged.
 
 use super::clean::{Fx, dist};
-use super::{GRID_MS, MAX_BRIDGE_MS, ON_KMH, SMOOTH_MS};
+use super::{GAP_FACTOR, GRID_MS, MAX_BRIDGE_MS, ON_KMH, SMOOTH_MS};
 
 /// Positions (m) and speeds (m/s) every [`GRID_MS`] from `t0`.
 pub struct Track {
@@ -11,6 +11,10 @@ pub struct Track {
     pub s: Vec<f64>,
     /// Inside a gap too long to bridge: no speed known.
     pub blind: Vec<bool>,
+    /// Inside any dropout, bridged or not.
+    pub gap: Vec<bool>,
+    /// The session's usual interval between fixes, seconds.
+    pub interval_s: f64,
 }
 
 impl Track {
@@ -85,6 +89,8 @@ pub fn track(f: &[Fx], t0: i64, gap_ms: i64) -> Track {
         y: Vec::with_capacity(n),
         s: vec![0.0; n],
         blind: vec![false; n],
+        gap: vec![false; n],
+        interval_s: gap_ms as f64 / GAP_FACTOR / 1000.0,
     };
     let mut j = 0usize;
     for k in 0..n {
@@ -119,6 +125,9 @@ pub fn track(f: &[Fx], t0: i64, gap_ms: i64) -> Track {
             continue;
         }
         let (ka, kb) = (tr.index(a.t) + 1, tr.index(b.t));
+        for k in ka..kb.min(n) {
+            tr.gap[k] = true;
+        }
         if dt > MAX_BRIDGE_MS {
             for k in ka..kb.min(n) {
                 tr.s[k] = 0.0;

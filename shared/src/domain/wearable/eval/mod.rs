@@ -12,6 +12,7 @@
 //! mode.
 
 pub mod sim;
+pub mod train;
 
 use super::accuracy::{Score, iou};
 use super::codec;
