@@ -11,8 +11,10 @@
 //! stored chunks (the goal: flat in the session's length). `BENCH_SET=dev` or `BENCH_SET=held-out` then
 //! runs the independent evaluation (`shared::domain::wearable::eval`: simulated GPX sessions
 //! read through the import's parser, the detector beside the naive baseline) on that set
-//! instead of the generator above; the held-out sets are for final figures only. Also the FIT
-//! decoder's speed (the import's time bound).
+//! instead of the generator above; the held-out sets are for final figures only.
+//! `BENCH_SET=second` scores the sessions of the second, independently written simulator
+//! (`eval::sim_b`, the set `SECOND_MODEL`), also once. Also the FIT decoder's speed (the
+//! import's time bound).
 
 use bench::env;
 use bench::proc;
@@ -230,7 +232,8 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev" | "development" => eval::DEV,
         "held-out" => eval::HELD_OUT,
         "fresh" => eval::FRESH,
-        other => anyhow::bail!("BENCH_SET is dev, held-out or fresh, not {other:?}"),
+        "second" => eval::SECOND_MODEL,
+        other => anyhow::bail!("BENCH_SET is dev, held-out, fresh or second, not {other:?}"),
     };
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     let (rep, _) = rt.block_on(eval::run(&set));

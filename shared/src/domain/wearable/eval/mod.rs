@@ -10,8 +10,14 @@
 //! once, when `rides-2` was finished) and [`FRESH`] (chosen before `rides-3`'s tuning and
 //! scored once after it; see docs/wearable.md). Each set covers every break type × sampling
 //! mode.
+//!
+//! [`sim_b`] is a second simulator, written independently of both `sim` and the detector (its
+//! authors read neither), so the detector can also be scored on a physical model it shares no
+//! assumption with: [`SECOND_MODEL`]'s sessions come from it ([`Simulator::SimB`]); every other
+//! set uses `sim`.
 
 pub mod sim;
+pub mod sim_b;
 pub mod train;
 
 use super::accuracy::{Score, iou};
@@ -27,12 +33,14 @@ pub const DEV: Set = Set {
     name: "development",
     first_seed: 1,
     per_cell: 4,
+    model: Simulator::Sim,
 };
 /// The held-out test set (different seeds), scored once.
 pub const HELD_OUT: Set = Set {
     name: "held-out",
     first_seed: 900_001,
     per_cell: 5,
+    model: Simulator::Sim,
 };
 
 /// A second held-out set, chosen before any tuning after the first was scored (`rides-3`) and
@@ -41,6 +49,7 @@ pub const FRESH: Set = Set {
     name: "fresh held-out",
     first_seed: 7_300_001,
     per_cell: 5,
+    model: Simulator::Sim,
 };
 
 /// A third held-out set, chosen on 29 Nov before any work on `rides-4` started, to be scored
@@ -49,13 +58,44 @@ pub const THIRD: Set = Set {
     name: "third held-out",
     first_seed: 4_402_001,
     per_cell: 5,
+    model: Simulator::Sim,
 };
+
+/// Sessions from the second, independently written simulator ([`sim_b`]): 45 sessions (5 per
+/// break × sampling), to be scored once by someone who did not write it.
+pub const SECOND_MODEL: Set = Set {
+    name: "second model",
+    first_seed: 6_100_001,
+    per_cell: 5,
+    model: Simulator::SimB,
+};
+
+/// Which simulator generates a set's sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simulator {
+    /// [`sim`], the evaluation's first simulator.
+    Sim,
+    /// [`sim_b`], the second one, written without reading `sim`'s model or the detector.
+    SimB,
+}
+
+impl Simulator {
+    /// One simulated session of this model.
+    pub fn record(self, seed: u64, brk: Break, sampling: Sampling) -> sim::Recorded {
+        match self {
+            Simulator::Sim => sim::record(seed, brk, sampling),
+            Simulator::SimB => sim_b::record(seed, brk, sampling),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Set {
     pub name: &'static str,
     pub first_seed: u64,
     pub per_cell: u64,
+    /// The simulator its sessions come from.
+    pub model: Simulator,
 }
 
 pub const BREAKS: [Break; 3] = [Break::Beach, Break::Reef, Break::Point];
@@ -249,8 +289,13 @@ pub struct SessionResult {
     pub missed: Vec<(i64, i64)>,
 }
 
-pub async fn evaluate_one(seed: u64, brk: Break, sampling: Sampling) -> SessionResult {
-    let rec = sim::record(seed, brk, sampling);
+pub async fn evaluate_one(
+    model: Simulator,
+    seed: u64,
+    brk: Break,
+    sampling: Sampling,
+) -> SessionResult {
+    let rec = model.record(seed, brk, sampling);
     let samples = import(&rec.gpx)
         .await
         .expect("the simulator writes GPX the import accepts");
@@ -331,7 +376,7 @@ pub async fn run(set: &Set) -> (Report, Vec<SessionResult>) {
     };
     let mut all = Vec::new();
     for (seed, b, s) in set.sessions() {
-        let r = evaluate_one(seed, b, s).await;
+        let r = evaluate_one(set.model, seed, b, s).await;
         rep.all.add(&r.cell);
         rep.by_sampling.entry(s).or_default().add(&r.cell);
         rep.by_break.entry(b).or_default().add(&r.cell);
@@ -390,10 +435,28 @@ mod tests {
         assert_eq!(dev.len(), 36);
         assert_eq!(held.len(), 45);
         assert!(dev.iter().all(|d| held.iter().all(|h| h.0 != d.0)));
+        let second = SECOND_MODEL.sessions();
+        assert_eq!(second.len(), 45);
+        for other in [DEV, HELD_OUT, FRESH, THIRD] {
+            assert_eq!(other.model, Simulator::Sim);
+            let o = other.sessions();
+            assert!(second.iter().all(|s| o.iter().all(|x| x.0 != s.0)));
+        }
         for b in BREAKS {
             for s in SAMPLINGS {
                 assert!(held.iter().any(|h| h.1 == b && h.2 == s));
             }
+        }
+        // The ride model's training seeds are no other set's.
+        let sets = [DEV, HELD_OUT, FRESH, THIRD, SECOND_MODEL];
+        let train = train::TRAIN.sessions();
+        for set in sets {
+            let o = set.sessions();
+            assert!(
+                train.iter().all(|t| o.iter().all(|x| x.0 != t.0)),
+                "{}",
+                set.name
+            );
         }
     }
 
@@ -455,6 +518,16 @@ mod tests {
     #[ignore]
     async fn eval_fresh() {
         let (rep, _) = run(&FRESH).await;
+        println!("{}", rep.markdown());
+    }
+
+    /// The second model's figures, for its one scoring run only (`cargo test -p shared
+    /// eval_second_model -- --ignored --nocapture`, the same as `BENCH_SET=second
+    /// scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_second_model() {
+        let (rep, _) = run(&SECOND_MODEL).await;
         println!("{}", rep.markdown());
     }
 

@@ -3,7 +3,7 @@
 //! ride when it matches a true ride (IoU ≥ 0.5), and a logistic regression fitted to them.
 //! The development and held-out sets are never trained on.
 
-use super::{Set, import, sim};
+use super::{Set, Simulator, import};
 use crate::domain::wearable::accuracy::iou;
 use crate::domain::wearable::detect::{self, model::NF};
 
@@ -12,13 +12,14 @@ pub const TRAIN: Set = Set {
     name: "training",
     first_seed: 20_000_001,
     per_cell: 12,
+    model: Simulator::Sim,
 };
 
 /// Every window of the set's sessions, with whether it is a ride.
 pub async fn examples(set: &Set) -> Vec<([f64; NF], bool)> {
     let mut out = Vec::new();
     for (seed, brk, sampling) in set.sessions() {
-        let rec = sim::record(seed, brk, sampling);
+        let rec = set.model.record(seed, brk, sampling);
         let samples = import(&rec.gpx)
             .await
             .expect("the simulator writes GPX the import accepts");
@@ -128,8 +129,9 @@ mod tests {
     #[ignore]
     async fn threshold_on_dev() {
         let mut sessions = Vec::new();
-        for (seed, brk, sampling) in super::super::DEV.sessions() {
-            let rec = sim::record(seed, brk, sampling);
+        let dev = super::super::DEV;
+        for (seed, brk, sampling) in dev.sessions() {
+            let rec = dev.model.record(seed, brk, sampling);
             let samples = import(&rec.gpx).await.unwrap();
             let (_, all) = detect::over(&samples, true).finish_scored();
             sessions.push((rec.rides, all));
