@@ -521,6 +521,16 @@ mod tests {
         println!("{}", rep.markdown());
     }
 
+    /// The third held-out set's figures, scored once when `rides-4` was finished (`cargo test -p
+    /// shared eval_third -- --ignored --nocapture`, the same as `BENCH_SET=third
+    /// scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_third() {
+        let (rep, _) = run(&THIRD).await;
+        println!("{}", rep.markdown());
+    }
+
     /// The second model's figures, for its one scoring run only (`cargo test -p shared
     /// eval_second_model -- --ignored --nocapture`, the same as `BENCH_SET=second
     /// scripts/bench-wearable`).
