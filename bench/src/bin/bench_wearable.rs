@@ -232,8 +232,11 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev" | "development" => eval::DEV,
         "held-out" => eval::HELD_OUT,
         "fresh" => eval::FRESH,
+        "third" => eval::THIRD,
         "second" => eval::SECOND_MODEL,
-        other => anyhow::bail!("BENCH_SET is dev, held-out, fresh or second, not {other:?}"),
+        other => {
+            anyhow::bail!("BENCH_SET is dev, held-out, fresh, third or second, not {other:?}")
+        }
     };
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     let (rep, _) = rt.block_on(eval::run(&set));
