@@ -100,8 +100,8 @@ pub fn block(
     activity(tr, core, first_new, out);
 }
 
-/// 5. The window the run `a..=b` makes and what the ride model reads of it, or none when it
-/// cannot be a ride at all (too short or too long, or, with IMU, paddling strokes).
+/// Step 5: the window the run `a..=b` makes and what the ride model reads of it, or none when
+/// it cannot be a ride at all (too short or too long, or, with IMU, paddling strokes).
 fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate> {
     let n = tr.len();
     let on = ON_KMH / 3.6;

@@ -21,8 +21,11 @@ pub const TRAIN: Set = Set {
     model: Simulator::Sim,
 };
 
-/// Each session of the set: its true rides and every window the ride model judged.
-pub async fn windows(set: &Set) -> Vec<(Vec<(i64, i64)>, Vec<detect::Scored>)> {
+/// A session: its true rides and every window the ride model judged.
+pub type Session = (Vec<(i64, i64)>, Vec<detect::Scored>);
+
+/// Each session of the set.
+pub async fn windows(set: &Set) -> Vec<Session> {
     let mut out = Vec::new();
     for (seed, brk, sampling) in set.sessions() {
         let rec = set.model.record(seed, brk, sampling);
@@ -154,7 +157,7 @@ fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
 
 /// The median error (ms) of the start and of the end of the windows the model takes that
 /// match a true ride: the detector's bias, taken off its bounds.
-fn bias(sessions: &[(Vec<(i64, i64)>, Vec<detect::Scored>)], m: &Trained) -> (i64, i64) {
+fn bias(sessions: &[Session], m: &Trained) -> (i64, i64) {
     let (mut ds, mut de) = (Vec::new(), Vec::new());
     for (truth, all) in sessions {
         for c in all
@@ -185,7 +188,7 @@ pub fn rust(m: &Trained) -> String {
     s += &format!("pub const BASE: f64 = {:?};\n", m.base);
     s += &format!("pub const START_BIAS_MS: i64 = {};\n", m.start_bias_ms);
     s += &format!("pub const END_BIAS_MS: i64 = {};\n", m.end_bias_ms);
-    s += &format!("pub const TREES: [Tree; {}] = [\n", m.trees.len());
+    s += &format!("pub static TREES: [Tree; {}] = [\n", m.trees.len());
     for t in &m.trees {
         s += &format!(
             "    Tree {{ f: {:?}, t: {:?}, leaf: {:?} }},\n",
