@@ -1,6 +1,6 @@
 //! The ride model: gradient-boosted trees over what a candidate window shows (its speed, length
 //! and path, the track around it, its heading against the shore, dropouts inside it), trained
-//! on simulated sessions of seeds of their own (`eval::train`, which writes [`super::trees`]),
+//! on simulated sessions of seeds of their own (`eval::train`, which writes `detect/trees.rs`),
 //! never on the development or held-out sets; the threshold was chosen on the development set.
 
 pub const PEAK: usize = 0;
@@ -65,11 +65,6 @@ impl Tree {
 pub fn probability(base: f64, trees: &[Tree], x: &[f64; NF]) -> f64 {
     let z = base + trees.iter().map(|t| t.value(x)).sum::<f64>();
     1.0 / (1.0 + (-z).exp())
-}
-
-/// The shipped model's probability ([`super::trees`]).
-pub fn ride_probability(x: &[f64; NF]) -> f64 {
-    probability(super::trees::BASE, &super::trees::TREES, x)
 }
 
 /// A window is a ride when the model gives it this probability or more (chosen on the
