@@ -7,9 +7,10 @@
 //! two ways: temporal IoU ≥ 0.5 and both boundaries within ±2 s (one to one, best pairs first).
 //!
 //! Sets of seeds: [`DEV`] (the detector was developed against these), [`HELD_OUT`] (scored
-//! once, when `rides-2` was finished) and [`FRESH`] (chosen before `rides-3`'s tuning and
-//! scored once after it; see docs/wearable.md). Each set covers every break type × sampling
-//! mode.
+//! once, when `rides-2` was finished), [`FRESH`] (chosen before `rides-3`'s tuning and scored
+//! once after it) and [`THIRD`] (chosen before `rides-4`'s work and scored once after it; see
+//! docs/wearable.md); [`train::TRAIN`] holds the ride model's training seeds, which [`train`]
+//! fits the model to. Each set covers every break type × sampling mode.
 //!
 //! [`sim_b`] is a second simulator, written independently of both `sim` and the detector (its
 //! authors read neither), so the detector can also be scored on a physical model it shares no
