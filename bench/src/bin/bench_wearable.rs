@@ -73,7 +73,7 @@ fn memory() -> anyhow::Result<()> {
         let mut file = Vec::new();
         let chunks = codec::encode_all(&s);
         for c in &chunks {
-            file.push(stream_slot(c.stream) as u8);
+            file.push(replay::slot(c.stream) as u8);
             file.extend(c.start_ms.to_le_bytes());
             file.extend(c.end_ms.to_le_bytes());
             file.extend(c.count.to_le_bytes());
@@ -109,14 +109,6 @@ fn memory() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn stream_slot(s: Stream) -> usize {
-    match s {
-        Stream::Gps => 0,
-        Stream::Hr => 1,
-        Stream::Imu => 2,
-    }
-}
-
 /// One memory case, in its own process: prints the number of rides and the peak resident
 /// memory (KiB) the detection added to the loaded chunks.
 fn memory_case(case: &str) -> anyhow::Result<()> {
@@ -133,7 +125,7 @@ fn memory_case(case: &str) -> anyhow::Result<()> {
     while (r.position() as usize) < file.len() {
         let mut slot = [0u8];
         r.read_exact(&mut slot)?;
-        let stream = [Stream::Gps, Stream::Hr, Stream::Imu][slot[0] as usize];
+        let stream = Stream::ALL[slot[0] as usize];
         let (start_ms, end_ms, count) = (int(&mut r)?, int(&mut r)?, int(&mut r)?);
         let mut data = vec![0u8; int(&mut r)? as usize];
         r.read_exact(&mut data)?;
@@ -314,7 +306,7 @@ fn main() -> anyhow::Result<()> {
                 .collect::<Vec<_>>(),
         ));
         for c in codec::encode_all(&s.samples) {
-            let i = stream_slot(c.stream);
+            let i = replay::slot(c.stream);
             bytes[i] += c.data.len() as u64;
             counts[i] += c.count as u64;
         }

@@ -218,7 +218,6 @@ pub struct ChunkMeta {
     pub id: Id,
     pub stream: Stream,
     pub start_ms: i64,
-    pub end_ms: i64,
     pub sample_count: i64,
 }
 
@@ -228,7 +227,7 @@ pub async fn chunk_index(
     session: Id,
 ) -> Result<Vec<ChunkMeta>, sqlx::Error> {
     sql!(x, c => sqlx::query_as::<_, ChunkMeta>(
-        "SELECT id, stream, start_ms, end_ms, sample_count FROM wearable_chunks
+        "SELECT id, stream, start_ms, sample_count FROM wearable_chunks
          WHERE session_id = $1 ORDER BY start_ms, stream, id")
         .bind(session).fetch_all(&mut *c).await)
 }
@@ -261,19 +260,6 @@ pub async fn usage(x: &mut impl Executor, session: Id) -> Result<Vec<StreamUsage
             CAST(COALESCE(SUM(LENGTH(data)), 0) AS BIGINT) AS bytes
          FROM wearable_chunks WHERE session_id = $1 GROUP BY stream ORDER BY stream")
         .bind(session).fetch_all(&mut *c).await)
-}
-
-pub async fn delete_chunks(
-    x: &mut impl Executor,
-    session: Id,
-    stream: Stream,
-) -> Result<u64, sqlx::Error> {
-    execute!(
-        x,
-        sqlx::query("DELETE FROM wearable_chunks WHERE session_id = $1 AND stream = $2")
-            .bind(session)
-            .bind(stream)
-    )
 }
 
 // ---- rides ----

@@ -7,7 +7,7 @@ use super::codec::{self, ChunkWriter};
 use super::detect::{self, Detection};
 use super::fit::{self, FitReader};
 use super::gpx::{GpxReader, line_at};
-use super::replay::{Replay, Sample, Step};
+use super::replay::{self, Replay, Sample, Step};
 use super::samplefile::{self, SampleFileReader};
 use super::samples::{Samples, Stream};
 use super::sessions::plan_expiry;
@@ -38,12 +38,15 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     }
     let index = wearable::chunk_index(&mut tx, s.id).await?;
     // A stream in more chunks than its samples fill is rewritten.
-    let rewrite = STREAMS.map(|stream| {
-        let of = || index.iter().filter(move |c| c.stream == stream);
-        let samples: i64 = of().map(|c| c.sample_count).sum();
-        let full = (samples as usize).div_ceil(codec::chunk_capacity(stream));
-        of().count() > full + 1
-    });
+    let rewrite: Vec<bool> = Stream::ALL
+        .iter()
+        .map(|&stream| {
+            let of = || index.iter().filter(move |c| c.stream == stream);
+            let samples: i64 = of().map(|c| c.sample_count).sum();
+            let full = (samples as usize).div_ceil(codec::chunk_capacity(stream));
+            of().count() > full + 1
+        })
+        .collect();
     let mut det = detect::Detector::new(true);
     let mut out = ChunkWriter::default();
     let mut counts = [0i64; 3];
@@ -79,14 +82,8 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     for c in out.finish() {
         wearable::insert_chunk(&mut tx, s.id, &c).await?;
     }
-    for c in &index {
-        if STREAMS
-            .iter()
-            .zip(rewrite)
-            .any(|(&st, w)| w && st == c.stream)
-        {
-            wearable::delete_chunk(&mut tx, c.id).await?;
-        }
+    for c in index.iter().filter(|c| rewrite[replay::slot(c.stream)]) {
+        wearable::delete_chunk(&mut tx, c.id).await?;
     }
     let d = det.finish();
     wearable::replace_rides(&mut tx, org, s.id, &d.version, &d.rides).await?;
@@ -116,9 +113,6 @@ pub async fn derive(db: &Db, org: Id, session: Id) -> Result<Option<Detection>> 
     tx.commit().await?;
     Ok(Some(d))
 }
-
-/// The streams in the order of [`Replay`]'s slots and the session's counts.
-const STREAMS: [Stream; 3] = [Stream::Gps, Stream::Hr, Stream::Imu];
 
 /// Where in a file a fault lies: a line of a text file, a record of a FIT file (with its byte
 /// offset), or the file as a whole.

@@ -3,9 +3,18 @@
 //! live session's resent batches do).
 
 use super::codec::{CorruptChunk, decode};
-use super::samples::{GpsFix, HeartRate, Imu, Samples};
+use super::samples::{GpsFix, HeartRate, Imu, Samples, Stream};
 use crate::model::wearable::Chunk;
 use std::collections::VecDeque;
+
+/// A stream's slot in [`Stream::ALL`]'s order (GPS, heart rate, IMU), used for per-stream
+/// arrays.
+pub fn slot(s: Stream) -> usize {
+    Stream::ALL
+        .iter()
+        .position(|&x| x == s)
+        .expect("every stream is in ALL")
+}
 
 /// One sample of any stream.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,6 +40,7 @@ pub struct Replay {
     gps: VecDeque<GpsFix>,
     hr: VecDeque<HeartRate>,
     imu: VecDeque<Imu>,
+    /// The last time given, per stream ([`slot`]).
     last: [Option<i64>; 3],
 }
 

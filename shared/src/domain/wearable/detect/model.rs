@@ -3,39 +3,35 @@
 //! on simulated sessions of seeds of their own (`eval::train`, which writes `detect/trees.rs`),
 //! never on the development or held-out sets; the threshold was chosen on the development set.
 
+// The features, by their index in a window's feature vector.
+/// Peak speed, km/h.
 pub const PEAK: usize = 0;
+/// ln of the window's seconds.
 pub const SECS: usize = 1;
+/// Seconds above [`super::ON_KMH`].
 pub const ABOVE_ON: usize = 2;
+/// ln(1 + path in metres).
 pub const PATH: usize = 3;
+/// Mean speed, km/h.
 pub const MEAN: usize = 4;
+/// Mean speed 5–25 s before and after, km/h ([`super::CONTEXT_MS`]).
 pub const BEFORE: usize = 5;
 pub const AFTER: usize = 6;
+/// Share of the minute either side at a walking or jogging pace.
 pub const ON_FOOT: usize = 7;
+/// How far back the track comes 4–12 s later, as a share of the displacement (at most 3).
 pub const COMES_BACK: usize = 8;
+/// Displacement / path.
 pub const STRAIGHT: usize = 9;
+/// Share of the window inside a dropout.
 pub const IN_GAP: usize = 10;
+/// Mean speed 0.5–4 s before the start, km/h.
 pub const LEAD_IN: usize = 11;
+/// The session's usual interval between fixes, seconds.
 pub const INTERVAL: usize = 12;
+/// Cosine of the angle to straight in (0 when the shore side is unknown).
 pub const SHOREWARD: usize = 13;
 pub const NF: usize = 14;
-
-/// The features' names, in order.
-pub const NAMES: [&str; NF] = [
-    "peak km/h",
-    "ln seconds",
-    "seconds above 10.5 km/h",
-    "ln(1 + path m)",
-    "mean km/h",
-    "km/h 5-25 s before",
-    "km/h 5-25 s after",
-    "share of the minute either side at a foot pace",
-    "how far back the track comes (share of the displacement)",
-    "displacement / path",
-    "share inside a dropout",
-    "km/h 0.5-4 s before",
-    "usual interval between fixes, s",
-    "cosine of the angle to straight in (0 unknown)",
-];
 
 /// One tree of depth 3: node `k`'s children are `2k + 1` (feature `f[k]` at most `t[k]`) and
 /// `2k + 2`; the leaves are nodes 7–14.
