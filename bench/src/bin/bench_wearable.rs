@@ -13,7 +13,8 @@
 //! read through the import's parser, the detector beside the naive baseline) on that set
 //! instead of the generator above; the held-out sets are for final figures only.
 //! `BENCH_SET=second` scores the sessions of the second, independently written simulator
-//! (`eval::sim_b`, the set `SECOND_MODEL`), also once. Also the FIT decoder's speed (the
+//! (`eval::sim_b`, the set `SECOND_MODEL`), also once; `fourth`, `dev-b` and `second-held` are
+//! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`). Also the FIT decoder's speed (the
 //! import's time bound).
 
 use bench::env;
@@ -225,9 +226,14 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "held-out" => eval::HELD_OUT,
         "fresh" => eval::FRESH,
         "third" => eval::THIRD,
+        "fourth" => eval::FOURTH,
         "second" => eval::SECOND_MODEL,
+        "dev-b" => eval::DEV_B,
+        "second-held" => eval::SECOND_HELD,
         other => {
-            anyhow::bail!("BENCH_SET is dev, held-out, fresh, third or second, not {other:?}")
+            anyhow::bail!(
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b or second-held, not {other:?}"
+            )
         }
     };
     let rt = tokio::runtime::Builder::new_current_thread().build()?;

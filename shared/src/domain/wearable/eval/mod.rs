@@ -71,6 +71,34 @@ pub const SECOND_MODEL: Set = Set {
     model: Simulator::SimB,
 };
 
+/// Chosen on 29 Nov before any work on `rides-5` started (the third set was scored for
+/// `rides-4`), to be scored once when that work is finished.
+pub const FOURTH: Set = Set {
+    name: "fourth held-out",
+    first_seed: 3_300_001,
+    per_cell: 5,
+    model: Simulator::Sim,
+};
+
+/// Development sessions from the second simulator: `rides-5` may be developed and trained on
+/// [`sim_b`] sessions too, so the second simulator's figures from then on come from
+/// [`SECOND_HELD`], chosen with this set before that work started.
+pub const DEV_B: Set = Set {
+    name: "second model, development",
+    first_seed: 6_600_001,
+    per_cell: 4,
+    model: Simulator::SimB,
+};
+
+/// The second simulator's held-out sessions for `rides-5` ([`SECOND_MODEL`] was scored for
+/// `rides-4`), scored once when that work is finished.
+pub const SECOND_HELD: Set = Set {
+    name: "second model, held-out",
+    first_seed: 6_800_001,
+    per_cell: 5,
+    model: Simulator::SimB,
+};
+
 /// Which simulator generates a set's sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simulator {
@@ -448,16 +476,30 @@ mod tests {
                 assert!(held.iter().any(|h| h.1 == b && h.2 == s));
             }
         }
-        // The ride model's training seeds are no other set's.
-        let sets = [DEV, HELD_OUT, FRESH, THIRD, SECOND_MODEL];
-        let train = train::TRAIN.sessions();
-        for set in sets {
-            let o = set.sessions();
-            assert!(
-                train.iter().all(|t| o.iter().all(|x| x.0 != t.0)),
-                "{}",
-                set.name
-            );
+        // No two sets share a seed, the ride model's training seeds included.
+        let sets = [
+            DEV,
+            HELD_OUT,
+            FRESH,
+            THIRD,
+            FOURTH,
+            SECOND_MODEL,
+            DEV_B,
+            SECOND_HELD,
+            train::TRAIN,
+            train::TRAIN_B,
+        ];
+        for (i, a) in sets.iter().enumerate() {
+            let sa = a.sessions();
+            for b in &sets[i + 1..] {
+                let sb = b.sessions();
+                assert!(
+                    sa.iter().all(|x| sb.iter().all(|y| x.0 != y.0)),
+                    "{} and {} share a seed",
+                    a.name,
+                    b.name
+                );
+            }
         }
     }
 

@@ -21,6 +21,14 @@ pub const TRAIN: Set = Set {
     model: Simulator::Sim,
 };
 
+/// Training seeds for the second simulator, reserved with [`super::FOURTH`] before `rides-5`.
+pub const TRAIN_B: Set = Set {
+    name: "training, second model",
+    first_seed: 21_000_001,
+    per_cell: 24,
+    model: Simulator::SimB,
+};
+
 /// A session: its true rides and every window the ride model judged.
 pub type Session = (Vec<(i64, i64)>, Vec<detect::Scored>);
 
