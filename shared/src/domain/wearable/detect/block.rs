@@ -8,9 +8,21 @@ use super::track::Track;
 use super::*;
 use crate::domain::wearable::samples::Imu;
 
-/// A window that may be a ride, waiting for the ride model, which reads the shore side known
-/// only once the whole session has been seen.
+/// A run that may hold a ride: the windows proposed for it, of which the ride model takes the
+/// likeliest, judged once the whole session's shore side is known.
 pub struct Candidate {
+    /// The widest window's bounds (the grid points counted with the run).
+    pub start: i64,
+    pub end: i64,
+    pub windows: Vec<Window>,
+    /// Seconds of the track inside the run, and how they would count were it no ride.
+    pub inside_s: f64,
+    pub paddling_s: f64,
+    pub sitting_s: f64,
+}
+
+/// One proposed window of a run: its bounds where the speed crosses one level.
+pub struct Window {
     pub start: i64,
     pub end: i64,
     pub path: f64,
@@ -20,10 +32,6 @@ pub struct Candidate {
     pub dy: f64,
     /// What the ride model reads ([`model`]); the shore feature is filled in last.
     pub x: [f64; model::NF],
-    /// Seconds of the track inside the window, and how they would count were it no ride.
-    pub inside_s: f64,
-    pub paddling_s: f64,
-    pub sitting_s: f64,
 }
 
 /// What the blocks add up.
@@ -55,7 +63,7 @@ pub fn block(
     out.shore.last = Some(f[f.len() - 1].p());
     out.used_imu |= imu.is_some();
     let n = tr.len();
-    let (on, off) = (ON_KMH / 3.6, OFF_KMH / 3.6);
+    let (on, off) = (CANDIDATE_KMH / 3.6, OFF_KMH / 3.6);
     // 4. Runs above `off` reaching `on`, dips under a second and a half merged.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut k = 0;
@@ -78,7 +86,9 @@ pub fn block(
     }
     runs.retain(|&(a, _)| in_core(tr.time(a)));
     for &(a, b) in &runs {
-        out.shore.run(tr.p(a), tr.p(b));
+        if tr.s[a..=b].iter().any(|&v| v >= ON_KMH / 3.6) {
+            out.shore.run(tr.p(a), tr.p(b));
+        }
     }
     // The line-up's sample: every fourth grid point of the session's grid.
     for k in 0..n {
@@ -100,30 +110,75 @@ pub fn block(
     activity(tr, core, first_new, out);
 }
 
-/// Step 5: the window the run `a..=b` makes and what the ride model reads of it, or none when
-/// it cannot be a ride at all (too short or too long, or, with IMU, paddling strokes).
+/// Step 5: the windows the run `a..=b` proposes, or none when it cannot be a ride at all (too
+/// short or too long, or, with IMU, paddling strokes).
 fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate> {
+    let peak = tr.s[a..=b].iter().copied().fold(0.0, f64::max) * 3.6;
+    let mut windows: Vec<Window> = Vec::new();
+    for from in levels(peak) {
+        for to in levels(peak) {
+            if let Some(w) = window(tr, a, b, (from, to), imu)
+                && windows.iter().all(|o| (o.start, o.end) != (w.start, w.end))
+            {
+                windows.push(w);
+            }
+        }
+    }
+    Some(Candidate {
+        start: windows.iter().map(|w| w.start).min()?,
+        end: windows.iter().map(|w| w.end).max()?,
+        windows,
+        inside_s: 0.0,
+        paddling_s: 0.0,
+        sitting_s: 0.0,
+    })
+}
+
+/// The speeds (km/h) whose crossings bound a run's windows: one between paddling and the
+/// peak, and shares of the peak ([`LEVELS`]), so that a take-off sprint or a slow straighten-out
+/// either side of the ride need not be part of it.
+fn levels(peak_kmh: f64) -> impl Iterator<Item = f64> {
+    std::iter::once((0.4 * peak_kmh + 2.0).clamp(7.5, 12.0)).chain(
+        LEVELS
+            .iter()
+            .map(move |f| f * peak_kmh)
+            .filter(|&v| v >= 7.5),
+    )
+}
+
+/// The window of the run `a..=b` starting where the speed first rises to `levels.0` (km/h) and
+/// ending where it last falls below `levels.1`.
+fn window(
+    tr: &Track,
+    a: usize,
+    b: usize,
+    levels: (f64, f64),
+    imu: Option<&[Imu]>,
+) -> Option<Window> {
     let n = tr.len();
     let on = ON_KMH / 3.6;
     let peak = tr.s[a..=b].iter().copied().fold(0.0, f64::max);
     let peak_kmh = peak * 3.6;
-    let level = (0.4 * peak_kmh + 2.0).clamp(7.5, 12.0) / 3.6;
-    let ka = (a..=b).find(|&k| tr.s[k] >= level)?;
-    let kb = (a..=b).rev().find(|&k| tr.s[k] >= level).unwrap_or(ka);
+    let (la, lb) = (levels.0 / 3.6, levels.1 / 3.6);
+    let ka = (a..=b).find(|&k| tr.s[k] >= la)?;
+    let kb = (a..=b).rev().find(|&k| tr.s[k] >= lb)?;
+    if kb < ka {
+        return None;
+    }
     let mut start = if ka > 0 {
-        tr.crossing(ka - 1, ka, level)
+        tr.crossing(ka - 1, ka, la)
     } else {
         tr.time(ka) as f64
     }
     .round() as i64;
     let end = if kb + 1 < n {
-        tr.crossing(kb, kb + 1, level)
+        tr.crossing(kb, kb + 1, lb)
     } else {
         tr.time(kb) as f64
     }
     .round() as i64;
     let above_on =
-        tr.s[a..=b].iter().filter(|&&v| v >= on).count() as f64 * GRID_MS as f64 / 1000.0;
+        tr.s[ka..=kb].iter().filter(|&&v| v >= on).count() as f64 * GRID_MS as f64 / 1000.0;
     if !(MIN_RIDE_S..=MAX_RIDE_S).contains(&((end - start) as f64 / 1000.0)) {
         return None;
     }
@@ -150,6 +205,11 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
     let path: f64 = (ia..ib).map(|k| dist(tr.p(k), tr.p(k + 1))).sum();
     let secs = ((end - start) as f64 / 1000.0).max(0.1);
     let in_gap = (ia..=ib).filter(|&k| tr.gap[k]).count() as f64 / (ib - ia + 1) as f64;
+    // How sharply the speed changes across each bound: the mean over 2 s inside less the mean
+    // over 2 s outside.
+    let step = |inside: (i64, i64), outside: (i64, i64)| {
+        kmh(tr.mean_speed(inside.0, inside.1)) - kmh(tr.mean_speed(outside.0, outside.1))
+    };
     let mut x = [0.0; model::NF];
     x[model::PEAK] = peak_kmh;
     x[model::SECS] = secs.ln();
@@ -168,7 +228,11 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
     x[model::IN_GAP] = in_gap;
     x[model::LEAD_IN] = lead_in;
     x[model::INTERVAL] = tr.interval_s;
-    Some(Candidate {
+    x[model::START_LEVEL] = levels.0 / peak_kmh.max(1.0);
+    x[model::END_LEVEL] = levels.1 / peak_kmh.max(1.0);
+    x[model::START_STEP] = step((start, start + 2000), (start - 2000, start));
+    x[model::END_STEP] = step((end - 2000, end), (end, end + 2000));
+    Some(Window {
         start,
         end,
         path,
@@ -176,9 +240,6 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
         dx,
         dy,
         x,
-        inside_s: 0.0,
-        paddling_s: 0.0,
-        sitting_s: 0.0,
     })
 }
 

@@ -92,7 +92,16 @@ pub fn clean(
 ) -> Vec<Fx> {
     let in_core = |t: i64| (core.0..core.1).contains(&t);
     let mut raw: Vec<Fx> = Vec::with_capacity(fixes.len());
+    let mut prev: Option<&GpsFix> = None;
     for f in fixes {
+        // The very position of the fix before: a receiver without a solution repeating its
+        // last one (noise of metres never lands twice on the same centimetre). Read as a gap,
+        // not as a stop.
+        let repeat = prev.is_some_and(|p| p.lat == f.lat && p.lon == f.lon);
+        prev = Some(f);
+        if repeat {
+            continue;
+        }
         if f.accuracy.is_some_and(|a| a > MAX_ACCURACY_M) {
             rej.inaccurate += usize::from(in_core(f.t));
         } else if f.speed.is_some_and(|v| v * 3.6 > MAX_SPEED_KMH) {

@@ -584,11 +584,16 @@ mod tests {
         println!("{}", rep.markdown());
     }
 
-    /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`).
+    /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`;
+    /// `EVAL_SET=dev-b` for the second simulator's).
     #[tokio::test]
     #[ignore]
     async fn eval_dev() {
-        let (rep, all) = run(&DEV).await;
+        let set = match std::env::var("EVAL_SET").as_deref() {
+            Ok("dev-b") => DEV_B,
+            _ => DEV,
+        };
+        let (rep, all) = run(&set).await;
         if std::env::var("EVAL_VERBOSE").is_ok() {
             for r in &all {
                 let t0 = r.truth.first().map_or(0, |t| t.0) - 600_000;

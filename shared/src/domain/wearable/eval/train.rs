@@ -1,8 +1,9 @@
 //! Trains the detector's ride model ([`crate::domain::wearable::detect::model`]): every window
-//! the detector considers in simulated sessions of seeds of their own ([`TRAIN`]), labelled a
-//! ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted trees fitted to them
-//! (depth 3, logistic loss); then the median error of the bounds of the windows it takes, which
-//! the detector takes off. The development and held-out sets are never trained on.
+//! the detector proposes in simulated sessions of seeds of their own ([`TRAINING`]: both the
+//! first simulator's [`TRAIN`] and the second's [`TRAIN_B`]), labelled a ride when it matches a
+//! true ride (IoU ≥ 0.5), and gradient-boosted trees fitted to them (depth 3, logistic loss);
+//! then the median error of the bounds of the windows it takes, which the detector takes off.
+//! The development and held-out sets are never trained on, nor the third simulator's.
 //! `cargo test -p shared train_ride_model -- --ignored --nocapture` writes
 //! `detect/trees.rs`; `trained_trees_are_the_shipped_ones` checks that it reproduces.
 
@@ -49,7 +50,7 @@ pub async fn windows(set: &Set) -> Vec<Session> {
 /// Boosting rounds and shrinkage; the threshold at which windows are taken when the bias of
 /// their bounds is measured (the detector's, `model::THRESHOLD`, is chosen on the development
 /// set afterwards).
-const ROUNDS: usize = 200;
+const ROUNDS: usize = 400;
 const RATE: f64 = 0.1;
 const LAMBDA: f64 = 1.0;
 const BIAS_AT: f64 = 0.35;
@@ -68,9 +69,15 @@ impl Trained {
     }
 }
 
-/// Fits the trees to the set's windows and measures the bias of the bounds.
-pub async fn train(set: &Set) -> Trained {
-    let sessions = windows(set).await;
+/// The ride model's training sets: both simulators.
+pub const TRAINING: [Set; 2] = [TRAIN, TRAIN_B];
+
+/// Fits the trees to the sets' windows and measures the bias of the bounds.
+pub async fn train(sets: &[Set]) -> Trained {
+    let mut sessions = Vec::new();
+    for set in sets {
+        sessions.extend(windows(set).await);
+    }
     let ex: Vec<([f64; NF], bool)> = sessions
         .iter()
         .flat_map(|(truth, all)| {
@@ -91,8 +98,31 @@ pub async fn train(set: &Set) -> Trained {
     m
 }
 
+/// The windows taken as rides, as the detector takes them: each run's likeliest window not
+/// heading out to sea, when its probability `p` is at least `th`.
+pub fn taken(
+    all: &[detect::Scored],
+    p: impl Fn(&detect::Scored) -> f64,
+    th: f64,
+) -> Vec<&detect::Scored> {
+    let mut out: Vec<(f64, &detect::Scored)> = Vec::new();
+    for c in all.iter().filter(|c| !c.seaward) {
+        let pc = p(c);
+        match out.last_mut() {
+            Some(last) if last.1.run == c.run => {
+                if pc > last.0 {
+                    *last = (pc, c);
+                }
+            }
+            _ => out.push((pc, c)),
+        }
+    }
+    out.into_iter().filter(|b| b.0 >= th).map(|b| b.1).collect()
+}
+
 /// Gradient boosting on the logistic loss: trees of depth 3 whose splits are chosen among 32
-/// quantiles of each feature.
+/// quantiles of each feature (each example's bin per feature found once; a node's gradient sums
+/// per bin in one pass).
 fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
     let n = ex.len();
     let y: Vec<f64> = ex.iter().map(|e| f64::from(u8::from(e.1))).collect();
@@ -107,6 +137,11 @@ fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
             c
         })
         .collect();
+    // bin[i][f]: the first cut at or above the value (the value is ≤ cuts[f][j] iff bin ≤ j).
+    let bin: Vec<[u8; NF]> = ex
+        .iter()
+        .map(|e| std::array::from_fn(|f| cuts[f].partition_point(|&c| c < e.0[f]) as u8))
+        .collect();
     let mut z = vec![base; n];
     let mut trees = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
@@ -119,34 +154,50 @@ fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
             t: [f64::MAX; 7],
             leaf: [0.0; 8],
         };
-        for k in 0..7 {
-            let idx: Vec<usize> = (0..n).filter(|&i| node[i] == k).collect();
-            let (gs, hs) = idx
-                .iter()
-                .fold((0.0, 0.0), |a, &i| (a.0 + g[i], a.1 + h[i]));
-            let mut best = (0.0, 0usize, f64::MAX);
-            for (f, cuts) in cuts.iter().enumerate() {
-                for &c in cuts {
-                    let (mut gl, mut hl) = (0.0, 0.0);
-                    for &i in idx.iter().filter(|&&i| ex[i].0[f] <= c) {
-                        gl += g[i];
-                        hl += h[i];
-                    }
-                    let (gr, hr) = (gs - gl, hs - hl);
-                    if hl < 1.0 || hr < 1.0 {
-                        continue;
-                    }
-                    let gain =
-                        gl * gl / (hl + LAMBDA) + gr * gr / (hr + LAMBDA) - gs * gs / (hs + LAMBDA);
-                    if gain > best.0 {
-                        best = (gain, f, c);
-                    }
+        for depth in 0..3 {
+            let first = (1 << depth) - 1;
+            let width = 1 << depth;
+            // Sums of g and h per node of this depth, feature and bin.
+            let mut hist = vec![[[(0.0, 0.0); 32]; NF]; width];
+            for i in 0..n {
+                let hk = &mut hist[node[i] - first];
+                for f in 0..NF {
+                    let c = &mut hk[f][usize::from(bin[i][f])];
+                    c.0 += g[i];
+                    c.1 += h[i];
                 }
             }
-            tree.f[k] = best.1 as u8;
-            tree.t[k] = best.2;
-            for &i in &idx {
-                node[i] = 2 * k + if ex[i].0[best.1] <= best.2 { 1 } else { 2 };
+            for (j, hk) in hist.iter().enumerate() {
+                let k = first + j;
+                let (gs, hs) = hk[0].iter().fold((0.0, 0.0), |a, c| (a.0 + c.0, a.1 + c.1));
+                let mut best = (0.0, 0usize, f64::MAX);
+                for (f, cuts) in cuts.iter().enumerate() {
+                    let (mut gl, mut hl) = (0.0, 0.0);
+                    for (jb, &c) in cuts.iter().enumerate() {
+                        gl += hk[f][jb].0;
+                        hl += hk[f][jb].1;
+                        let (gr, hr) = (gs - gl, hs - hl);
+                        if hl < 1.0 || hr < 1.0 {
+                            continue;
+                        }
+                        let gain = gl * gl / (hl + LAMBDA) + gr * gr / (hr + LAMBDA)
+                            - gs * gs / (hs + LAMBDA);
+                        if gain > best.0 {
+                            best = (gain, f, c);
+                        }
+                    }
+                }
+                tree.f[k] = best.1 as u8;
+                tree.t[k] = best.2;
+            }
+            for i in 0..n {
+                let k = node[i];
+                node[i] = 2 * k
+                    + if ex[i].0[usize::from(tree.f[k])] <= tree.t[k] {
+                        1
+                    } else {
+                        2
+                    };
             }
         }
         for l in 0..8 {
@@ -168,10 +219,7 @@ fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
 fn bias(sessions: &[Session], m: &Trained) -> (i64, i64) {
     let (mut ds, mut de) = (Vec::new(), Vec::new());
     for (truth, all) in sessions {
-        for c in all
-            .iter()
-            .filter(|c| !c.seaward && m.probability(&c.x) >= BIAS_AT)
-        {
+        for c in taken(all, |c| m.probability(&c.x), BIAS_AT) {
             let w = (c.start_ms, c.end_ms);
             if let Some(t) = truth.iter().find(|&&t| iou(t, w) >= 0.5) {
                 ds.push(w.0 - t.0);
@@ -207,16 +255,17 @@ pub fn rust(m: &Trained) -> String {
     s
 }
 
-/// The ride model's threshold against the development set, for the trees as shipped.
+/// The ride model's threshold against the development sets (both simulators), for the trees
+/// as shipped.
 pub async fn thresholds_on_dev() -> Vec<(f64, Score, Score)> {
-    let dev = windows(&super::DEV).await;
+    let mut dev = windows(&super::DEV).await;
+    dev.extend(windows(&super::DEV_B).await);
     let mut out = Vec::new();
-    for th in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5] {
+    for th in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
         let (mut a, mut b) = (Score::default(), Score::default());
         for (truth, all) in &dev {
-            let found: Vec<(i64, i64)> = all
-                .iter()
-                .filter(|c| !c.seaward && c.p >= th)
+            let found: Vec<(i64, i64)> = taken(all, |c| c.p, th)
+                .into_iter()
                 .map(|c| {
                     (
                         c.start_ms - detect::trees::START_BIAS_MS,
@@ -240,7 +289,7 @@ mod tests {
     #[tokio::test]
     #[ignore]
     async fn train_ride_model() {
-        let m = train(&TRAIN).await;
+        let m = train(&TRAINING).await;
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/src/domain/wearable/detect/trees.rs"
@@ -256,7 +305,7 @@ mod tests {
     #[tokio::test]
     #[ignore]
     async fn trained_trees_are_the_shipped_ones() {
-        let m = train(&TRAIN).await;
+        let m = train(&TRAINING).await;
         assert_eq!(rust(&m), include_str!("../detect/trees.rs"));
     }
 
@@ -273,6 +322,167 @@ mod tests {
                 b.precision(),
                 b.recall()
             );
+        }
+    }
+
+    /// Where recall is lost: per break, sampling and ride length, the share of true rides with
+    /// a candidate window at all (IoU ≥ 0.5; ±2 s) and with one the model takes.
+    /// `EVAL_SET=dev|dev-b cargo test -p shared candidate_recall -- --ignored --nocapture`.
+    #[tokio::test]
+    #[ignore]
+    async fn candidate_recall() {
+        let set = match std::env::var("EVAL_SET").as_deref() {
+            Ok("dev-b") => super::super::DEV_B,
+            _ => super::super::DEV,
+        };
+        let sessions = windows(&set).await;
+        let mut rows: std::collections::BTreeMap<String, [usize; 4]> = Default::default();
+        for ((_, brk, sampling), (truth, all)) in set.sessions().into_iter().zip(&sessions) {
+            for &t in truth {
+                let shifted = |c: &detect::Scored| {
+                    (
+                        c.start_ms - detect::trees::START_BIAS_MS,
+                        c.end_ms - detect::trees::END_BIAS_MS,
+                    )
+                };
+                let ok = all.iter().filter(|c| !c.seaward);
+                let cand = ok.clone().any(|c| iou(t, shifted(c)) >= 0.5);
+                let near = ok.clone().any(|c| {
+                    let w = shifted(c);
+                    (w.0 - t.0).abs() <= 2000 && (w.1 - t.1).abs() <= 2000
+                });
+                let took = taken(all, |c| c.p, detect::model::THRESHOLD)
+                    .into_iter()
+                    .any(|c| iou(t, shifted(c)) >= 0.5);
+                let secs = (t.1 - t.0) as f64 / 1000.0;
+                let len = match secs {
+                    s if s < 3.0 => "a <3s",
+                    s if s < 5.0 => "b 3-5s",
+                    s if s < 10.0 => "c 5-10s",
+                    s if s < 30.0 => "d 10-30s",
+                    _ => "e 30s+",
+                };
+                for key in [
+                    "all".to_string(),
+                    format!("{brk:?}"),
+                    format!("{sampling:?}"),
+                    len.to_string(),
+                ] {
+                    let r = rows.entry(key).or_default();
+                    r[0] += 1;
+                    r[1] += usize::from(cand);
+                    r[2] += usize::from(near);
+                    r[3] += usize::from(took);
+                }
+            }
+        }
+        // The bounds' errors of the windows taken that match a ride.
+        let (mut es, mut ee) = (Vec::new(), Vec::new());
+        for (truth, all) in &sessions {
+            for c in taken(all, |c| c.p, detect::model::THRESHOLD) {
+                let w = (
+                    c.start_ms - detect::trees::START_BIAS_MS,
+                    c.end_ms - detect::trees::END_BIAS_MS,
+                );
+                if let Some(t) = truth.iter().find(|&&t| iou(t, w) >= 0.5) {
+                    es.push(w.0 - t.0);
+                    ee.push(w.1 - t.1);
+                }
+            }
+        }
+        for (name, v) in [("start", &mut es), ("end", &mut ee)] {
+            v.sort_unstable();
+            let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize] as f64 / 1e3;
+            let within = v.iter().filter(|e| e.abs() <= 2000).count() as f64 / v.len() as f64;
+            println!(
+                "{name}: error p10 {:+.1} p25 {:+.1} p50 {:+.1} p75 {:+.1} p90 {:+.1} s; within 2 s {:.3}",
+                q(0.1),
+                q(0.25),
+                q(0.5),
+                q(0.75),
+                q(0.9),
+                within
+            );
+        }
+        println!("{}: rides, candidate IoU, candidate ±2 s, taken", set.name);
+        for (k, r) in rows {
+            let f = |x: usize| x as f64 / r[0] as f64;
+            println!(
+                "{k:10} {:5} {:.3} {:.3} {:.3}",
+                r[0],
+                f(r[1]),
+                f(r[2]),
+                f(r[3])
+            );
+        }
+    }
+
+    /// Each missed ride of a few sessions: the nearest windows and the raw fix speeds.
+    #[tokio::test]
+    #[ignore]
+    async fn missed_rides_dump() {
+        let set = match std::env::var("EVAL_SET").as_deref() {
+            Ok("dev-b") => super::super::DEV_B,
+            _ => super::super::DEV,
+        };
+        let n: usize = std::env::var("EVAL_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(6);
+        for (seed, brk, sampling) in set.sessions().into_iter().take(n) {
+            let rec = set.model.record(seed, brk, sampling);
+            let samples = import(&rec.gpx).await.unwrap();
+            let (_, all) = detect::over(&samples, true).finish_scored();
+            println!("== seed {seed} {brk:?} {sampling:?}");
+            for &t in &rec.rides {
+                let sh = |c: &detect::Scored| {
+                    (
+                        c.start_ms - detect::trees::START_BIAS_MS,
+                        c.end_ms - detect::trees::END_BIAS_MS,
+                    )
+                };
+                if all.iter().any(|c| !c.seaward && iou(t, sh(c)) >= 0.5) {
+                    continue;
+                }
+                let near: Vec<String> = all
+                    .iter()
+                    .filter(|c| sh(c).1 > t.0 - 8000 && sh(c).0 < t.1 + 8000)
+                    .map(|c| {
+                        let w = sh(c);
+                        format!(
+                            "[{:+.1},{:+.1} p{:.2}{}]",
+                            (w.0 - t.0) as f64 / 1e3,
+                            (w.1 - t.0) as f64 / 1e3,
+                            c.p,
+                            if c.seaward { " sea" } else { "" }
+                        )
+                    })
+                    .collect();
+                let g = &samples.gps;
+                let o = &g[0];
+                let xy = |f: &crate::domain::wearable::samples::GpsFix| {
+                    (
+                        (f.lon - o.lon) * 111_320.0 * o.lat.to_radians().cos(),
+                        (f.lat - o.lat) * 110_540.0,
+                    )
+                };
+                let sp: Vec<String> = g
+                    .windows(2)
+                    .filter(|w| w[1].t > t.0 - 6000 && w[0].t < t.1 + 6000)
+                    .map(|w| {
+                        let (a, b) = (xy(&w[0]), xy(&w[1]));
+                        let d = (b.0 - a.0).hypot(b.1 - a.1);
+                        let dt = (w[1].t - w[0].t) as f64 / 1000.0;
+                        format!("{:+.0}:{:.0}", (w[1].t - t.0) as f64 / 1e3, d / dt * 3.6)
+                    })
+                    .collect();
+                println!(
+                    "  miss {:.1}s  near {}\n    kmh {}",
+                    (t.1 - t.0) as f64 / 1e3,
+                    near.join(" "),
+                    sp.join(" ")
+                );
+            }
         }
     }
 }
