@@ -12,13 +12,13 @@
 //! a wave that breaks (taller than the spot's threshold), is tall enough for their taste, is not
 //! taken by someone else (the crowd) and peaks within reach; they sprint for it, and catch it
 //! with a chance set by their skill (0–1 per session) and their distance from the peak. A missed
-//! wave is paddled for and let go, and one in two lifts the board shoreward at 40–80 % of the
-//! wave's speed for a second or two without a ride; a wave that breaks on a surfer paddling
+//! wave is paddled for and let go, and two in five lift the board shoreward at 40–80 % of the
+//! wave's speed for a second or so without a ride (10–15 km/h); a wave that breaks on a surfer paddling
 //! through the impact zone is duck-dived (under water: no signal).
 //!
 //! **A ride follows the wave's energy.** The wave's speed is the shallow-water celerity at its
-//! breaking depth (`√(g·1.28·H)`); the rider's speed is 1.0–1.6 times it (skill, and the day's
-//! wave quality: mushy days give rides under 12 km/h), fading along the section as the wave
+//! breaking depth (`√(g·1.28·H)`); the rider's speed is 1.2–1.9 times it (skill, and the day's
+//! wave quality: small mushy days give rides under 12 km/h), fading along the section as the wave
 //! loses height. The rider moves along the shore at the peel speed (or as fast as they can when
 //! the wave peels faster: a closeout), up and down the face in turns of 2.5–4.5 s, with
 //! cutbacks on long walls, and in with the wave's progression. The section's length sets how
@@ -33,15 +33,17 @@
 //! of the kick-out turn, or the step-off. At a point, a surfer far down the line goes in and
 //! walks or jogs (9–13 km/h) back along the beach; every session starts and ends on the sand.
 //!
-//! **Watches of different makers.** The position error is a Gauss–Markov random walk in east
-//! and north (a per-session 1σ of 3–8 m, correlation time 1–5 min), white noise (worse while the
-//! wrist is in the water paddling), and multipath near a wave's face (a fast second process
-//! scaled by the face's height). The signal drops out (2–30 s, log-normal) at a rate that
-//! depends on what the surfer does (riding: spray and the arm's position; under water: always,
-//! with 1–3 s to reacquire), and a fix after a dropout is often thrown 8–60 m (decaying over a
-//! few fixes: apparent 60–160 km/h). Makers: a plain one; one that smooths its track (a lag of
-//! 1–3 s, rounded corners); one that snaps positions to a coarse grid (2–3 × 10⁻⁵ °); one that
-//! logs at 1 Hz but drops every n-th point. Sampling: every second, every even second, or
+//! **Watches of different makers.** The position error is a smooth random walk in east and
+//! north (a per-session 1σ of 3–8 m, a correlation time of 1–5 min, its velocity itself a
+//! Gauss–Markov process of 5–20 s, as a receiver's filter makes it), white noise of 0.1–0.35 m
+//! (doubled while the wrist is in the water), and multipath near a wave's face (a fast second
+//! process, 2–6 m times the face's height). The signal drops out (2–30 s, log-normal) at a rate
+//! set by what the surfer does (riding: spray and the arm's position; a hard paddle; under
+//! water: always, with 0–2 s to reacquire); after a dropout of 4 s or more the first fix is
+//! sometimes (8 %, rising with the gap's length to half) thrown 8–60 m, converging over a few
+//! fixes (apparent 60–160 km/h). Makers: a plain one; one that smooths its track (a lag of
+//! 1–3 s, rounded corners); one that snaps positions to a grid of 1–1.5 × 10⁻⁵ °; one that logs
+//! at 1 Hz but drops every n-th point (n = 4–12). Sampling: every second, every even second, or
 //! "smart" recording triggered by distance travelled (4–12 m), a turn, or a longest interval
 //! (6–20 s). Heart rate follows the effort with a lag and leaves gaps when the optical sensor
 //! loses the skin in the water; it is written in Garmin's TrackPointExtension, as Garmin Connect
@@ -442,8 +444,7 @@ impl World<'_> {
         // How far from the take-off's sweet spot (just inside the peak) the wave finds them.
         let off = (peak.0 + d.0 * 6.0 - self.x).hypot(peak.1 + d.1 * 6.0 - self.y);
         let big = (w.h / (1.2 + 1.6 * self.who.skill)).max(1.0);
-        let p =
-            (0.45 + 0.45 * self.who.skill) * (-off / (10.0 + 15.0 * self.who.skill)).exp() / big;
+        let p = (0.5 + 0.45 * self.who.skill) * (-off / (10.0 + 15.0 * self.who.skill)).exp() / big;
         let c = (G * 1.28 * w.h).sqrt();
         if !self.r.chance(p) {
             self.miss(c, sprint);
@@ -469,11 +470,11 @@ impl World<'_> {
     /// A missed wave: let go, or lifted and carried a moment without a ride.
     fn miss(&mut self, c: f64, sprint: f64) {
         let d = self.spot.travel();
-        if self.r.chance(0.5) {
+        if self.r.chance(0.4) {
             let f = self.r.range(0.4, 0.8);
             let (up, hold, down) = (
                 self.r.range(0.5, 1.0),
-                self.r.range(0.5, 2.0),
+                self.r.range(0.3, 1.5),
                 self.r.range(1.2, 2.0),
             );
             let top = sprint + f * c;
@@ -905,7 +906,7 @@ fn spot(r: &mut Pcg, brk: Break, hs: f64) -> Spot {
                 slope: r.range(0.015, 0.035),
                 y_inside: r.range(25.0, 50.0),
                 entry_x: -side * r.range(20.0, 60.0),
-                peel: (r.range(4.0, 7.0), r.range(160.0, 380.0)),
+                peel: (r.range(4.5, 7.5), r.range(160.0, 380.0)),
                 side,
                 quality: r.range(0.6, 1.0),
                 h_break: 0.5 * hs,
@@ -953,6 +954,12 @@ fn fmt_time(s: i64, millis: bool) -> String {
 /// One session: a surfer at a spot of type `brk`, recorded by a watch sampling `sampling`.
 pub fn record(seed: u64, brk: Break, sampling: Sampling) -> Recorded {
     let mut r = Pcg::new(seed ^ 0x5eed_c0de_0c3a_11f5);
+    let (steps, rides) = simulate(&mut r, brk);
+    write(&mut r, seed, brk, sampling, &steps, &rides)
+}
+
+/// The surfer's true path and rides (step indices).
+fn simulate(r: &mut Pcg, brk: Break) -> (Vec<Step>, Vec<(usize, usize)>) {
     let hs = match brk {
         Break::Beach => r.log_range(0.5, 1.9),
         Break::Reef => r.log_range(0.7, 2.6),
@@ -962,8 +969,8 @@ pub fn record(seed: u64, brk: Break, sampling: Sampling) -> Recorded {
     let spread = r.range(0.04, 0.11);
     let minutes = r.range(45.0, 115.0);
     let end = minutes * 60.0;
-    let sea = Sea::new(&mut r, hs, tp, spread, end + 1200.0);
-    let spot = spot(&mut r, brk, hs);
+    let sea = Sea::new(r, hs, tp, spread, end + 1200.0);
+    let spot = spot(r, brk, hs);
     let skill = r.f();
     let who = Surfer {
         skill,
@@ -977,13 +984,13 @@ pub fn record(seed: u64, brk: Break, sampling: Sampling) -> Recorded {
                 Break::Beach => 0.7,
                 _ => 0.9,
             },
-        free: r.range(0.4, 0.85),
-        face: 1.3 + 0.5 * skill * r.range(0.8, 1.0),
+        free: r.range(0.5, 0.9),
+        face: 1.35 + 0.55 * skill * r.range(0.8, 1.0),
         turn: 4.5 - 2.0 * skill,
     };
     let mut w = World {
         peak: (r.next_u32() as usize) % spot.peaks.len(),
-        r: &mut r,
+        r,
         sea,
         spot,
         who,
@@ -994,8 +1001,7 @@ pub fn record(seed: u64, brk: Break, sampling: Sampling) -> Recorded {
         end,
     };
     w.session();
-    let World { steps, rides, .. } = w;
-    write(&mut r, seed, brk, sampling, &steps, &rides)
+    (w.steps, w.rides)
 }
 
 /// The watch: fixes, errors, dropouts, heart rate; the GPX.
@@ -1024,12 +1030,6 @@ fn write(
         connect: r.chance(0.5),
         v2: r.chance(0.4),
     };
-    if std::env::var("SIMC_DEBUG").is_ok() {
-        eprintln!(
-            "seed {seed} {brk:?} {sampling:?} {:?} sigma {:.1} tau {:.0}",
-            watch.maker, watch.sigma, watch.tau
-        );
-    }
     let t0 = r.range(1_546_300_800.0, 1_780_272_000.0).floor() as i64;
     let lat0 = r.range(-40.0, 50.0);
     let lon0 = r.range(-179.0, 179.0);
@@ -1390,6 +1390,31 @@ mod tests {
     }
 
     #[test]
+    fn riding_follows_the_wave_and_outpaces_paddling() {
+        // True speeds over each second, km/h, by what the surfer was doing.
+        let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for (seed, b) in [(1, Break::Beach), (2, Break::Reef), (3, Break::Point)] {
+            let (st, _) = simulate(&mut Pcg::new(seed), b);
+            for i in (10..st.len()).step_by(10) {
+                let v = (st[i].x - st[i - 10].x).hypot(st[i].y - st[i - 10].y) * 3.6;
+                let k = match st[i].act {
+                    Act::Ride => "ride",
+                    Act::Paddle => "paddle",
+                    Act::Sit => "sit",
+                    _ => continue,
+                };
+                by.entry(k).or_default().push(v);
+            }
+        }
+        let ride = median(by["ride"].clone());
+        let paddle = median(by["paddle"].clone());
+        let sit = median(by["sit"].clone());
+        assert!((12.0..=25.0).contains(&ride), "ride {ride}");
+        assert!((2.5..=7.0).contains(&paddle), "paddle {paddle}");
+        assert!(sit < 2.5, "sit {sit}");
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_gpx() {
         let a = record(17, Break::Reef, Sampling::Smart);
         let b = record(17, Break::Reef, Sampling::Smart);
@@ -1443,82 +1468,6 @@ mod tests {
                 c.3.precision(),
                 c.3.recall()
             );
-        }
-    }
-}
-#[cfg(test)]
-mod dbg {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn dbg_stats() {
-        for seed in 0..12u64 {
-            for b in [Break::Beach, Break::Reef, Break::Point] {
-                let r = record(seed + 100, b, Sampling::Hz1);
-                let mut d: Vec<f64> = r
-                    .rides
-                    .iter()
-                    .map(|&(a, b)| (b - a) as f64 / 1000.0)
-                    .collect();
-                d.sort_by(f64::total_cmp);
-                let mut acts = std::collections::BTreeMap::new();
-                for w in r.acts.windows(2) {
-                    *acts.entry(format!("{:?}", w[0].1)).or_insert(0i64) +=
-                        (w[1].0 - w[0].0) / 1000;
-                }
-                println!(
-                    "{b:?} fixes {} rides {} gaps {} dur {:?} acts {:?}",
-                    r.fixes,
-                    r.rides.len(),
-                    r.rides_with_gaps,
-                    d.iter().map(|x| x.round() as i64).collect::<Vec<_>>(),
-                    acts
-                );
-            }
-        }
-    }
-}
-#[cfg(test)]
-mod dbg2 {
-    use super::super::{import, naive};
-    use super::*;
-    #[tokio::test]
-    #[ignore]
-    async fn dbg_fp() {
-        for (seed, b, smp) in super::super::THIRD_MODEL.sessions() {
-            {
-                if smp != Sampling::Hz1 {
-                    continue;
-                }
-                let r = record(seed, b, smp);
-                let s = import(&r.gpx).await.unwrap();
-                let found = naive(&s.gps);
-                let mut by: std::collections::BTreeMap<String, usize> = Default::default();
-                for f in &found {
-                    if r.rides.iter().any(|t| t.0 < f.1 && t.1 > f.0) {
-                        *by.entry("ride".into()).or_default() += 1;
-                        continue;
-                    }
-                    let mut acts: Vec<String> = r
-                        .acts
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, a)| {
-                            let end = r.acts.get(i + 1).map_or(i64::MAX, |n| n.0);
-                            a.0 < f.1 && end > f.0
-                        })
-                        .map(|(_, a)| format!("{:?}", a.1))
-                        .collect();
-                    acts.dedup();
-                    *by.entry(acts.join("+")).or_default() += 1;
-                }
-                println!(
-                    "{b:?} {seed} rides {} found {} {:?}",
-                    r.rides.len(),
-                    found.len(),
-                    by
-                );
-            }
         }
     }
 }
