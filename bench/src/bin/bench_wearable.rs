@@ -14,7 +14,8 @@
 //! instead of the generator above; the held-out sets are for final figures only.
 //! `BENCH_SET=second` scores the sessions of the second, independently written simulator
 //! (`eval::sim_b`, the set `SECOND_MODEL`), also once; `fourth`, `dev-b` and `second-held` are
-//! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`). Also the FIT decoder's speed (the
+//! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`); `third-model` the third,
+//! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`). Also the FIT decoder's speed (the
 //! import's time bound).
 
 use bench::env;
@@ -230,9 +231,10 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "second" => eval::SECOND_MODEL,
         "dev-b" => eval::DEV_B,
         "second-held" => eval::SECOND_HELD,
+        "third-model" => eval::THIRD_MODEL,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b or second-held, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held or third-model, not {other:?}"
             )
         }
     };

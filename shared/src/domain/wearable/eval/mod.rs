@@ -16,9 +16,16 @@
 //! authors read neither), so the detector can also be scored on a physical model it shares no
 //! assumption with: [`SECOND_MODEL`]'s sessions come from it ([`Simulator::SimB`]); every other
 //! set uses `sim`.
+//!
+//! [`sim_c`] is a third simulator, written without reading the detector, `sim`'s model or
+//! `sim_b`'s: a surfer driven by a swell spectrum's wave groups on a spot's geometry, recorded
+//! by watches of different makers. The ride model is trained on sessions of both `sim` and
+//! `sim_b`, so [`THIRD_MODEL`]'s sessions ([`Simulator::SimC`]) are the ones no part of the
+//! detector's making saw.
 
 pub mod sim;
 pub mod sim_b;
+pub mod sim_c;
 pub mod train;
 
 use super::accuracy::{Score, iou};
@@ -99,6 +106,16 @@ pub const SECOND_HELD: Set = Set {
     model: Simulator::SimB,
 };
 
+/// Sessions from the third, independently written simulator ([`sim_c`]): 45 sessions (5 per
+/// break × sampling), chosen when it was written, to be scored once by someone who did not
+/// write it.
+pub const THIRD_MODEL: Set = Set {
+    name: "third model",
+    first_seed: 6_500_001,
+    per_cell: 5,
+    model: Simulator::SimC,
+};
+
 /// Which simulator generates a set's sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simulator {
@@ -106,6 +123,9 @@ pub enum Simulator {
     Sim,
     /// [`sim_b`], the second one, written without reading `sim`'s model or the detector.
     SimB,
+    /// [`sim_c`], the third one, written without reading the detector, `sim`'s model or
+    /// `sim_b`'s.
+    SimC,
 }
 
 impl Simulator {
@@ -114,6 +134,7 @@ impl Simulator {
         match self {
             Simulator::Sim => sim::record(seed, brk, sampling),
             Simulator::SimB => sim_b::record(seed, brk, sampling),
+            Simulator::SimC => sim_c::record(seed, brk, sampling),
         }
     }
 }
@@ -486,6 +507,7 @@ mod tests {
             SECOND_MODEL,
             DEV_B,
             SECOND_HELD,
+            THIRD_MODEL,
             train::TRAIN,
             train::TRAIN_B,
         ];
@@ -581,6 +603,16 @@ mod tests {
     #[ignore]
     async fn eval_second_model() {
         let (rep, _) = run(&SECOND_MODEL).await;
+        println!("{}", rep.markdown());
+    }
+
+    /// The third model's figures, for its one scoring run only (`cargo test -p shared
+    /// eval_third_model -- --ignored --nocapture`, the same as `BENCH_SET=third-model
+    /// scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_third_model() {
+        let (rep, _) = run(&THIRD_MODEL).await;
         println!("{}", rep.markdown());
     }
 
