@@ -138,12 +138,14 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
 /// peak, and shares of the peak ([`LEVELS`]), so that a take-off sprint or a slow straighten-out
 /// either side of the ride need not be part of it.
 fn levels(peak_kmh: f64) -> impl Iterator<Item = f64> {
-    std::iter::once((0.4 * peak_kmh + 2.0).clamp(7.5, 12.0)).chain(
-        LEVELS
-            .iter()
-            .map(move |f| f * peak_kmh)
-            .filter(|&v| v >= 7.5),
-    )
+    [(0.4 * peak_kmh + 2.0).clamp(7.5, 12.0), SLOW_LEVEL_KMH]
+        .into_iter()
+        .chain(
+            LEVELS
+                .iter()
+                .map(move |f| f * peak_kmh)
+                .filter(|&v| v >= 7.5),
+        )
 }
 
 /// The window of the run `a..=b` starting where the speed first rises to `levels.0` (km/h) and
@@ -232,6 +234,12 @@ fn window(
     x[model::END_LEVEL] = levels.1 / peak_kmh.max(1.0);
     x[model::START_STEP] = step((start, start + 2000), (start - 2000, start));
     x[model::END_STEP] = step((end - 2000, end), (end, end + 2000));
+    let in_gap = |from: i64, to: i64| {
+        let (a, b) = (tr.index(from), tr.index(to));
+        (a..=b).filter(|&k| tr.gap[k]).count() as f64 / (b - a + 1) as f64
+    };
+    x[model::GAP_BEFORE] = in_gap(start - 4000, start);
+    x[model::GAP_AFTER] = in_gap(end, end + 4000);
     Some(Window {
         start,
         end,

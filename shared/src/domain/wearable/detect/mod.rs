@@ -99,6 +99,8 @@ pub const CANDIDATE_KMH: f64 = 8.5;
 pub const OFF_KMH: f64 = 6.0;
 /// Shares of a run's peak speed whose crossings bound its other proposed windows.
 pub const LEVELS: [f64; 3] = [0.55, 0.7, 0.85];
+/// A level below them all, km/h: the end of a slow straighten-out in the whitewater.
+pub const SLOW_LEVEL_KMH: f64 = 6.5;
 pub const MIN_RIDE_S: f64 = 1.0;
 pub const MAX_RIDE_S: f64 = 120.0;
 pub const SEAWARD_DEG: f64 = 115.0;
@@ -271,9 +273,9 @@ impl Detector {
         d.shore_bearing_deg = shore.map(|(x, y)| (x.atan2(y).to_degrees() + 360.0) % 360.0);
         let (mut sitting, mut paddling, mut riding) = (t.sitting_s, t.paddling_s, 0.0);
         for (run, c) in t.candidates.into_iter().enumerate() {
-            // Each proposed window judged; the likeliest one not heading out to sea is the
-            // run's ride, if likely enough.
-            let mut best: Option<(f64, &block::Window, Option<f64>)> = None;
+            // Each proposed window judged: the ride, if any, is the one whose bounds are
+            // likeliest right among those likely rides and not heading out to sea.
+            let mut judged = Vec::with_capacity(c.windows.len());
             for w in &c.windows {
                 let disp = w.dx.hypot(w.dy);
                 let rel = shore.filter(|_| disp > 3.0).map(|(sx, sy)| {
@@ -286,7 +288,7 @@ impl Detector {
                 let seaward = rel.is_some_and(|r| r.abs() > SEAWARD_DEG);
                 let mut x = w.x;
                 x[model::SHOREWARD] = rel.map_or(0.0, |r| r.to_radians().cos());
-                let p = model::probability(trees::BASE, &trees::TREES, &x);
+                let (p, q) = (trees::RIDE.probability(&x), trees::BOUNDS.probability(&x));
                 if let Some(all) = all.as_mut() {
                     all.push(Scored {
                         run,
@@ -294,18 +296,18 @@ impl Detector {
                         end_ms: w.end,
                         x,
                         p,
+                        q,
                         seaward,
                     });
                 }
-                if !seaward && best.is_none_or(|b| p > b.0) {
-                    best = Some((p, w, rel));
-                }
+                judged.push((if seaward { -1.0 } else { p }, q, rel));
             }
-            let Some((_, w, rel)) = best.filter(|b| b.0 >= model::THRESHOLD) else {
+            let Some(i) = model::choose(judged.iter().map(|j| (j.0, j.1)), model::THRESHOLD) else {
                 sitting += c.sitting_s;
                 paddling += c.paddling_s;
                 continue;
             };
+            let (w, rel) = (&c.windows[i], judged[i].2);
             // The run's time outside its ride counts as paddling.
             let secs = ((w.end - w.start) as f64 / 1000.0).max(0.1);
             riding += secs.min(c.inside_s);
@@ -343,7 +345,9 @@ pub struct Scored {
     pub start_ms: i64,
     pub end_ms: i64,
     pub x: [f64; model::NF],
+    /// The probability that it is a ride, and that its bounds are right.
     pub p: f64,
+    pub q: f64,
     /// Refused whatever the model says: heading out to sea.
     pub seaward: bool,
 }

@@ -1,5 +1,6 @@
 //! The ride model: gradient-boosted trees over what a candidate window shows (its speed, length
-//! and path, the track around it, its heading against the shore, dropouts inside it), trained
+//! and path, the track around it, its heading against the shore, dropouts inside it): one
+//! ensemble gives the probability that it is a ride, another that its bounds are right; trained
 //! on simulated sessions of seeds of their own (`eval::train`, which writes `detect/trees.rs`),
 //! never on the development or held-out sets; the threshold was chosen on the development
 //! sets of both simulators.
@@ -38,7 +39,10 @@ pub const END_LEVEL: usize = 15;
 /// Mean speed over 2 s inside the start less over 2 s before it, km/h; likewise at the end.
 pub const START_STEP: usize = 16;
 pub const END_STEP: usize = 17;
-pub const NF: usize = 18;
+/// Share of the 4 s before the start, and after the end, inside a dropout.
+pub const GAP_BEFORE: usize = 18;
+pub const GAP_AFTER: usize = 19;
+pub const NF: usize = 20;
 
 /// One tree of depth 3: node `k`'s children are `2k + 1` (feature `f[k]` at most `t[k]`) and
 /// `2k + 2`; the leaves are nodes 7–14.
@@ -64,12 +68,32 @@ impl Tree {
     }
 }
 
-/// The probability that a window with features `x` is a ride, for a model `base` + `trees`.
-pub fn probability(base: f64, trees: &[Tree], x: &[f64; NF]) -> f64 {
-    let z = base + trees.iter().map(|t| t.value(x)).sum::<f64>();
-    1.0 / (1.0 + (-z).exp())
+/// Trees summed on a base score (log-odds), read as a probability.
+pub struct Ensemble<'a> {
+    pub base: f64,
+    pub trees: &'a [Tree],
+}
+
+impl Ensemble<'_> {
+    pub fn probability(&self, x: &[f64; NF]) -> f64 {
+        let z = self.base + self.trees.iter().map(|t| t.value(x)).sum::<f64>();
+        1.0 / (1.0 + (-z).exp())
+    }
+}
+
+/// The ride among a run's windows, given each one's probability of being a ride (`p`, from
+/// [`super::trees::RIDE`]; negative when it cannot be one) and of having both bounds within
+/// 2 s of the ride's (`q`, from [`super::trees::BOUNDS`]): of the windows likely rides
+/// (`p` at least `threshold`, the detector's being [`THRESHOLD`]), the one whose bounds are
+/// likeliest right.
+pub fn choose(scores: impl Iterator<Item = (f64, f64)>, threshold: f64) -> Option<usize> {
+    scores
+        .enumerate()
+        .filter(|(_, (p, _))| *p >= threshold)
+        .max_by(|a, b| a.1.1.total_cmp(&b.1.1))
+        .map(|(i, _)| i)
 }
 
 /// A window is a ride when the model gives it this probability or more (chosen on the
 /// development sets of the first two simulators for the best F1 at IoU ≥ 0.5).
-pub const THRESHOLD: f64 = 0.45;
+pub const THRESHOLD: f64 = 0.5;

@@ -11,7 +11,7 @@ use super::{Set, Simulator, import};
 use crate::domain::wearable::accuracy::{Score, iou};
 use crate::domain::wearable::detect::{
     self,
-    model::{NF, Tree},
+    model::{Ensemble, NF, Tree},
 };
 
 /// The training sessions' seeds.
@@ -55,18 +55,33 @@ const RATE: f64 = 0.1;
 const LAMBDA: f64 = 1.0;
 const BIAS_AT: f64 = 0.35;
 
-/// The trained model.
+/// The trained model: the ride ensemble, the bounds ensemble (base, trees) and the bias of the
+/// bounds.
 pub struct Trained {
-    pub base: f64,
-    pub trees: Vec<Tree>,
+    pub ride: (f64, Vec<Tree>),
+    pub bounds: (f64, Vec<Tree>),
     pub start_bias_ms: i64,
     pub end_bias_ms: i64,
 }
 
 impl Trained {
-    pub fn probability(&self, x: &[f64; NF]) -> f64 {
-        detect::model::probability(self.base, &self.trees, x)
+    pub fn ride(&self) -> Ensemble<'_> {
+        Ensemble {
+            base: self.ride.0,
+            trees: &self.ride.1,
+        }
     }
+    pub fn bounds(&self) -> Ensemble<'_> {
+        Ensemble {
+            base: self.bounds.0,
+            trees: &self.bounds.1,
+        }
+    }
+}
+
+/// Both bounds within 2 s.
+fn near(a: (i64, i64), b: (i64, i64)) -> bool {
+    (a.0 - b.0).abs() <= 2000 && (a.1 - b.1).abs() <= 2000
 }
 
 /// The ride model's training sets: both simulators.
@@ -87,10 +102,20 @@ pub async fn train(sets: &[Set]) -> Trained {
             })
         })
         .collect();
-    let (base, trees) = boost(&ex);
+    // The bounds model learns from the windows about a ride which have their bounds right.
+    let ex_bounds: Vec<([f64; NF], bool)> = sessions
+        .iter()
+        .flat_map(|(truth, all)| {
+            all.iter().filter(|c| !c.seaward).filter_map(move |c| {
+                let w = (c.start_ms, c.end_ms);
+                let t = truth.iter().find(|&&t| iou(t, w) >= 0.3)?;
+                Some((c.x, near(*t, w)))
+            })
+        })
+        .collect();
     let mut m = Trained {
-        base,
-        trees,
+        ride: boost(&ex),
+        bounds: boost(&ex_bounds),
         start_bias_ms: 0,
         end_bias_ms: 0,
     };
@@ -98,26 +123,24 @@ pub async fn train(sets: &[Set]) -> Trained {
     m
 }
 
-/// The windows taken as rides, as the detector takes them: each run's likeliest window not
-/// heading out to sea, when its probability `p` is at least `th`.
+/// The windows taken as rides, as the detector takes them ([`detect::model::choose`] over each
+/// run's windows), given each window's probabilities (ride, bounds right) and the threshold.
 pub fn taken(
     all: &[detect::Scored],
-    p: impl Fn(&detect::Scored) -> f64,
+    score: impl Fn(&detect::Scored) -> (f64, f64),
     th: f64,
 ) -> Vec<&detect::Scored> {
-    let mut out: Vec<(f64, &detect::Scored)> = Vec::new();
-    for c in all.iter().filter(|c| !c.seaward) {
-        let pc = p(c);
-        match out.last_mut() {
-            Some(last) if last.1.run == c.run => {
-                if pc > last.0 {
-                    *last = (pc, c);
-                }
-            }
-            _ => out.push((pc, c)),
+    let mut out = Vec::new();
+    for run in all.chunk_by(|a, b| a.run == b.run) {
+        let scores = run.iter().map(|c| {
+            let (p, q) = score(c);
+            (if c.seaward { -1.0 } else { p }, q)
+        });
+        if let Some(i) = detect::model::choose(scores, th) {
+            out.push(&run[i]);
         }
     }
-    out.into_iter().filter(|b| b.0 >= th).map(|b| b.1).collect()
+    out
 }
 
 /// Gradient boosting on the logistic loss: trees of depth 3 whose splits are chosen among 32
@@ -219,7 +242,11 @@ fn boost(ex: &[([f64; NF], bool)]) -> (f64, Vec<Tree>) {
 fn bias(sessions: &[Session], m: &Trained) -> (i64, i64) {
     let (mut ds, mut de) = (Vec::new(), Vec::new());
     for (truth, all) in sessions {
-        for c in taken(all, |c| m.probability(&c.x), BIAS_AT) {
+        for c in taken(
+            all,
+            |c| (m.ride().probability(&c.x), m.bounds().probability(&c.x)),
+            BIAS_AT,
+        ) {
             let w = (c.start_ms, c.end_ms);
             if let Some(t) = truth.iter().find(|&&t| iou(t, w) >= 0.5) {
                 ds.push(w.0 - t.0);
@@ -239,19 +266,23 @@ pub fn rust(m: &Trained) -> String {
     let mut s = String::from(
         "//! The ride model's trees, written by `eval::train` from the training seeds (`cargo test\n\
          //! -p shared train_ride_model -- --ignored --nocapture`); do not edit.\n\n\
-         use super::model::Tree;\n\n",
+         use super::model::{Ensemble, Tree};\n\n",
     );
-    s += &format!("pub const BASE: f64 = {:?};\n", m.base);
     s += &format!("pub const START_BIAS_MS: i64 = {};\n", m.start_bias_ms);
     s += &format!("pub const END_BIAS_MS: i64 = {};\n", m.end_bias_ms);
-    s += &format!("pub static TREES: [Tree; {}] = [\n", m.trees.len());
-    for t in &m.trees {
+    for (name, (base, trees)) in [("RIDE", &m.ride), ("BOUNDS", &m.bounds)] {
         s += &format!(
-            "    Tree {{ f: {:?}, t: {:?}, leaf: {:?} }},\n",
-            t.f, t.t, t.leaf
+            "pub static {name}: Ensemble = Ensemble {{ base: {base:?}, trees: &{name}_TREES }};\n"
         );
+        s += &format!("static {name}_TREES: [Tree; {}] = [\n", trees.len());
+        for t in trees {
+            s += &format!(
+                "    Tree {{ f: {:?}, t: {:?}, leaf: {:?} }},\n",
+                t.f, t.t, t.leaf
+            );
+        }
+        s += "];\n";
     }
-    s += "];\n";
     s
 }
 
@@ -264,7 +295,7 @@ pub async fn thresholds_on_dev() -> Vec<(f64, Score, Score)> {
     for th in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
         let (mut a, mut b) = (Score::default(), Score::default());
         for (truth, all) in &dev {
-            let found: Vec<(i64, i64)> = taken(all, |c| c.p, th)
+            let found: Vec<(i64, i64)> = taken(all, |c| (c.p, c.q), th)
                 .into_iter()
                 .map(|c| {
                     (
@@ -351,7 +382,7 @@ mod tests {
                     let w = shifted(c);
                     (w.0 - t.0).abs() <= 2000 && (w.1 - t.1).abs() <= 2000
                 });
-                let took = taken(all, |c| c.p, detect::model::THRESHOLD)
+                let took = taken(all, |c| (c.p, c.q), detect::model::THRESHOLD)
                     .into_iter()
                     .any(|c| iou(t, shifted(c)) >= 0.5);
                 let secs = (t.1 - t.0) as f64 / 1000.0;
@@ -379,7 +410,7 @@ mod tests {
         // The bounds' errors of the windows taken that match a ride.
         let (mut es, mut ee) = (Vec::new(), Vec::new());
         for (truth, all) in &sessions {
-            for c in taken(all, |c| c.p, detect::model::THRESHOLD) {
+            for c in taken(all, |c| (c.p, c.q), detect::model::THRESHOLD) {
                 let w = (
                     c.start_ms - detect::trees::START_BIAS_MS,
                     c.end_ms - detect::trees::END_BIAS_MS,
@@ -404,6 +435,37 @@ mod tests {
                 within
             );
         }
+        // Rides with a candidate but none within 2 s at both ends: which end is out of reach,
+        // and which way.
+        let (mut s_early, mut s_late, mut e_early, mut e_late, mut n) = (0, 0, 0, 0, 0);
+        for (truth, all) in &sessions {
+            for &t in truth {
+                let c: Vec<(i64, i64)> = all
+                    .iter()
+                    .filter(|c| !c.seaward)
+                    .map(|c| {
+                        (
+                            c.start_ms - detect::trees::START_BIAS_MS,
+                            c.end_ms - detect::trees::END_BIAS_MS,
+                        )
+                    })
+                    .filter(|&w| iou(t, w) >= 0.3)
+                    .collect();
+                if c.is_empty() || c.iter().any(|&w| near(t, w)) {
+                    continue;
+                }
+                n += 1;
+                let ds = c.iter().map(|w| w.0 - t.0).min_by_key(|d| d.abs()).unwrap();
+                let de = c.iter().map(|w| w.1 - t.1).min_by_key(|d| d.abs()).unwrap();
+                s_early += usize::from(ds < -2000);
+                s_late += usize::from(ds > 2000);
+                e_early += usize::from(de < -2000);
+                e_late += usize::from(de > 2000);
+            }
+        }
+        println!(
+            "{n} rides out of ±2 s reach: start early {s_early} late {s_late}; end early {e_early} late {e_late}"
+        );
         println!("{}: rides, candidate IoU, candidate ±2 s, taken", set.name);
         for (k, r) in rows {
             let f = |x: usize| x as f64 / r[0] as f64;
