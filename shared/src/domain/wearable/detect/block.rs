@@ -117,10 +117,12 @@ fn ride(tr: &Track, a: usize, b: usize, imu: Option<&[Imu]>) -> Option<Candidate
     let mut windows: Vec<Window> = Vec::new();
     for from in levels(peak) {
         for to in levels(peak) {
-            if let Some(w) = window(tr, a, b, (from, to), imu)
-                && windows.iter().all(|o| (o.start, o.end) != (w.start, w.end))
-            {
-                windows.push(w);
+            for edge in [false, true] {
+                if let Some(w) = window(tr, a, b, (from, to), edge, imu)
+                    && windows.iter().all(|o| (o.start, o.end) != (w.start, w.end))
+                {
+                    windows.push(w);
+                }
             }
         }
     }
@@ -149,12 +151,15 @@ fn levels(peak_kmh: f64) -> impl Iterator<Item = f64> {
 }
 
 /// The window of the run `a..=b` starting where the speed first rises to `levels.0` (km/h) and
-/// ending where it last falls below `levels.1`.
+/// ending where it last falls below `levels.1`; with `edge`, a bound inside a dropout moves to
+/// the dropout's edge within the window (the ride may have ended as the signal went, or begun
+/// before it came back), and there is no such window when neither bound is in one.
 fn window(
     tr: &Track,
     a: usize,
     b: usize,
     levels: (f64, f64),
+    edge: bool,
     imu: Option<&[Imu]>,
 ) -> Option<Window> {
     let n = tr.len();
@@ -173,12 +178,28 @@ fn window(
         tr.time(ka) as f64
     }
     .round() as i64;
-    let end = if kb + 1 < n {
+    let mut end = if kb + 1 < n {
         tr.crossing(kb, kb + 1, lb)
     } else {
         tr.time(kb) as f64
     }
     .round() as i64;
+    if edge {
+        let (ia, ib) = (tr.index(start), tr.index(end));
+        if !tr.gap[ia] && !tr.gap[ib] {
+            return None;
+        }
+        if let Some(k) = (ia..=ib).rev().find(|&k| !tr.gap[k]).filter(|_| tr.gap[ib]) {
+            end = tr.time(k);
+        }
+        if let Some(k) = (ia..=ib).find(|&k| !tr.gap[k]).filter(|_| tr.gap[ia]) {
+            start = tr.time(k);
+        }
+    }
+    let (ka, kb) = (tr.index(start), tr.index(end));
+    if kb <= ka {
+        return None;
+    }
     let above_on =
         tr.s[ka..=kb].iter().filter(|&&v| v >= on).count() as f64 * GRID_MS as f64 / 1000.0;
     if !(MIN_RIDE_S..=MAX_RIDE_S).contains(&((end - start) as f64 / 1000.0)) {
