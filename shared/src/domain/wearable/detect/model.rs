@@ -96,4 +96,4 @@ pub fn choose(scores: impl Iterator<Item = (f64, f64)>, threshold: f64) -> Optio
 
 /// A window is a ride when the model gives it this probability or more (chosen on the
 /// development sets of the first two simulators for the best F1 at IoU ≥ 0.5).
-pub const THRESHOLD: f64 = 0.45;
+pub const THRESHOLD: f64 = 0.55;

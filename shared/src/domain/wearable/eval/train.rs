@@ -18,7 +18,7 @@ use crate::domain::wearable::detect::{
 pub const TRAIN: Set = Set {
     name: "training",
     first_seed: 20_000_001,
-    per_cell: 24,
+    per_cell: 40,
     model: Simulator::Sim,
 };
 
@@ -26,7 +26,7 @@ pub const TRAIN: Set = Set {
 pub const TRAIN_B: Set = Set {
     name: "training, second model",
     first_seed: 21_000_001,
-    per_cell: 24,
+    per_cell: 40,
     model: Simulator::SimB,
 };
 
