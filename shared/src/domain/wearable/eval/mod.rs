@@ -616,6 +616,18 @@ mod tests {
         println!("{}", rep.markdown());
     }
 
+    /// `rides-5`'s held-out sets, each scored once when its work was finished (`cargo test -p
+    /// shared eval_rides5_held_out -- --ignored --nocapture`; `BENCH_SET=fourth`,
+    /// `second-held` and `third-model` give the same).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_rides5_held_out() {
+        for set in [FOURTH, SECOND_HELD, THIRD_MODEL] {
+            let (rep, _) = run(&set).await;
+            println!("{}", rep.markdown());
+        }
+    }
+
     /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`;
     /// `EVAL_SET=dev-b` for the second simulator's).
     #[tokio::test]
