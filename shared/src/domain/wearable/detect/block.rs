@@ -26,7 +26,10 @@ pub struct Window {
     pub start: i64,
     pub end: i64,
     pub path: f64,
-    pub peak_kmh: f64,
+    /// The top and the mean of the speed inside it, km/h (one smoothed trace, so the top is
+    /// never under the mean, as a path's length over a short window can make it).
+    pub top_kmh: f64,
+    pub mean_kmh: f64,
     /// Displacement (m) east and north.
     pub dx: f64,
     pub dy: f64,
@@ -228,6 +231,11 @@ fn window(
     let path: f64 = (ia..ib).map(|k| dist(tr.p(k), tr.p(k + 1))).sum();
     let secs = ((end - start) as f64 / 1000.0).max(0.1);
     let in_gap = (ia..=ib).filter(|&k| tr.gap[k]).count() as f64 / (ib - ia + 1) as f64;
+    let (top, sum, known) = (ia..=ib)
+        .filter(|&k| !tr.blind[k])
+        .fold((0.0, 0.0, 0usize), |(t, s, n), k| {
+            (f64::max(t, tr.s[k]), s + tr.s[k], n + 1)
+        });
     // How sharply the speed changes across each bound: the mean over 2 s inside less the mean
     // over 2 s outside.
     let step = |inside: (i64, i64), outside: (i64, i64)| {
@@ -265,7 +273,12 @@ fn window(
         start,
         end,
         path,
-        peak_kmh,
+        top_kmh: top * 3.6,
+        mean_kmh: if known > 0 {
+            sum / known as f64 * 3.6
+        } else {
+            0.0
+        },
         dx,
         dy,
         x,

@@ -322,8 +322,8 @@ impl Detector {
                 start_ms,
                 end_ms,
                 distance_m: r1(w.path),
-                top_speed_kmh: r1(w.peak_kmh),
-                mean_speed_kmh: r1(w.path / secs * 3.6),
+                top_speed_kmh: r1(w.top_kmh),
+                mean_speed_kmh: r1(w.mean_kmh),
                 heading_deg: (disp > 3.0).then(|| heading.round()),
                 shore_angle_deg: rel.map(f64::round),
             });
