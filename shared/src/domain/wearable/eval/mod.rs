@@ -8,14 +8,15 @@
 //!
 //! Sets of seeds: [`DEV`] (the detector was developed against these), [`HELD_OUT`] (scored
 //! once, when `rides-2` was finished), [`FRESH`] (chosen before `rides-3`'s tuning and scored
-//! once after it) and [`THIRD`] (chosen before `rides-4`'s work and scored once after it; see
-//! docs/wearable.md); [`train::TRAIN`] holds the ride model's training seeds, which [`train`]
-//! fits the model to. Each set covers every break type × sampling mode.
+//! once after it), [`THIRD`] (chosen before `rides-4`'s work and scored once after it) and
+//! [`FOURTH`] (chosen before `rides-5`'s and scored once after it; see docs/wearable.md);
+//! [`train::TRAIN`] holds the ride model's training seeds, which [`train`] fits the model to.
+//! Each set covers every break type × sampling mode, and no two share a seed (tested).
 //!
 //! [`sim_b`] is a second simulator, written independently of both `sim` and the detector (its
-//! authors read neither), so the detector can also be scored on a physical model it shares no
-//! assumption with: [`SECOND_MODEL`]'s sessions come from it ([`Simulator::SimB`]); every other
-//! set uses `sim`.
+//! authors read neither): [`SECOND_MODEL`]'s sessions come from it ([`Simulator::SimB`]), scored
+//! once for `rides-4`, which never saw its physics. `rides-5`'s model is trained on its sessions
+//! too ([`train::TRAIN_B`]), developed against [`DEV_B`] and scored on [`SECOND_HELD`].
 //!
 //! [`sim_c`] is a third simulator, written without reading the detector, `sim`'s model or
 //! `sim_b`'s: a surfer driven by a swell spectrum's wave groups on a spot's geometry, recorded
