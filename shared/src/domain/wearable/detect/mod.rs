@@ -315,9 +315,7 @@ impl Detector {
             let disp = w.dx.hypot(w.dy);
             let heading = (w.dx.atan2(w.dy).to_degrees() + 360.0) % 360.0;
             let r1 = |v: f64| (v * 10.0).round() / 10.0;
-            // The model's measured bias taken off the bounds.
-            let start_ms = w.start - trees::START_BIAS_MS;
-            let end_ms = (w.end - trees::END_BIAS_MS).max(start_ms + 500);
+            let (start_ms, end_ms) = reported(w.start, w.end);
             d.rides.push(Ride {
                 start_ms,
                 end_ms,
@@ -350,6 +348,19 @@ pub struct Scored {
     pub q: f64,
     /// Refused whatever the model says: heading out to sea.
     pub seaward: bool,
+}
+
+/// A window's bounds as a ride reports them: the model's measured bias taken off.
+fn reported(start: i64, end: i64) -> (i64, i64) {
+    let start_ms = start - trees::START_BIAS_MS;
+    (start_ms, (end - trees::END_BIAS_MS).max(start_ms + 500))
+}
+
+impl Scored {
+    /// The bounds a ride from this window would report.
+    pub fn bounds(&self) -> (i64, i64) {
+        reported(self.start_ms, self.end_ms)
+    }
 }
 
 /// Runs the detector over samples in memory; `use_imu` false ignores the IMU stream.

@@ -297,12 +297,7 @@ pub async fn thresholds_on_dev() -> Vec<(f64, Score, Score)> {
         for (truth, all) in &dev {
             let found: Vec<(i64, i64)> = taken(all, |c| (c.p, c.q), th)
                 .into_iter()
-                .map(|c| {
-                    (
-                        c.start_ms - detect::trees::START_BIAS_MS,
-                        c.end_ms - detect::trees::END_BIAS_MS,
-                    )
-                })
+                .map(|c| c.bounds())
                 .collect();
             a.add(super::by_iou(truth, &found));
             b.add(super::by_bounds(truth, &found));
@@ -370,12 +365,7 @@ mod tests {
         let mut rows: std::collections::BTreeMap<String, [usize; 4]> = Default::default();
         for ((_, brk, sampling), (truth, all)) in set.sessions().into_iter().zip(&sessions) {
             for &t in truth {
-                let shifted = |c: &detect::Scored| {
-                    (
-                        c.start_ms - detect::trees::START_BIAS_MS,
-                        c.end_ms - detect::trees::END_BIAS_MS,
-                    )
-                };
+                let shifted = |c: &detect::Scored| c.bounds();
                 let ok = all.iter().filter(|c| !c.seaward);
                 let cand = ok.clone().any(|c| iou(t, shifted(c)) >= 0.5);
                 let near = ok.clone().any(|c| {
@@ -411,10 +401,7 @@ mod tests {
         let (mut es, mut ee) = (Vec::new(), Vec::new());
         for (truth, all) in &sessions {
             for c in taken(all, |c| (c.p, c.q), detect::model::THRESHOLD) {
-                let w = (
-                    c.start_ms - detect::trees::START_BIAS_MS,
-                    c.end_ms - detect::trees::END_BIAS_MS,
-                );
+                let w = c.bounds();
                 if let Some(t) = truth.iter().find(|&&t| iou(t, w) >= 0.5) {
                     es.push(w.0 - t.0);
                     ee.push(w.1 - t.1);
@@ -443,12 +430,7 @@ mod tests {
                 let c: Vec<(i64, i64)> = all
                     .iter()
                     .filter(|c| !c.seaward)
-                    .map(|c| {
-                        (
-                            c.start_ms - detect::trees::START_BIAS_MS,
-                            c.end_ms - detect::trees::END_BIAS_MS,
-                        )
-                    })
+                    .map(|c| c.bounds())
                     .filter(|&w| iou(t, w) >= 0.3)
                     .collect();
                 if c.is_empty() || c.iter().any(|&w| near(t, w)) {
@@ -497,12 +479,7 @@ mod tests {
             let (_, all) = detect::over(&samples, true).finish_scored();
             println!("== seed {seed} {brk:?} {sampling:?}");
             for &t in &rec.rides {
-                let sh = |c: &detect::Scored| {
-                    (
-                        c.start_ms - detect::trees::START_BIAS_MS,
-                        c.end_ms - detect::trees::END_BIAS_MS,
-                    )
-                };
+                let sh = |c: &detect::Scored| c.bounds();
                 if all.iter().any(|c| !c.seaward && iou(t, sh(c)) >= 0.5) {
                     continue;
                 }
