@@ -20,9 +20,14 @@
 //!
 //! [`sim_c`] is a third simulator, written without reading the detector, `sim`'s model or
 //! `sim_b`'s: a surfer driven by a swell spectrum's wave groups on a spot's geometry, recorded
-//! by watches of different makers. The ride model is trained on sessions of both `sim` and
-//! `sim_b`, so [`THIRD_MODEL`]'s sessions ([`Simulator::SimC`]) are the ones no part of the
-//! detector's making saw.
+//! by watches of different makers. `rides-5`'s model is trained on sessions of both `sim` and
+//! `sim_b`, so [`THIRD_MODEL`]'s sessions ([`Simulator::SimC`]) are the ones no part of its
+//! making saw.
+//!
+//! For `rides-6` every set above is spent: [`FIFTH`], [`SECOND_HELD_2`], [`THIRD_HELD`],
+//! [`DEV_C`] and [`train::TRAIN_C`] were chosen before its work started, and seeds 8 500 001 to
+//! 8 500 045 were reserved for a fourth simulator, written by someone who reads neither the
+//! detector nor the other three, whose sessions no part of `rides-6`'s making sees.
 
 pub mod sim;
 pub mod sim_b;
@@ -113,6 +118,43 @@ pub const SECOND_HELD: Set = Set {
 pub const THIRD_MODEL: Set = Set {
     name: "third model",
     first_seed: 6_500_001,
+    per_cell: 5,
+    model: Simulator::SimC,
+};
+
+/// Chosen on 29 Nov before any work on `rides-6` started (every set above has been scored
+/// once): the first simulator's fifth held-out set, to be scored once when that work is finished.
+pub const FIFTH: Set = Set {
+    name: "fifth held-out",
+    first_seed: 5_500_001,
+    per_cell: 5,
+    model: Simulator::Sim,
+};
+
+/// The second simulator's second held-out set, chosen with [`FIFTH`] and scored once for
+/// `rides-6`.
+pub const SECOND_HELD_2: Set = Set {
+    name: "second model, second held-out",
+    first_seed: 7_700_001,
+    per_cell: 5,
+    model: Simulator::SimB,
+};
+
+/// Development sessions from the third simulator: `rides-6` may be trained on [`sim_c`]
+/// sessions ([`train::TRAIN_C`]) and developed against these, so the third simulator's
+/// figures from then on come from [`THIRD_HELD`], chosen with this set before that work.
+pub const DEV_C: Set = Set {
+    name: "third model, development",
+    first_seed: 6_700_001,
+    per_cell: 4,
+    model: Simulator::SimC,
+};
+
+/// The third simulator's held-out sessions for `rides-6` ([`THIRD_MODEL`] was scored for
+/// `rides-5`), scored once when that work is finished.
+pub const THIRD_HELD: Set = Set {
+    name: "third model, held-out",
+    first_seed: 8_100_001,
     per_cell: 5,
     model: Simulator::SimC,
 };
@@ -509,8 +551,13 @@ mod tests {
             DEV_B,
             SECOND_HELD,
             THIRD_MODEL,
+            FIFTH,
+            SECOND_HELD_2,
+            DEV_C,
+            THIRD_HELD,
             train::TRAIN,
             train::TRAIN_B,
+            train::TRAIN_C,
         ];
         for (i, a) in sets.iter().enumerate() {
             let sa = a.sessions();

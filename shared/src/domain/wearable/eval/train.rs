@@ -30,6 +30,14 @@ pub const TRAIN_B: Set = Set {
     model: Simulator::SimB,
 };
 
+/// Training seeds for the third simulator, reserved with [`super::FIFTH`] before `rides-6`.
+pub const TRAIN_C: Set = Set {
+    name: "training, third model",
+    first_seed: 22_000_001,
+    per_cell: 40,
+    model: Simulator::SimC,
+};
+
 /// A session: its true rides and every window the ride model judged.
 pub type Session = (Vec<(i64, i64)>, Vec<detect::Scored>);
 
