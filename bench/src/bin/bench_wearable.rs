@@ -15,8 +15,9 @@
 //! `BENCH_SET=second` scores the sessions of the second, independently written simulator
 //! (`eval::sim_b`, the set `SECOND_MODEL`), also once; `fourth`, `dev-b` and `second-held` are
 //! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`); `third-model` the third,
-//! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`). Also the FIT decoder's speed (the
-//! import's time bound).
+//! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`); `fifth`,
+//! `second-held-2`, `dev-c` and `third-held` are `rides-6`'s (`eval::FIFTH`, `SECOND_HELD_2`,
+//! `DEV_C`, `THIRD_HELD`). Also the FIT decoder's speed (the import's time bound).
 
 use bench::env;
 use bench::proc;
@@ -232,9 +233,13 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev-b" => eval::DEV_B,
         "second-held" => eval::SECOND_HELD,
         "third-model" => eval::THIRD_MODEL,
+        "fifth" => eval::FIFTH,
+        "second-held-2" => eval::SECOND_HELD_2,
+        "dev-c" => eval::DEV_C,
+        "third-held" => eval::THIRD_HELD,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held or third-model, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c or third-held, not {other:?}"
             )
         }
     };

@@ -159,6 +159,18 @@ pub const THIRD_HELD: Set = Set {
     model: Simulator::SimC,
 };
 
+/// The development sets, one per simulator the ride model is trained on.
+pub const DEVELOPMENT: [Set; 3] = [DEV, DEV_B, DEV_C];
+
+/// The development set the diagnostics read: `EVAL_SET=dev` (the default), `dev-b` or `dev-c`.
+pub fn dev_set() -> Set {
+    match std::env::var("EVAL_SET").as_deref() {
+        Ok("dev-b") => DEV_B,
+        Ok("dev-c") => DEV_C,
+        _ => DEV,
+    }
+}
+
 /// Which simulator generates a set's sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simulator {
@@ -676,15 +688,24 @@ mod tests {
         }
     }
 
+    /// `rides-6`'s held-out sets, each scored once when its work was finished (`cargo test -p
+    /// shared eval_rides6_held_out -- --ignored --nocapture`; `BENCH_SET=fifth`,
+    /// `second-held-2` and `third-held` give the same).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_rides6_held_out() {
+        for set in [FIFTH, SECOND_HELD_2, THIRD_HELD] {
+            let (rep, _) = run(&set).await;
+            println!("{}", rep.markdown());
+        }
+    }
+
     /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`;
-    /// `EVAL_SET=dev-b` for the second simulator's).
+    /// `EVAL_SET=dev-b` or `dev-c` for the second or third simulator's).
     #[tokio::test]
     #[ignore]
     async fn eval_dev() {
-        let set = match std::env::var("EVAL_SET").as_deref() {
-            Ok("dev-b") => DEV_B,
-            _ => DEV,
-        };
+        let set = dev_set();
         let (rep, all) = run(&set).await;
         if std::env::var("EVAL_VERBOSE").is_ok() {
             for r in &all {
