@@ -15,7 +15,8 @@
 //! `BENCH_SET=second` scores the sessions of the second, independently written simulator
 //! (`eval::sim_b`, the set `SECOND_MODEL`), also once; `fourth`, `dev-b` and `second-held` are
 //! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`); `third-model` the third,
-//! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`). Also the FIT decoder's speed (the
+//! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`); `fourth-model` the
+//! fourth's (`eval::sim_d`, `eval::FOURTH_MODEL`). Also the FIT decoder's speed (the
 //! import's time bound).
 
 use bench::env;
@@ -232,9 +233,10 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev-b" => eval::DEV_B,
         "second-held" => eval::SECOND_HELD,
         "third-model" => eval::THIRD_MODEL,
+        "fourth-model" => eval::FOURTH_MODEL,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held or third-model, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model or fourth-model, not {other:?}"
             )
         }
     };
