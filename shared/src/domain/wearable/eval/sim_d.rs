@@ -6,45 +6,51 @@
 //! types ([`Break`], [`Sampling`], [`Act`], [`Recorded`]); it was checked only for physical
 //! plausibility and against the naive baseline ([`super::naive`]), never against the detector.
 //!
-//! **The surfer.** Each session draws one board: a longboard (trims at 11–16 km/h, stalls and
-//! walks the board, long take-offs), a shortboard (16–25 km/h, a cutback or a snap every 2–5 s
-//! that drops the speed to 5–8 km/h and swings the heading 60–160° towards the curl and back)
-//! or, at beach breaks only, a foam board ridden by a beginner (whitewater straight to the beach,
-//! few waves caught, a third of those ridden prone). **Decision: a ride is standing**: it starts
-//! at the pop-up (after 0.8–1.8 s of prone acceleration) and ends when the surfer falls (the
-//! moment balance is lost), turns over the back (the start of the kick-out) or steps off in the
-//! shallows; a beginner's prone ride-in is paddling, not a ride. Take-offs are angled (15–45°
-//! from straight in) or straight and then turned, rides run down the line at 45–85°, beach
-//! close-outs run straight; 5–30% of waves (per session) are mushy (speed × 0.6–0.75).
+//! **The surfer** rides one board a session: a longboard (trims at 12–17 km/h, stalls and walks
+//! the board every 4–9 s, slowing to 55–80%), a shortboard (16–25 km/h, a cutback or a snap
+//! every 2–5 s that drops the speed to 5–8 km/h and swings the heading 60–160° back towards the
+//! curl) or, at beach breaks, a beginner's foam board (whitewater straight to the beach at
+//! 12–15 km/h, slowing; 30–55% of waves paddled for are caught and 20–45% of those are ridden
+//! prone). **Decision: a ride is standing.** It starts at the pop-up, after 0.8–1.8 s of prone
+//! acceleration with the wave, and ends when the surfer loses balance (a fall), starts turning
+//! over the back (a kick-out) or steps off in the shallows; a beginner's prone ride-in is
+//! paddling, not a ride. Take-offs are angled (15–45° from straight in) or straight and turned
+//! after 1–2.5 s; rides then run down the line at 45–85° (by break); 30% of beach rides and all
+//! foam rides run straight in. Ride lengths are log-normal: medians 4.8 s at the beach, 12 s at
+//! the reef, 28 s at the point (a longboard's 20% longer). 5–30% of waves are mushy (speed
+//! × 0.6–0.75).
 //!
-//! **The water.** A spot frame: metres offshore of the waterline and metres along the shore,
-//! the shore facing a random bearing anywhere on Earth. Waves come in sets (3–8 waves at the
-//! session's period of 9–15 s, sets every 2–6 min by break, a few waves between sets); each
-//! wave moves a sitting or paddling surfer on its orbit (±1–3 m shoreward and back) as it passes.
-//! Currents carry anyone in the water: a rip at the beach (seaward, 0.3–1.1 m/s in a 45 m wide
-//! band, fed along the shore), a channel beside the reef, a longshore current down the point.
-//! A surfer who drifts 15–30 m off their spot paddles back; another surfer takes 20–60% of the
-//! waves. Missed waves lift the board to 10–15 km/h for a second or two; a late take-off can
-//! pearl (a wipe-out without a ride). Beach surfers duck-dive the waves that break on them while
-//! paddling out; at the point a surfer whose ride ends far down the line or in the shallows walks
-//! (4–6 km/h) or jogs (8–11 km/h) back along the sand to the point; at the reef they paddle back
-//! through the channel. Sessions are 45–120 minutes in the water between walks from and to the
-//! car park.
+//! **The water** is a spot frame (metres offshore of the waterline, metres along the shore), the
+//! shore facing a random bearing anywhere on Earth. Waves of 0.7–2.2 m and a 9–15 s period come
+//! in sets of 3–8 (every 1.5–3 minutes at the beach, 2.5–5 at the reef and the point, log-normal)
+//! with smaller waves in the lulls; each wave carries a sitting or paddling surfer 0.3–1.2 m
+//! shoreward and back as it passes. Currents carry anyone in the water: a rip at the beach
+//! (0.3–1.1 m/s seaward in a band about 45 m wide, fed along the shore), a channel beside the
+//! reef (0.2–0.6 m/s), a longshore current down the point (0.15–0.5 m/s). Another surfer takes
+//! 10–45% of the waves; a surfer goes for 55–90% of the rest within reach, and paddles back
+//! when drifted 15–30 m off the spot. A missed wave lifts the board to 10–15 km/h for a second
+//! or two; 4–8% of catches pearl (a wipe-out without a ride). Beach surfers duck-dive the waves
+//! that break on them while paddling out; at the point a ride that ends in the shallows, near
+//! the beach or 250 m down the line is followed by a walk (4–6 km/h) or a jog (7–10 km/h) back
+//! along the sand; at the reef the surfer paddles back through the channel. 45–120 minutes in
+//! the water, between walks from and to the car park.
 //!
-//! **The watch.** Its GNSS receiver makes one fix a second. It loses lock whenever the wrist is
-//! under water (a duck dive, a wipe-out, 4–25% of paddling seconds, hand drags and spray on
-//! 15–35% of rides) and in outages of 2–30 s (one every 3–8 minutes), and needs 0–4 s to
-//! re-acquire, more after a long loss; after a loss of 8 s or more the first fixes are 10–50 m off
-//! and the error decays over 3–8 s, and a third of re-acquisitions begin with a single spike of
-//! 20–60 m. The error otherwise is a damped oscillator per axis (1σ 3–8 m per session, a period
-//! of 40–120 s, so it wanders slowly rather than jitters), 0.25–0.7 m of white noise, and
-//! multipath excursions of 5–20 m (one every 6–20 minutes, rising over 1.5–4 s). Sixty per cent
-//! of watches pass their fixes through a constant-velocity (alpha–beta) filter, which smooths and
-//! overshoots when the surfer stops. The file holds whole-second times with an occasional
-//! duplicated or skipped second; 1 Hz, every other second, or "smart": a fix when the course
-//! turns by 20–35°, the surfer has moved 10–25 m, or 5–10 s have passed. Heart rate follows the
-//! effort with a lag and comes from an optical sensor that misses 2–6% of readings, written in
-//! Garmin's TrackPointExtension under `gpxtpx:` or `ns3:` (by seed).
+//! **The watch**'s receiver makes a fix a second. It loses lock while the wrist is under water
+//! (duck dives, wipe-outs, 2–12% of paddling seconds, and spray or a hand drag of 1–5 s on
+//! 15–35% of rides) and in outages of 2–30 s (log-uniform, one every 8–20 minutes), and
+//! re-acquires at once after a short loss, within 2.5 s after one under 10 s, within 5 s after a
+//! longer one. After 8 s or more the first fix is a spike 20–60 m off in 10–30% of cases; after
+//! 12 s or more the fixes start 8–35 m off and the error decays with a time constant of 2–6 s.
+//! Otherwise the error is a damped oscillator per axis (1σ 3–8 m per session, a period of
+//! 60–180 s: it wanders rather than jitters), 0.25–0.7 m of white noise, and multipath
+//! excursions of 4–15 m (one every 15–40 minutes, rising over 2–6 s). Sixty per cent of watches
+//! pass the fixes through a constant-velocity (alpha–beta) filter, which smooths and overshoots
+//! at a sudden stop. The file holds whole-second times, with a second skipped or written twice
+//! one time in 500; 1 Hz, every other second, or "smart": a fix after a loss, when the course
+//! turns by 20–35°, the speed changes by 1.2–2 m/s, the surfer has moved 8–20 m, or 5–10 s have
+//! passed. Heart rate follows the effort with a lag (18 s up, 45 s down); the optical sensor
+//! misses 2–6% of readings. It is written in Garmin's TrackPointExtension as `ns3:` (v1) or
+//! `gpxtpx:` (v2), by seed; some watches write `<ele>`, some start a new segment after a gap.
 
 use super::sim::{Act, Break, Pcg, Recorded, Sampling};
 use std::f64::consts::PI;
@@ -182,7 +188,7 @@ impl Spot {
                 r.range(80.0, 190.0),
                 r.range(-60.0, -25.0),
                 0.0,
-                r.range(0.2, 0.8),
+                r.range(0.15, 0.5),
             ),
         };
         Spot {
@@ -230,10 +236,10 @@ impl Spot {
                 )
             }
             Break::Point => {
-                let f = if off < self.lineup_off + 60.0 {
+                let f = if off < self.lineup_off + 20.0 {
                     1.0
                 } else {
-                    0.4
+                    0.3
                 };
                 (0.0, self.current * f * shore)
             }
@@ -290,7 +296,7 @@ impl Surfer {
             jog: r.range(0.0, 0.7),
             walk_speed: r.range(1.1, 1.6),
             jog_speed: r.range(2.0, 2.9),
-            stroke_loss: r.range(0.04, 0.25),
+            stroke_loss: r.range(0.02, 0.12),
             spray: r.range(0.15, 0.35),
             drift_limit: r.range(15.0, 30.0),
             stroke_hz: r.range(0.4, 0.55),
@@ -335,13 +341,17 @@ fn waves(r: &mut Pcg, spot: &Spot, until: f64) -> Vec<Wave> {
         }
         let next = u + r.lognormal(set_every, 0.5, 40.0, 900.0);
         // Smaller waves in the lull.
-        let mut v = u + r.range(30.0, 90.0);
+        let (gap, share) = match spot.brk {
+            Break::Beach => ((20.0, 60.0), 0.8),
+            _ => ((30.0, 90.0), 0.4),
+        };
+        let mut v = u + r.range(gap.0, gap.1);
         while v < next - 30.0 {
-            if r.chance(if spot.brk == Break::Beach { 0.6 } else { 0.3 }) {
+            if r.chance(share) {
                 let size = r.range(0.6, 0.9);
                 out.push(wave(r, v, size));
             }
-            v += r.range(30.0, 90.0);
+            v += r.range(gap.0, gap.1);
         }
         t = next;
     }
@@ -440,7 +450,7 @@ impl World<'_> {
             if self.t >= next_second {
                 next_second += 1.0;
                 if self.r.chance(self.surfer.stroke_loss) {
-                    let s = self.r.range(0.6, 1.4);
+                    let s = self.r.range(0.4, 1.0);
                     self.wet_for(s);
                 }
             }
@@ -832,7 +842,7 @@ impl World<'_> {
                 }
             }
             Break::Point => {
-                if end == End::Shallows || self.off < 35.0 || self.along > 180.0 {
+                if end == End::Shallows || self.off < 25.0 || self.along > 250.0 {
                     // In to the beach, then walk or jog back to the point.
                     let a = self.along + 5.0;
                     self.paddle_to(2.0, a, paddle * 1.2);
@@ -978,7 +988,7 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
     let filtered = r.chance(0.6);
     let alpha = r.range(0.45, 0.75);
     let beta = alpha * alpha / (2.0 - alpha);
-    let spike_p = r.range(0.05, 0.25);
+    let spike_p = r.range(0.1, 0.3);
     let secs = (path.len() as f64 * DT) as i64;
     // Outages: (start, end) seconds.
     let mut outages = Vec::new();
@@ -1030,10 +1040,10 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
         if let Some(l) = lost_since {
             let lost = s - l;
             let wait = *ready_at.get_or_insert_with(|| {
-                s + if lost <= 2 {
+                s + if lost <= 3 {
                     0
                 } else if lost < 10 {
-                    r.range(0.0, 3.0) as i64
+                    r.range(0.0, 2.5) as i64
                 } else {
                     r.range(1.0, 5.0) as i64
                 }
@@ -1043,8 +1053,8 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
             }
             lost_since = None;
             ready_at = None;
-            after_loss = lost >= 6;
-            if lost >= 10 {
+            after_loss = lost >= 8;
+            if lost >= 12 {
                 let a = r.range(0.0, 2.0 * PI);
                 let m = r.range(8.0, 35.0);
                 reacq = Some((s, m * a.cos(), m * a.sin(), r.range(2.0, 6.0)));
@@ -1054,25 +1064,9 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
             }
         }
         let (te, tn) = to_en(p);
-        let off = std::env::var("SIM_D_OFF").unwrap_or_default();
-        let clean = off.contains("all");
-        let (wx, wy) = (white * r.normal(), white * r.normal());
-        let mut e = te;
-        let mut n = tn;
-        if !off.contains("wander") && !clean {
-            e += ex;
-            n += ny;
-        }
-        if !off.contains("white") && !clean {
-            e += wx;
-            n += wy;
-        }
-        let mp = if clean || off.contains("mp") {
-            &[][..]
-        } else {
-            &multipath[..]
-        };
-        for &(t0, rise, hold, fall, me, mn) in mp {
+        let mut e = te + ex + white * r.normal();
+        let mut n = tn + ny + white * r.normal();
+        for &(t0, rise, hold, fall, me, mn) in &multipath {
             let d = s as f64 - t0;
             if d < 0.0 {
                 break;
@@ -1087,7 +1081,7 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
             e += me * k;
             n += mn * k;
         }
-        if let Some((t0, me, mn, tau)) = reacq.filter(|_| !clean && !off.contains("reacq")) {
+        if let Some((t0, me, mn, tau)) = reacq {
             let k = (-((s - t0) as f64) / tau).exp();
             e += me * k;
             n += mn * k;
@@ -1112,7 +1106,7 @@ fn receiver(r: &mut Pcg, path: &[Truth], bearing: f64) -> Vec<Fix> {
             e = st.0;
             n = st.1;
         }
-        if after_loss && r.chance(spike_p) && !clean && !off.contains("spike") {
+        if after_loss && r.chance(spike_p) {
             let a = r.range(0.0, 2.0 * PI);
             let m = r.range(20.0, 60.0);
             e += m * a.cos();
@@ -1230,25 +1224,6 @@ pub fn record(seed: u64, brk: Break, sampling: Sampling) -> Recorded {
         end: f64::MAX,
     };
     w.session(water_minutes);
-    if std::env::var("SIM_D_DEBUG").is_ok() {
-        eprintln!(
-            "seed {seed} board {:?} ride {:.1} celerity {:.1} lineup {:.0}",
-            w.surfer.board, w.surfer.ride, w.spot.celerity, w.spot.lineup_off
-        );
-        for &(a, b) in &w.rides {
-            let i0 = (a / DT) as usize;
-            let i1 = (b / DT) as usize;
-            let sp: Vec<String> = (i0..i1)
-                .step_by(5)
-                .map(|i| {
-                    let p = w.path[i];
-                    let q = w.path[(i + 5).min(w.path.len() - 1)];
-                    format!("{:.0}", (p.off - q.off).hypot(p.along - q.along) * 3.6)
-                })
-                .collect();
-            eprintln!("  {:.0}+{:.1}: {}", a, b - a, sp.join(" "));
-        }
-    }
     let World { path, rides, .. } = w;
 
     let bearing = r.range(0.0, 2.0 * PI);
@@ -1474,8 +1449,6 @@ mod tests {
                     assert!(short * 10 > gaps.len() && long * 10 > gaps.len());
                 }
             }
-            // Now and then a second twice.
-            let _ = gaps.iter().any(|&g| g == 0.0);
         }
         let dup = cells()
             .iter()
@@ -1544,6 +1517,13 @@ mod tests {
                     let d: Vec<f64> = rec.rides.iter().map(|r| (r.1 - r.0) as f64 / 1e3).collect();
                     let span = (smp.gps.last().unwrap().t - smp.gps[0].t) as f64 / 60e3;
                     let i = by_iou(&rec.rides, &found);
+                    let mut share: BTreeMap<String, f64> = BTreeMap::new();
+                    for (k, a) in rec.acts.iter().enumerate() {
+                        let end = rec.acts.get(k + 1).map_or(a.0, |n| n.0);
+                        *share.entry(format!("{:?}", a.1)).or_default() +=
+                            (end - a.0) as f64 / 60e3;
+                    }
+                    println!("  {share:.0?}");
                     println!(
                         "{b:?} {s:?} seed {seed}: {span:.0} min, {} fixes, {} rides (median {:.1} s, max {:.0} s), {} gapped, naive {}/{}/{}",
                         rec.fixes,
