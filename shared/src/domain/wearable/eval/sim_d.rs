@@ -113,6 +113,8 @@ struct Spot {
     /// Wave speed at the take-off, m/s.
     celerity: f64,
     crowd: f64,
+    /// The session's typical wave height, metres.
+    height: f64,
     /// Orbital excursion of a typical wave at the take-off, metres.
     orbit: f64,
 }
@@ -201,6 +203,7 @@ impl Spot {
             period,
             celerity,
             crowd: r.range(0.1, 0.45),
+            height,
             // Shallow-water orbit: H/2 · c / (ω h).
             orbit: (0.3 * height / 2.0 * celerity / (2.0 * PI / period * depth)).clamp(0.3, 1.2),
         }
@@ -295,7 +298,7 @@ impl Surfer {
             picky,
             jog: r.range(0.0, 0.7),
             walk_speed: r.range(1.1, 1.6),
-            jog_speed: r.range(2.0, 2.9),
+            jog_speed: r.range(1.9, 2.7),
             stroke_loss: r.range(0.02, 0.12),
             spray: r.range(0.15, 0.35),
             drift_limit: r.range(15.0, 30.0),
@@ -397,13 +400,14 @@ impl World<'_> {
     /// `v` (offshore, along; m/s) and the current.
     fn step(&mut self, v: (f64, f64), act: Act, effort: f64, wrist: (f64, f64)) {
         let in_water = self.off > 0.0 && act != Act::Land;
+        // The passing waves' orbits move the body (not a rider, who is on the wave).
         let orb = if in_water && act != Act::Ride {
-            self.orbital(self.t, self.off)
+            self.orbital(self.t + DT, self.off) - self.orbital(self.t, self.off)
         } else {
             0.0
         };
         self.path.push(Truth {
-            off: self.off + wrist.0 - orb,
+            off: self.off + wrist.0,
             along: self.along + wrist.1,
             act,
             wet: self.t < self.wet_until,
@@ -414,7 +418,7 @@ impl World<'_> {
         } else {
             (0.0, 0.0)
         };
-        self.off += (v.0 + c.0) * DT;
+        self.off += (v.0 + c.0) * DT - orb;
         self.along += (v.1 + c.1) * DT;
         self.t += DT;
     }
@@ -518,8 +522,9 @@ impl World<'_> {
     /// Go for a wave: sprint, then catch it (and ride it, standing or prone), miss it (it lifts
     /// the board and passes) or pearl.
     fn go_for(&mut self, w: Wave) {
-        // Line up with the peak on the way.
+        // Sprint for the last few seconds, lining up with the peak on the way.
         let lead = self.r.range(2.5, 5.0);
+        self.sit(w.t - lead);
         let lateral = ((w.peak + self.home_along - self.along) / lead).clamp(-1.0, 1.0);
         let sprint = self.surfer.sprint;
         while self.t < w.t {
@@ -632,7 +637,8 @@ impl World<'_> {
         let board = self.surfer.board;
         let r = &mut *self.r;
         let mushy = if w.mushy { r.range(0.6, 0.75) } else { 1.0 };
-        let base = self.surfer.ride * w.size.sqrt().clamp(0.8, 1.2) * mushy;
+        let size = (w.size * self.spot.height / 1.3).sqrt().clamp(0.75, 1.25);
+        let base = self.surfer.ride * size * mushy;
         let straight = board == Board::Foam || (brk == Break::Beach && r.chance(0.3));
         let (mut dur, theta_line) = match brk {
             Break::Beach => (
@@ -909,8 +915,8 @@ impl World<'_> {
                 self.sit(until);
                 continue;
             }
-            self.sit(w.t - 4.0);
-            if self.t >= w.t - 1.0 {
+            self.sit(w.t - 5.5);
+            if self.t >= w.t - 3.0 {
                 continue;
             }
             let reach = (w.peak + self.home_along - self.along).abs() < 25.0
