@@ -51,6 +51,8 @@
 //! passed. Heart rate follows the effort with a lag (18 s up, 45 s down); the optical sensor
 //! misses 2–6% of readings. It is written in Garmin's TrackPointExtension as `ns3:` (v1) or
 //! `gpxtpx:` (v2), by seed; some watches write `<ele>`, some start a new segment after a gap.
+//! A ride counts in [`Recorded::rides_with_gaps`] when two written fixes 4 s or more apart
+//! leave at least 2 s of it uncovered.
 
 use super::sim::{Act, Break, Pcg, Recorded, Sampling};
 use std::f64::consts::PI;
@@ -828,7 +830,8 @@ impl World<'_> {
             }
             Break::Beach => {
                 if end == End::Shallows {
-                    let (o, a) = (5.0, self.along);
+                    // Wade back out to waist depth with the board.
+                    let (o, a) = (self.r.range(14.0, 22.0), self.along);
                     self.walk_to(o, a, 0.7, 0.4);
                 }
                 self.home_along = self.r.normal() * 15.0;
