@@ -17,7 +17,8 @@
 //! `rides-5`'s sets (`eval::FOURTH`, `DEV_B`, `SECOND_HELD`); `third-model` the third,
 //! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`); `fifth`,
 //! `second-held-2`, `dev-c` and `third-held` are `rides-6`'s (`eval::FIFTH`, `SECOND_HELD_2`,
-//! `DEV_C`, `THIRD_HELD`). Also the FIT decoder's speed (the import's time bound).
+//! `DEV_C`, `THIRD_HELD`), and `fourth-model` the fourth simulator's (`eval::sim_d`,
+//! `eval::FOURTH_MODEL`). Also the FIT decoder's speed (the import's time bound).
 
 use bench::env;
 use bench::proc;
@@ -237,9 +238,10 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "second-held-2" => eval::SECOND_HELD_2,
         "dev-c" => eval::DEV_C,
         "third-held" => eval::THIRD_HELD,
+        "fourth-model" => eval::FOURTH_MODEL,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c or third-held, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c, third-held or fourth-model, not {other:?}"
             )
         }
     };

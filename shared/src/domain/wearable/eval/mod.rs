@@ -28,10 +28,16 @@
 //! [`DEV_C`] and [`train::TRAIN_C`] were chosen before its work started, and seeds 8 500 001 to
 //! 8 500 045 were reserved for a fourth simulator, written by someone who reads neither the
 //! detector nor the other three, whose sessions no part of `rides-6`'s making sees.
+//!
+//! [`sim_d`] is that fourth simulator (read by its author: none of `detect/`, `train`, `sim`'s
+//! model, `sim_b` or `sim_c`): surfers on longboards, shortboards and foam boards, currents,
+//! wave orbits and sets, and a watch whose firmware filters its fixes. [`FOURTH_MODEL`] holds
+//! its sessions on those reserved seeds ([`Simulator::SimD`]).
 
 pub mod sim;
 pub mod sim_b;
 pub mod sim_c;
+pub mod sim_d;
 pub mod train;
 
 use super::accuracy::{Score, iou};
@@ -159,6 +165,17 @@ pub const THIRD_HELD: Set = Set {
     model: Simulator::SimC,
 };
 
+/// Sessions from the fourth, independently written simulator ([`sim_d`]): 45 sessions (5 per
+/// break × sampling) on seeds reserved before `rides-6`'s work, to be scored once by someone
+/// who did not write it. No part of `rides-6`'s making (the detector, its training, the other
+/// three simulators) saw this model.
+pub const FOURTH_MODEL: Set = Set {
+    name: "fourth model",
+    first_seed: 8_500_001,
+    per_cell: 5,
+    model: Simulator::SimD,
+};
+
 /// The development sets, one per simulator the ride model is trained on.
 pub const DEVELOPMENT: [Set; 3] = [DEV, DEV_B, DEV_C];
 
@@ -181,6 +198,9 @@ pub enum Simulator {
     /// [`sim_c`], the third one, written without reading the detector, `sim`'s model or
     /// `sim_b`'s.
     SimC,
+    /// [`sim_d`], the fourth one, written without reading the detector or any of the other
+    /// three.
+    SimD,
 }
 
 impl Simulator {
@@ -190,6 +210,7 @@ impl Simulator {
             Simulator::Sim => sim::record(seed, brk, sampling),
             Simulator::SimB => sim_b::record(seed, brk, sampling),
             Simulator::SimC => sim_c::record(seed, brk, sampling),
+            Simulator::SimD => sim_d::record(seed, brk, sampling),
         }
     }
 }
@@ -567,6 +588,7 @@ mod tests {
             SECOND_HELD_2,
             DEV_C,
             THIRD_HELD,
+            FOURTH_MODEL,
             train::TRAIN,
             train::TRAIN_B,
             train::TRAIN_C,
@@ -673,6 +695,16 @@ mod tests {
     #[ignore]
     async fn eval_third_model() {
         let (rep, _) = run(&THIRD_MODEL).await;
+        println!("{}", rep.markdown());
+    }
+
+    /// The fourth model's figures, for its one scoring run only (`cargo test -p shared
+    /// eval_fourth_model -- --ignored --nocapture`, the same as `BENCH_SET=fourth-model
+    /// scripts/bench-wearable`).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_fourth_model() {
+        let (rep, _) = run(&FOURTH_MODEL).await;
         println!("{}", rep.markdown());
     }
 
