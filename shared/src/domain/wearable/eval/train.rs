@@ -398,24 +398,31 @@ mod tests {
     /// How the training holds on physics it never saw: for each simulator, a model fitted to the
     /// other two simulators' training sessions (the first half of each set, for speed), scored
     /// on the left-out simulator's development set. Settings from `LOSO_ROUNDS`, `LOSO_RATE`,
-    /// `LOSO_LAMBDA` and `LOSO_SKIP` (features not split on, comma-separated indices).
+    /// `LOSO_LAMBDA` and `LOSO_SKIP` (features not split on, comma-separated indices; several
+    /// variants separated by `;`, fitted side by side on the machine's cores).
     /// `cargo test -p shared leave_one_simulator_out -- --ignored --nocapture`.
     #[tokio::test]
     #[ignore]
     async fn leave_one_simulator_out() {
         let var = |k: &str| std::env::var(k).ok();
-        let params = Params {
+        let base = Params {
             rounds: var("LOSO_ROUNDS").map_or(200, |v| v.parse().unwrap()),
             rate: var("LOSO_RATE").map_or(0.2, |v| v.parse().unwrap()),
             lambda: var("LOSO_LAMBDA").map_or(PARAMS.lambda, |v| v.parse().unwrap()),
-            skip: var("LOSO_SKIP").map_or(0, |v| {
-                v.split(',')
+            skip: 0,
+        };
+        let variants: Vec<Params> = var("LOSO_SKIP")
+            .unwrap_or_default()
+            .split(';')
+            .map(|v| Params {
+                skip: v
+                    .split(',')
                     .filter(|f| !f.is_empty())
                     .map(|f| 1u32 << f.parse::<u32>().unwrap())
-                    .sum()
-            }),
-        };
-        println!("{params:?}");
+                    .sum(),
+                ..base
+            })
+            .collect();
         let mut training = Vec::new();
         for set in TRAINING {
             let half = Set {
@@ -428,29 +435,58 @@ mod tests {
         for set in super::super::DEVELOPMENT {
             dev.push(windows(&set).await);
         }
-        let mut f1 = [0.0; 4];
-        for out in 0..TRAINING.len() {
-            let sessions: Vec<Session> = (0..TRAINING.len())
-                .filter(|&i| i != out)
-                .flat_map(|i| training[i].iter().cloned())
+        let n = TRAINING.len();
+        let jobs: Vec<(usize, usize)> = (0..variants.len())
+            .flat_map(|v| (0..n).map(move |out| (v, out)))
+            .collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let mut done: Vec<(usize, usize, Trained)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(&(v, left)) = jobs.get(j) else {
+                                break out;
+                            };
+                            let sessions: Vec<Session> = (0..n)
+                                .filter(|&i| i != left)
+                                .flat_map(|i| training[i].iter().cloned())
+                                .collect();
+                            out.push((v, left, fit(&sessions, &variants[v])));
+                        }
+                    })
+                })
                 .collect();
-            let m = fit(&sessions, &params);
-            for (k, th) in [0.4, 0.5, 0.55, 0.6].into_iter().enumerate() {
-                let (a, b) = score(&dev[out], &m, th);
-                f1[k] += a.f1() / TRAINING.len() as f64;
-                println!(
-                    "without {} at {th}: IoU P/R {:.3}/{:.3} F1 {:.3}; ±2 s {:.3}/{:.3} F1 {:.3}",
-                    TRAINING[out].name,
-                    a.precision(),
-                    a.recall(),
-                    a.f1(),
-                    b.precision(),
-                    b.recall(),
-                    b.f1()
-                );
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        done.sort_by_key(|d| (d.0, d.1));
+        for (v, params) in variants.iter().enumerate() {
+            println!("{params:?}");
+            let mut f1 = [0.0; 4];
+            for (_, out, m) in done.iter().filter(|d| d.0 == v) {
+                for (k, th) in [0.4, 0.5, 0.55, 0.6].into_iter().enumerate() {
+                    let (a, b) = score(&dev[*out], m, th);
+                    f1[k] += a.f1() / n as f64;
+                    println!(
+                        "without {} at {th}: IoU P/R {:.3}/{:.3} F1 {:.3}; ±2 s {:.3}/{:.3} F1 {:.3}",
+                        TRAINING[*out].name,
+                        a.precision(),
+                        a.recall(),
+                        a.f1(),
+                        b.precision(),
+                        b.recall(),
+                        b.f1()
+                    );
+                }
             }
+            println!("mean F1 (IoU) at 0.4/0.5/0.55/0.6: {f1:.3?}");
         }
-        println!("mean F1 (IoU) at 0.4/0.5/0.55/0.6: {f1:.3?}");
     }
 
     /// `cargo test -p shared threshold_on_dev -- --ignored --nocapture`.
