@@ -220,6 +220,8 @@ fn window(
     let before = kmh(tr.mean_speed(start - CONTEXT_MS.1, start - CONTEXT_MS.0));
     let after = kmh(tr.mean_speed(end + CONTEXT_MS.0, end + CONTEXT_MS.1));
     let lead_in = kmh(tr.mean_speed(start - 4000, start - 500));
+    let far_before = kmh(tr.mean_speed(start - FAR_CONTEXT_MS.1, start - FAR_CONTEXT_MS.0));
+    let far_after = kmh(tr.mean_speed(end + FAR_CONTEXT_MS.0, end + FAR_CONTEXT_MS.1));
     let (ia, ib) = (tr.index(start), tr.index(end));
     let (dx, dy) = (tr.x[ib] - tr.x[ia], tr.y[ib] - tr.y[ia]);
     let disp = dx.hypot(dy);
@@ -227,6 +229,10 @@ fn window(
     let back = (tr.index(end + 4000)..=tr.index(end + 12_000))
         .filter(|&k| !tr.blind[k])
         .map(|k| dist(tr.p(i0), tr.p(k)))
+        .fold(f64::INFINITY, f64::min);
+    let returns = (tr.index(end + RETURN_MS.0)..=tr.index(end + RETURN_MS.1))
+        .filter(|&k| !tr.blind[k])
+        .map(|k| dist(tr.p(ia), tr.p(k)))
         .fold(f64::INFINITY, f64::min);
     let path: f64 = (ia..ib).map(|k| dist(tr.p(k), tr.p(k + 1))).sum();
     let secs = ((end - start) as f64 / 1000.0).max(0.1);
@@ -269,6 +275,13 @@ fn window(
     };
     x[model::GAP_BEFORE] = in_gap(start - 4000, start);
     x[model::GAP_AFTER] = in_gap(end, end + 4000);
+    x[model::FAR_BEFORE] = far_before;
+    x[model::FAR_AFTER] = far_after;
+    x[model::RETURNS] = if disp > 8.0 {
+        (returns / disp).min(3.0)
+    } else {
+        1.0
+    };
     Some(Window {
         start,
         end,

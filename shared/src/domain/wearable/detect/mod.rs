@@ -28,9 +28,11 @@
 //!    interpolated between grid points.
 //! 5. **The ride model** ([`model`]): gradient-boosted trees read what each window of
 //!    [`MIN_RIDE_S`]–[`MAX_RIDE_S`] shows (peak and mean speed, time above [`ON_KMH`],
-//!    duration, path and how straight it is, the speed before and after it and just before its
-//!    start, how sharply the speed changes across each bound and at what share of the peak,
-//!    the share of the minute either side at a walking or jogging pace ([`FOOT_PACE_KMH`]),
+//!    duration, path and how straight it is, the speed before and after it (5–25 s and
+//!    25–90 s away) and just before its start, whether the surfer heads back towards its start
+//!    after it (paddling back out), how sharply the speed changes across each bound and at
+//!    what share of the peak, the share of the minute either side at a walking or jogging pace
+//!    ([`FOOT_PACE_KMH`]),
 //!    whether the track comes back to where it was (multipath), the share inside a dropout,
 //!    the sampling interval, and its angle to straight in) and give the probability that it is
 //!    a ride; the run's likeliest window is its ride when likely enough, and a window heading
@@ -46,9 +48,9 @@
 //!
 //! **Memory flat in the session's length** (`rides-4`): the [`Detector`] takes samples in time
 //! order and judges the session a block at a time: the rides starting in a [`CORE_MS`] core,
-//! read with [`MARGIN_MS`] of track either side (more than the longest ride and the minute of
-//! context the ride model reads), so it holds about 16 minutes of samples whatever the
-//! session's length. What needs the whole session (the shore side, the time sitting and
+//! read with [`MARGIN_MS`] of track either side (more than the longest ride and the minute and
+//! a half of context the ride model reads after it), so it holds about 18 minutes of samples
+//! whatever the session's length. What needs the whole session (the shore side, the time sitting and
 //! paddling) is gathered as it goes in bounded form ([`shore`]); the shore test runs last over
 //! the windows found. Judged in blocks or whole, a session gives the same rides (tested).
 //! Modules: [`clean`] (step 1), [`track`] (2, 3), [`block`] (4, 5), [`imu`], [`shore`].
@@ -106,6 +108,10 @@ pub const MAX_RIDE_S: f64 = 120.0;
 pub const SEAWARD_DEG: f64 = 115.0;
 /// The spans (ms before a window's start, after its end) whose mean speed the model reads.
 pub const CONTEXT_MS: (i64, i64) = (5_000, 25_000);
+/// The farther spans the model reads, and the span after a ride in which it looks for the
+/// surfer heading back.
+pub const FAR_CONTEXT_MS: (i64, i64) = (25_000, 90_000);
+pub const RETURN_MS: (i64, i64) = (15_000, 90_000);
 pub const FOOT_PACE_KMH: (f64, f64) = (5.5, 16.0);
 pub const FOOT_CONTEXT_MS: i64 = 60_000;
 pub const STROKE_SCORE: f64 = 0.5;
@@ -113,7 +119,7 @@ pub const POPUP_MPS2: f64 = 5.0;
 const G: f64 = 9.81;
 /// The span of a block whose rides it judges, and the track it reads either side.
 pub const CORE_MS: i64 = 10 * 60_000;
-pub const MARGIN_MS: i64 = 3 * 60_000;
+pub const MARGIN_MS: i64 = 4 * 60_000;
 
 /// Time spent in each activity, seconds.
 #[derive(

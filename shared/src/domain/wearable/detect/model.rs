@@ -42,7 +42,14 @@ pub const END_STEP: usize = 17;
 /// Share of the 4 s before the start, and after the end, inside a dropout.
 pub const GAP_BEFORE: usize = 18;
 pub const GAP_AFTER: usize = 19;
-pub const NF: usize = 20;
+/// Mean speed 25–90 s before and after, km/h ([`super::FAR_CONTEXT_MS`]): waiting in the
+/// line-up and paddling back out, or walking on.
+pub const FAR_BEFORE: usize = 20;
+pub const FAR_AFTER: usize = 21;
+/// How close the track comes back to the window's start 15–90 s after its end, as a share of
+/// the displacement (at most 3): a surfer paddles back out after a ride.
+pub const RETURNS: usize = 22;
+pub const NF: usize = 23;
 
 /// One tree of depth 3: node `k`'s children are `2k + 1` (feature `f[k]` at most `t[k]`) and
 /// `2k + 2`; the leaves are nodes 7–14.
@@ -96,4 +103,4 @@ pub fn choose(scores: impl Iterator<Item = (f64, f64)>, threshold: f64) -> Optio
 
 /// A window is a ride when the model gives it this probability or more (chosen on the
 /// development sets of the three simulators trained on, for the best F1 at IoU ≥ 0.5).
-pub const THRESHOLD: f64 = 0.5;
+pub const THRESHOLD: f64 = 0.55;

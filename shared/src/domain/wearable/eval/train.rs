@@ -143,9 +143,15 @@ pub fn fit(sessions: &[Session], params: &Params) -> Trained {
             })
         })
         .collect();
+    // The two ensembles are independent: fitted side by side.
+    let (ride, bounds) = std::thread::scope(|s| {
+        let ride = s.spawn(|| boost(&ex, params));
+        let bounds = boost(&ex_bounds, params);
+        (ride.join().expect("the ride ensemble's fit ends"), bounds)
+    });
     let mut m = Trained {
-        ride: boost(&ex, params),
-        bounds: boost(&ex_bounds, params),
+        ride,
+        bounds,
         start_bias_ms: 0,
         end_bias_ms: 0,
     };
