@@ -32,9 +32,8 @@
 //!    25–90 s away) and just before its start, whether the surfer heads back towards its start
 //!    after it (paddling back out), how sharply the speed changes across each bound and at
 //!    what share of the peak, the share of the minute either side at a walking or jogging pace
-//!    ([`FOOT_PACE_KMH`]),
-//!    whether the track comes back to where it was (multipath), the share inside a dropout,
-//!    the sampling interval, and its angle to straight in) and give the probability that it is
+//!    ([`FOOT_PACE_KMH`]), whether the track comes back to where it was (multipath), the share
+//!    inside a dropout, the sampling interval, and its angle to straight in) and give the probability that it is
 //!    a ride; the run's likeliest window is its ride when likely enough, and a window heading
 //!    out to sea (more than [`SEAWARD_DEG`] from shoreward) never is. The trees were trained
 //!    on sessions of the evaluation's first three simulators (`rides-6`), on seeds of their own,
@@ -50,9 +49,9 @@
 //! order and judges the session a block at a time: the rides starting in a [`CORE_MS`] core,
 //! read with [`MARGIN_MS`] of track either side (more than the longest ride and the minute and
 //! a half of context the ride model reads after it), so it holds about 18 minutes of samples
-//! whatever the session's length. What needs the whole session (the shore side, the time sitting and
-//! paddling) is gathered as it goes in bounded form ([`shore`]); the shore test runs last over
-//! the windows found. Judged in blocks or whole, a session gives the same rides (tested).
+//! whatever the session's length. What needs the whole session (the shore side, the time
+//! sitting and paddling) is gathered as it goes in bounded form ([`shore`]); the shore test
+//! runs last over the windows found. Judged in blocks or whole, a session gives the same rides (tested).
 //! Modules: [`clean`] (step 1), [`track`] (2, 3), [`block`] (4, 5), [`imu`], [`shore`].
 //!
 //! [`VERSION`] names this algorithm; a stored window records the version that made it.
@@ -120,6 +119,13 @@ const G: f64 = 9.81;
 /// The span of a block whose rides it judges, and the track it reads either side.
 pub const CORE_MS: i64 = 10 * 60_000;
 pub const MARGIN_MS: i64 = 4 * 60_000;
+// A block judges a window from track it holds: the longest ride and the farthest context read
+// after it must fit in the margin.
+const _: () = assert!(
+    MARGIN_MS >= MAX_RIDE_S as i64 * 1000 + FAR_CONTEXT_MS.1
+        && FAR_CONTEXT_MS.1 >= RETURN_MS.1
+        && FAR_CONTEXT_MS.1 >= FOOT_CONTEXT_MS
+);
 
 /// Time spent in each activity, seconds.
 #[derive(

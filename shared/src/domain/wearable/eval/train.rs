@@ -309,16 +309,28 @@ fn bias(sessions: &[Session], m: &Trained) -> (i64, i64) {
 /// The scores (IoU ≥ 0.5; both bounds within 2 s) of the rides a trained model takes from the
 /// sessions' windows at a threshold.
 pub fn score(sessions: &[Session], m: &Trained, th: f64) -> (Score, Score) {
+    scores(
+        sessions,
+        |c| (m.ride().probability(&c.x), m.bounds().probability(&c.x)),
+        |c| detect::debiased(c.start_ms, c.end_ms, (m.start_bias_ms, m.end_bias_ms)),
+        th,
+    )
+}
+
+/// The scores of the rides taken from the sessions' windows, given each window's
+/// probabilities (ride, bounds right), the bounds it reports and the threshold.
+fn scores(
+    sessions: &[Session],
+    probability: impl Fn(&detect::Scored) -> (f64, f64),
+    bounds: impl Fn(&detect::Scored) -> (i64, i64),
+    th: f64,
+) -> (Score, Score) {
     let (mut a, mut b) = (Score::default(), Score::default());
     for (truth, all) in sessions {
-        let found: Vec<(i64, i64)> = taken(
-            all,
-            |c| (m.ride().probability(&c.x), m.bounds().probability(&c.x)),
-            th,
-        )
-        .into_iter()
-        .map(|c| detect::debiased(c.start_ms, c.end_ms, (m.start_bias_ms, m.end_bias_ms)))
-        .collect();
+        let found: Vec<(i64, i64)> = taken(all, &probability, th)
+            .into_iter()
+            .map(&bounds)
+            .collect();
         a.add(super::by_iou(truth, &found));
         b.add(super::by_bounds(truth, &found));
     }
@@ -350,27 +362,20 @@ pub fn rust(m: &Trained) -> String {
     s
 }
 
-/// The ride model's threshold against the development sets (every simulator trained on), for the trees
-/// as shipped.
+/// The ride model's threshold against the development sets (every simulator trained on), for
+/// the trees as shipped.
 pub async fn thresholds_on_dev() -> Vec<(f64, Score, Score)> {
     let mut dev = Vec::new();
     for set in super::DEVELOPMENT {
         dev.extend(windows(&set).await);
     }
-    let mut out = Vec::new();
-    for th in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
-        let (mut a, mut b) = (Score::default(), Score::default());
-        for (truth, all) in &dev {
-            let found: Vec<(i64, i64)> = taken(all, |c| (c.p, c.q), th)
-                .into_iter()
-                .map(|c| c.bounds())
-                .collect();
-            a.add(super::by_iou(truth, &found));
-            b.add(super::by_bounds(truth, &found));
-        }
-        out.push((th, a, b));
-    }
-    out
+    [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]
+        .into_iter()
+        .map(|th| {
+            let (a, b) = scores(&dev, |c| (c.p, c.q), detect::Scored::bounds, th);
+            (th, a, b)
+        })
+        .collect()
 }
 
 #[cfg(test)]
