@@ -40,6 +40,14 @@ pub const TRAIN_C: Set = Set {
     model: Simulator::SimC,
 };
 
+/// The fourth simulator's training seeds, chosen with `rides-7`'s held-out sets.
+pub const TRAIN_D: Set = Set {
+    name: "training, fourth model",
+    first_seed: 23_000_001,
+    per_cell: 40,
+    model: Simulator::SimD,
+};
+
 /// A session: its true rides and every window the ride model judged.
 pub type Session = (Vec<(i64, i64)>, Vec<detect::Scored>);
 
