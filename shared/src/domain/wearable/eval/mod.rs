@@ -217,13 +217,15 @@ pub const DEV_D: Set = Set {
 pub const FIFTH_MODEL_SEEDS: std::ops::RangeInclusive<u64> = 10_100_001..=10_100_045;
 
 /// The development sets, one per simulator the ride model is trained on.
-pub const DEVELOPMENT: [Set; 3] = [DEV, DEV_B, DEV_C];
+pub const DEVELOPMENT: [Set; 4] = [DEV, DEV_B, DEV_C, DEV_D];
 
-/// The development set the diagnostics read: `EVAL_SET=dev` (the default), `dev-b` or `dev-c`.
+/// The development set the diagnostics read: `EVAL_SET=dev` (the default), `dev-b`, `dev-c` or
+/// `dev-d`.
 pub fn dev_set() -> Set {
     match std::env::var("EVAL_SET").as_deref() {
         Ok("dev-b") => DEV_B,
         Ok("dev-c") => DEV_C,
+        Ok("dev-d") => DEV_D,
         _ => DEV,
     }
 }

@@ -117,8 +117,8 @@ fn near(a: (i64, i64), b: (i64, i64)) -> bool {
     (a.0 - b.0).abs() <= 2000 && (a.1 - b.1).abs() <= 2000
 }
 
-/// The ride model's training sets: three simulators.
-pub const TRAINING: [Set; 3] = [TRAIN, TRAIN_B, TRAIN_C];
+/// The ride model's training sets: four simulators.
+pub const TRAINING: [Set; 4] = [TRAIN, TRAIN_B, TRAIN_C, TRAIN_D];
 
 /// Fits the trees to the sets' windows and measures the bias of the bounds.
 pub async fn train(sets: &[Set]) -> Trained {
@@ -442,6 +442,9 @@ mod tests {
                 ..base
             })
             .collect();
+        // `LOSO_WITHOUT=k` leaves simulator k out of every fold's training (and its own fold):
+        // each fold is then fitted to one simulator fewer, to see what one more buys.
+        let without: Option<usize> = var("LOSO_WITHOUT").map(|v| v.parse().unwrap());
         let mut training = Vec::new();
         for set in TRAINING {
             let half = Set {
@@ -455,8 +458,9 @@ mod tests {
             dev.push(windows(&set).await);
         }
         let n = TRAINING.len();
+        let folds: Vec<usize> = (0..n).filter(|&i| Some(i) != without).collect();
         let jobs: Vec<(usize, usize)> = (0..variants.len())
-            .flat_map(|v| (0..n).map(move |out| (v, out)))
+            .flat_map(|v| folds.iter().map(move |&out| (v, out)))
             .collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = std::thread::available_parallelism().map_or(1, |c| c.get());
@@ -470,7 +474,9 @@ mod tests {
                             let Some(&(v, left)) = jobs.get(j) else {
                                 break out;
                             };
-                            let sessions: Vec<Session> = (0..n)
+                            let sessions: Vec<Session> = folds
+                                .iter()
+                                .copied()
                                 .filter(|&i| i != left)
                                 .flat_map(|i| training[i].iter().cloned())
                                 .collect();
@@ -487,11 +493,12 @@ mod tests {
         done.sort_by_key(|d| (d.0, d.1));
         for (v, params) in variants.iter().enumerate() {
             println!("{params:?}");
-            let mut f1 = [0.0; 4];
+            let (mut f1, mut f1_bounds) = ([0.0; 4], [0.0; 4]);
             for (_, out, m) in done.iter().filter(|d| d.0 == v) {
                 for (k, th) in [0.4, 0.5, 0.55, 0.6].into_iter().enumerate() {
                     let (a, b) = score(&dev[*out], m, th);
-                    f1[k] += a.f1() / n as f64;
+                    f1[k] += a.f1() / folds.len() as f64;
+                    f1_bounds[k] += b.f1() / folds.len() as f64;
                     println!(
                         "without {} at {th}: IoU P/R {:.3}/{:.3} F1 {:.3}; ±2 s {:.3}/{:.3} F1 {:.3}",
                         TRAINING[*out].name,
@@ -504,7 +511,7 @@ mod tests {
                     );
                 }
             }
-            println!("mean F1 (IoU) at 0.4/0.5/0.55/0.6: {f1:.3?}");
+            println!("mean F1 at 0.4/0.5/0.55/0.6: IoU {f1:.3?}, ±2 s {f1_bounds:.3?}");
         }
     }
 
