@@ -18,7 +18,10 @@
 //! independently written simulator's (`eval::sim_c`, `eval::THIRD_MODEL`); `fifth`,
 //! `second-held-2`, `dev-c` and `third-held` are `rides-6`'s (`eval::FIFTH`, `SECOND_HELD_2`,
 //! `DEV_C`, `THIRD_HELD`), and `fourth-model` the fourth simulator's (`eval::sim_d`,
-//! `eval::FOURTH_MODEL`). Also the FIT decoder's speed (the import's time bound).
+//! `eval::FOURTH_MODEL`); `sixth`, `second-held-3`, `third-held-2`, `dev-d` and `fourth-held`
+//! are `rides-7`'s (`eval::SIXTH`, `SECOND_HELD_3`, `THIRD_HELD_2`, `DEV_D`, `FOURTH_HELD`), and
+//! `fifth-model` the fifth simulator's (`eval::sim_e`, `eval::FIFTH_MODEL`). Also the FIT
+//! decoder's speed (the import's time bound).
 
 use bench::env;
 use bench::proc;
@@ -239,9 +242,15 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev-c" => eval::DEV_C,
         "third-held" => eval::THIRD_HELD,
         "fourth-model" => eval::FOURTH_MODEL,
+        "sixth" => eval::SIXTH,
+        "second-held-3" => eval::SECOND_HELD_3,
+        "third-held-2" => eval::THIRD_HELD_2,
+        "dev-d" => eval::DEV_D,
+        "fourth-held" => eval::FOURTH_HELD,
+        "fifth-model" => eval::FIFTH_MODEL,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c, third-held or fourth-model, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c, third-held, fourth-model, sixth, second-held-3, third-held-2, dev-d, fourth-held or fifth-model, not {other:?}"
             )
         }
     };

@@ -242,11 +242,6 @@ fn window(
         .fold((0.0, 0.0, 0usize), |(t, s, n), k| {
             (f64::max(t, tr.s[k]), s + tr.s[k], n + 1)
         });
-    // How sharply the speed changes across each bound: the mean over 2 s inside less the mean
-    // over 2 s outside.
-    let step = |inside: (i64, i64), outside: (i64, i64)| {
-        kmh(tr.mean_speed(inside.0, inside.1)) - kmh(tr.mean_speed(outside.0, outside.1))
-    };
     let mut x = [0.0; model::NF];
     x[model::PEAK] = peak_kmh;
     x[model::SECS] = secs.ln();
@@ -267,8 +262,6 @@ fn window(
     x[model::INTERVAL] = tr.interval_s;
     x[model::START_LEVEL] = levels.0 / peak_kmh.max(1.0);
     x[model::END_LEVEL] = levels.1 / peak_kmh.max(1.0);
-    x[model::START_STEP] = step((start, start + 2000), (start - 2000, start));
-    x[model::END_STEP] = step((end - 2000, end), (end, end + 2000));
     let in_gap = |from: i64, to: i64| {
         let (a, b) = (tr.index(from), tr.index(to));
         (a..=b).filter(|&k| tr.gap[k]).count() as f64 / (b - a + 1) as f64

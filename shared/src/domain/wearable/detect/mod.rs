@@ -1,4 +1,4 @@
-//! The ride detector (`rides-6`, issue 40): classifies a session into sitting, paddling and
+//! The ride detector (`rides-7`, issue 40): classifies a session into sitting, paddling and
 //! riding and produces ride windows with start, end, distance, top and mean speed and the
 //! ride's direction relative to the shore. Built for GPS-only watches (most GPX and FIT files
 //! carry no IMU, and positions without the receiver's speed); the IMU refines it when present.
@@ -30,16 +30,16 @@
 //!    [`MIN_RIDE_S`]–[`MAX_RIDE_S`] shows (peak and mean speed, time above [`ON_KMH`],
 //!    duration, path and how straight it is, the speed before and after it (5–25 s and
 //!    25–90 s away) and just before its start, whether the surfer heads back towards its start
-//!    after it (paddling back out), how sharply the speed changes across each bound and at
-//!    what share of the peak, the share of the minute either side at a walking or jogging pace
-//!    ([`FOOT_PACE_KMH`]), whether the track comes back to where it was (multipath), the share
-//!    inside a dropout, the sampling interval, and its angle to straight in) and give the probability that it is
-//!    a ride; the run's likeliest window is its ride when likely enough, and a window heading
-//!    out to sea (more than [`SEAWARD_DEG`] from shoreward) never is. The trees were trained
-//!    on sessions of the evaluation's first three simulators (`rides-6`), on seeds of their own,
-//!    never on its development or held-out sets; the median bias of the bounds measured there
-//!    is taken off. With IMU a window in which the wrist keeps a paddling rhythm
-//!    ([`stroke_score`]) is paddling, and the start moves to the pop-up.
+//!    after it (paddling back out), at what share of the peak each bound crosses, the share of
+//!    the minute either side at a walking or jogging pace ([`FOOT_PACE_KMH`]), whether the
+//!    track comes back to where it was (multipath), the share inside a dropout, the sampling
+//!    interval, and its angle to straight in) and give the probability that it is a ride; the
+//!    run's likeliest window is its ride when likely enough, and a window heading out to sea
+//!    (more than [`SEAWARD_DEG`] from shoreward) never is. The trees were trained on sessions
+//!    of the evaluation's first four simulators (`rides-7`), on seeds of their own, never on
+//!    its development or held-out sets; the median bias of the bounds measured there is taken
+//!    off. With IMU a window in which the wrist keeps a paddling rhythm ([`stroke_score`]) is
+//!    paddling, and the start moves to the pop-up.
 //!
 //! The shoreward direction comes from the track itself (no coastline data): from the line-up
 //! (where the surfer sits) towards where the session starts and ends (the beach), or, when the
@@ -76,7 +76,7 @@ use std::collections::VecDeque;
 use track::track;
 
 /// The detector's version, recorded with every window it makes.
-pub const VERSION: &str = "rides-6";
+pub const VERSION: &str = "rides-7";
 
 pub const MAX_ACCURACY_M: f64 = 25.0;
 pub const MAX_SPEED_KMH: f64 = 60.0;

@@ -3,7 +3,7 @@
 //! ensemble gives the probability that it is a ride, another that its bounds are right; trained
 //! on simulated sessions of seeds of their own (`eval::train`, which writes `detect/trees.rs`),
 //! never on the development or held-out sets; the threshold was chosen on the development
-//! sets of the three simulators trained on.
+//! sets of the four simulators trained on.
 
 // The features, by their index in a window's feature vector.
 /// Peak speed, km/h.
@@ -36,20 +36,17 @@ pub const SHOREWARD: usize = 13;
 /// The speeds the window's start and end cross, as shares of its peak.
 pub const START_LEVEL: usize = 14;
 pub const END_LEVEL: usize = 15;
-/// Mean speed over 2 s inside the start less over 2 s before it, km/h; likewise at the end.
-pub const START_STEP: usize = 16;
-pub const END_STEP: usize = 17;
 /// Share of the 4 s before the start, and after the end, inside a dropout.
-pub const GAP_BEFORE: usize = 18;
-pub const GAP_AFTER: usize = 19;
+pub const GAP_BEFORE: usize = 16;
+pub const GAP_AFTER: usize = 17;
 /// Mean speed 25–90 s before and after, km/h ([`super::FAR_CONTEXT_MS`]): waiting in the
 /// line-up and paddling back out, or walking on.
-pub const FAR_BEFORE: usize = 20;
-pub const FAR_AFTER: usize = 21;
+pub const FAR_BEFORE: usize = 18;
+pub const FAR_AFTER: usize = 19;
 /// How close the track comes back to the window's start 15–90 s after its end, as a share of
 /// the displacement (at most 3): a surfer paddles back out after a ride.
-pub const RETURNS: usize = 22;
-pub const NF: usize = 23;
+pub const RETURNS: usize = 20;
+pub const NF: usize = 21;
 
 /// One tree of depth 3: node `k`'s children are `2k + 1` (feature `f[k]` at most `t[k]`) and
 /// `2k + 2`; the leaves are nodes 7–14.
@@ -102,5 +99,6 @@ pub fn choose(scores: impl Iterator<Item = (f64, f64)>, threshold: f64) -> Optio
 }
 
 /// A window is a ride when the model gives it this probability or more (chosen on the
-/// development sets of the three simulators trained on, for the best F1 at IoU ≥ 0.5).
-pub const THRESHOLD: f64 = 0.55;
+/// development sets of the four simulators trained on: F1 at IoU ≥ 0.5 is flat, 0.855–0.857,
+/// from 0.35 to 0.55, and this is the middle of that plateau).
+pub const THRESHOLD: f64 = 0.45;

@@ -798,8 +798,21 @@ mod tests {
         }
     }
 
+    /// `rides-7`'s held-out sets and the fifth simulator's, each scored once when its work was
+    /// finished (`cargo test --release -p shared eval_rides7_held_out -- --ignored
+    /// --nocapture`; `BENCH_SET=sixth`, `second-held-3`, `third-held-2`, `fourth-held` and
+    /// `fifth-model` give the same).
+    #[tokio::test]
+    #[ignore]
+    async fn eval_rides7_held_out() {
+        for set in [FIFTH_MODEL, SIXTH, SECOND_HELD_3, THIRD_HELD_2, FOURTH_HELD] {
+            let (rep, _) = run(&set).await;
+            println!("{}", rep.markdown());
+        }
+    }
+
     /// The development set's figures (`cargo test -p shared eval_dev -- --ignored --nocapture`;
-    /// `EVAL_SET=dev-b` or `dev-c` for the second or third simulator's).
+    /// `EVAL_SET=dev-b`, `dev-c` or `dev-d` for the other simulators').
     #[tokio::test]
     #[ignore]
     async fn eval_dev() {

@@ -1,13 +1,14 @@
 //! Trains the detector's ride model ([`crate::domain::wearable::detect::model`]): every window
 //! the detector proposes in simulated sessions of seeds of their own ([`TRAINING`]: the first
-//! simulator's [`TRAIN`], the second's [`TRAIN_B`] and the third's [`TRAIN_C`]), labelled a
-//! ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted trees fitted to them
-//! (depth 3, logistic loss); then the median error of the bounds of the windows it takes, which
-//! the detector takes off. The development and held-out sets are never trained on, nor the
-//! fourth simulator's. `leave_one_simulator_out` measures how the training holds on physics it
-//! did not see.
-//! `cargo test -p shared train_ride_model -- --ignored --nocapture` writes
-//! `detect/trees.rs`; `trained_trees_are_the_shipped_ones` checks that it reproduces.
+//! simulator's [`TRAIN`], the second's [`TRAIN_B`], the third's [`TRAIN_C`] and the fourth's
+//! [`TRAIN_D`]), labelled a ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted
+//! trees fitted to them (depth 3, logistic loss); then the median error of the bounds of the
+//! windows it takes, which the detector takes off. The development and held-out sets are never
+//! trained on, nor the fifth simulator's. `leave_one_simulator_out` measures how the training
+//! holds on physics it did not see.
+//! `cargo test --release -p shared train_ride_model -- --ignored --nocapture` writes
+//! `detect/trees.rs` (two minutes; a debug build takes twenty);
+//! `trained_trees_are_the_shipped_ones` checks that it reproduces.
 
 use super::{Set, Simulator, import};
 use crate::domain::wearable::accuracy::{Score, iou};
@@ -415,11 +416,11 @@ mod tests {
     }
 
     /// How the training holds on physics it never saw: for each simulator, a model fitted to the
-    /// other two simulators' training sessions (the first half of each set, for speed), scored
+    /// other simulators' training sessions (the first half of each set, for speed), scored
     /// on the left-out simulator's development set. Settings from `LOSO_ROUNDS`, `LOSO_RATE`,
     /// `LOSO_LAMBDA` and `LOSO_SKIP` (features not split on, comma-separated indices; several
     /// variants separated by `;`, fitted side by side on the machine's cores).
-    /// `cargo test -p shared leave_one_simulator_out -- --ignored --nocapture`.
+    /// `cargo test --release -p shared leave_one_simulator_out -- --ignored --nocapture`.
     #[tokio::test]
     #[ignore]
     async fn leave_one_simulator_out() {
@@ -521,19 +522,20 @@ mod tests {
     async fn threshold_on_dev() {
         for (th, a, b) in thresholds_on_dev().await {
             println!(
-                "{th}: IoU P/R {:.3}/{:.3} F1 {:.3}; ±2 s {:.3}/{:.3}",
+                "{th}: IoU P/R {:.3}/{:.3} F1 {:.4}; ±2 s {:.3}/{:.3} F1 {:.4}",
                 a.precision(),
                 a.recall(),
                 a.f1(),
                 b.precision(),
-                b.recall()
+                b.recall(),
+                b.f1()
             );
         }
     }
 
     /// Where recall is lost: per break, sampling and ride length, the share of true rides with
     /// a candidate window at all (IoU ≥ 0.5; ±2 s) and with one the model takes.
-    /// `EVAL_SET=dev|dev-b|dev-c cargo test -p shared candidate_recall -- --ignored --nocapture`.
+    /// `EVAL_SET=dev|dev-b|dev-c|dev-d cargo test -p shared candidate_recall -- --ignored --nocapture`.
     #[tokio::test]
     #[ignore]
     async fn candidate_recall() {
