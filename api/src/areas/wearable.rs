@@ -270,7 +270,7 @@ pub async fn export_gpx(
 pub async fn gpx_file(state: &AppState, ws: &InWorkspace, id: Id) -> shared::Result<Response> {
     let d = sessions::get(&state.db, ws, id).await?;
     let mut c = state.db.acquire().await?;
-    let samples = sessions::load_all(&mut c, id).await?;
+    let samples = sessions::load_streams(&mut c, id, &[Stream::Gps, Stream::Hr]).await?;
     let rides: Vec<gpx::MarkedRide> = d
         .rides
         .iter()

@@ -1,6 +1,8 @@
 use crate::support::*;
 use axum::http::StatusCode;
 use serde_json::json;
+use shared::domain::wearable::samples::Stream;
+use shared::domain::wearable::sessions;
 
 #[tokio::test]
 async fn an_uploaded_session_is_stored_compactly_and_its_rides_are_derived() {
@@ -228,7 +230,8 @@ async fn another_workspace_sees_nothing() {
 async fn rederive_records_the_detector_version_and_gpx_exports_the_rides() {
     let app = TestApp::new().await;
     let ca = coach_and_athlete(&app).await;
-    let s = synth(8, 600.0, 0);
+    // With IMU, which the export does not read.
+    let s = synth(8, 600.0, 20);
     let id = derived_session(&app, &ca.coach, &ca.athlete_id, &s).await;
     let r = app
         .post(&format!("/api/wearable/sessions/{id}/rederive"))
@@ -244,8 +247,23 @@ async fn rederive_records_the_detector_version_and_gpx_exports_the_rides() {
         .send()
         .await;
     assert_eq!(r.status, StatusCode::OK);
-    assert!(r.body.contains("<name>Ride 1</name>") && r.body.contains("<trkpt"));
+    assert!(r.body.contains("<name>Ride 1</name>"));
+    assert_eq!(r.body.matches("<trkpt").count(), s.samples.gps.len());
+    assert!(r.body.contains("<gpxtpx:hr>"));
     assert_eq!(audit_count(&app, "wearable_session.rederive").await, 1);
+    // The export and the desk's page load the streams they draw, not the IMU.
+    let mut c = app.state.db.acquire().await.unwrap();
+    let drawn = sessions::load_streams(&mut c, id, &[Stream::Gps, Stream::Hr])
+        .await
+        .unwrap();
+    assert_eq!(drawn.gps.len(), s.samples.gps.len());
+    assert_eq!(drawn.hr.len(), s.samples.hr.len());
+    assert!(drawn.imu.is_empty() && !s.samples.imu.is_empty());
+    let imu = sessions::load_streams(&mut c, id, &[Stream::Imu])
+        .await
+        .unwrap();
+    assert_eq!(imu.imu.len(), s.samples.imu.len());
+    assert!(imu.gps.is_empty());
 }
 
 #[tokio::test]

@@ -893,13 +893,21 @@ pub async fn samples(
     })
 }
 
-/// Decodes every sample of a session (the detector, GPX export).
-pub async fn load_all(x: &mut impl Executor, session: Id) -> Result<Samples> {
-    let rows = wearable::chunks(x, session, None, i64::MIN / 2, i64::MAX / 2).await?;
+/// Decodes a session's samples of the given streams, whole: the GPX export and the desk's
+/// session page draw positions and heart rate, and leave out the IMU (at 100 Hz, nearly all of
+/// a session's samples). The detector reads chunks one at a time instead (`derive`).
+pub async fn load_streams(
+    x: &mut impl Executor,
+    session: Id,
+    streams: &[Stream],
+) -> Result<Samples> {
     let mut all = Samples::default();
-    for r in rows {
-        codec::decode(r.stream, &r.data, &mut all)
-            .map_err(|e| Error::internal(anyhow::anyhow!("{e}")))?;
+    for &stream in streams {
+        let rows = wearable::chunks(x, session, Some(stream), i64::MIN / 2, i64::MAX / 2).await?;
+        for r in rows {
+            codec::decode(r.stream, &r.data, &mut all)
+                .map_err(|e| Error::internal(anyhow::anyhow!("{e}")))?;
+        }
     }
     all.normalise();
     Ok(all)

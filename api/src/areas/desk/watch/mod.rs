@@ -25,6 +25,7 @@ use shared::authz::{Module, Perm};
 use shared::db::Id;
 use shared::domain::footage::clips;
 use shared::domain::wearable::labels::{self, NewLabel};
+use shared::domain::wearable::samples::Stream;
 use shared::domain::wearable::sessions::{self, ImportMeta, SessionDetail, SessionView};
 use shared::domain::wearable::sync::{self, SyncRequest};
 use shared::domain::wearable::{access, people};
@@ -379,7 +380,7 @@ async fn show_page(
     } = sessions::get(&state.db, &acting, id).await?;
     let samples = {
         let mut c = state.db.acquire().await?;
-        sessions::load_all(&mut c, id).await?
+        sessions::load_streams(&mut c, id, &[Stream::Gps, Stream::Hr]).await?
     };
     let windows: Vec<plot::Window> = rides
         .iter()
