@@ -7,7 +7,7 @@
 //! trained on, nor the fifth simulator's. `leave_one_simulator_out` measures how the training
 //! holds on physics it did not see.
 //! `cargo test --release -p shared train_ride_model -- --ignored --nocapture` writes
-//! `detect/trees.rs` (two minutes; a debug build takes twenty);
+//! `detect/trees.rs` (about two minutes in a release build);
 //! `trained_trees_are_the_shipped_ones` checks that it reproduces.
 
 use super::{Set, Simulator, import};
@@ -407,7 +407,8 @@ mod tests {
         );
     }
 
-    /// The shipped trees are what the training gives (`--ignored`: about fifteen minutes).
+    /// The shipped trees are what the training gives (`--ignored`; about two minutes with
+    /// `--release`).
     #[tokio::test]
     #[ignore]
     async fn trained_trees_are_the_shipped_ones() {
