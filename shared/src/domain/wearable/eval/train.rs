@@ -49,6 +49,14 @@ pub const TRAIN_D: Set = Set {
     model: Simulator::SimD,
 };
 
+/// The fifth simulator's training seeds, chosen with `rides-8`'s held-out sets.
+pub const TRAIN_E: Set = Set {
+    name: "training, fifth model",
+    first_seed: 24_000_001,
+    per_cell: 40,
+    model: Simulator::SimE,
+};
+
 /// A session: its true rides and every window the ride model judged.
 pub type Session = (Vec<(i64, i64)>, Vec<detect::Scored>);
 
@@ -638,6 +646,85 @@ mod tests {
                 f(r[2]),
                 f(r[3])
             );
+        }
+    }
+
+    fn show(x: &[f64; NF]) -> String {
+        use detect::model::*;
+        format!(
+            "pk {:4.1} mn {:4.1} path {:4.0} int {:.1} bef {:4.1} aft {:4.1} fb {:4.1} fa {:4.1} ret {:.2} sh {:+.2} str {:.2} gap {:.2} foot {:.2}",
+            x[PEAK],
+            x[MEAN],
+            x[PATH].exp_m1(),
+            x[INTERVAL],
+            x[BEFORE],
+            x[AFTER],
+            x[FAR_BEFORE],
+            x[FAR_AFTER],
+            x[RETURNS],
+            x[SHOREWARD],
+            x[STRAIGHT],
+            x[IN_GAP],
+            x[ON_FOOT]
+        )
+    }
+
+    /// Rides some window matches (IoU ≥ 0.5) that the detector misses: is their run's ride
+    /// another true ride (two rides in one run), a window of wrong bounds, or none at all?
+    /// `EVAL_SET=… cargo test --release -p shared lost_with_a_candidate -- --ignored --nocapture`.
+    #[tokio::test]
+    #[ignore]
+    async fn lost_with_a_candidate() {
+        let set = super::super::dev_set();
+        let sessions = windows(&set).await;
+        let mut rows: std::collections::BTreeMap<String, [usize; 4]> = Default::default();
+        for ((_, brk, _), (truth, all)) in set.sessions().into_iter().zip(&sessions) {
+            let took = taken(all, |c| (c.p, c.q), detect::model::THRESHOLD);
+            for &t in truth {
+                let m: Vec<&detect::Scored> = all
+                    .iter()
+                    .filter(|c| !c.seaward && iou(t, c.bounds()) >= 0.5)
+                    .collect();
+                if m.is_empty() || took.iter().any(|c| iou(t, c.bounds()) >= 0.5) {
+                    continue;
+                }
+                let runs: Vec<usize> = m.iter().map(|c| c.run).collect();
+                let chosen = took.iter().find(|c| runs.contains(&c.run));
+                let kind = match chosen {
+                    None => 0,
+                    Some(c) if truth.iter().any(|&o| o != t && iou(o, c.bounds()) >= 0.5) => 1,
+                    Some(_) => 2,
+                };
+                let pmax = m.iter().map(|c| c.p).fold(0.0, f64::max);
+                let secs = (t.1 - t.0) as f64 / 1000.0;
+                for key in ["all".to_string(), format!("{brk:?}")] {
+                    let r = rows.entry(key).or_default();
+                    r[kind] += 1;
+                    r[3] += usize::from(kind == 0 && pmax > 0.2);
+                }
+                if kind != 2 && brk == super::super::Break::Beach {
+                    let b = m.iter().max_by(|a, b| a.p.total_cmp(&b.p)).unwrap();
+                    println!("MISS {secs:5.1}s p {pmax:.2} {}", show(&b.x));
+                }
+            }
+        }
+        for ((_, brk, _), (truth, all)) in set.sessions().into_iter().zip(&sessions) {
+            for c in taken(all, |c| (c.p, c.q), detect::model::THRESHOLD) {
+                if brk == super::super::Break::Beach
+                    && !truth.iter().any(|&t| iou(t, c.bounds()) >= 0.5)
+                {
+                    let w = c.bounds();
+                    let secs = (w.1 - w.0) as f64 / 1000.0;
+                    println!("FALSE {secs:5.1}s p {:.2} {}", c.p, show(&c.x));
+                }
+            }
+        }
+        println!(
+            "{}: none taken, another ride taken, wrong bounds, none (p > 0.2)",
+            set.name
+        );
+        for (k, r) in rows {
+            println!("{k:8} {:4} {:4} {:4} {:4}", r[0], r[1], r[2], r[3]);
         }
     }
 
