@@ -272,7 +272,7 @@ pub const DEV_E: Set = Set {
 pub const SIXTH_MODEL_SEEDS: std::ops::RangeInclusive<u64> = 11_700_001..=11_700_045;
 
 /// The development sets, one per simulator the ride model is trained on.
-pub const DEVELOPMENT: [Set; 4] = [DEV, DEV_B, DEV_C, DEV_D];
+pub const DEVELOPMENT: [Set; 5] = [DEV, DEV_B, DEV_C, DEV_D, DEV_E];
 
 /// The development set the diagnostics read: `EVAL_SET=dev` (the default), `dev-b`, `dev-c`,
 /// `dev-d` or `dev-e`.

@@ -1,13 +1,13 @@
 //! Trains the detector's ride model ([`crate::domain::wearable::detect::model`]): every window
 //! the detector proposes in simulated sessions of seeds of their own ([`TRAINING`]: the first
-//! simulator's [`TRAIN`], the second's [`TRAIN_B`], the third's [`TRAIN_C`] and the fourth's
-//! [`TRAIN_D`]), labelled a ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted
+//! simulator's [`TRAIN`], the second's [`TRAIN_B`], the third's [`TRAIN_C`], the fourth's
+//! [`TRAIN_D`] and the fifth's [`TRAIN_E`]), labelled a ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted
 //! trees fitted to them (depth 3, logistic loss); then the median error of the bounds of the
 //! windows it takes, which the detector takes off. The development and held-out sets are never
-//! trained on, nor the fifth simulator's. `leave_one_simulator_out` measures how the training
+//! trained on, nor the sixth simulator's. `leave_one_simulator_out` measures how the training
 //! holds on physics it did not see.
 //! `cargo test --release -p shared train_ride_model -- --ignored --nocapture` writes
-//! `detect/trees.rs` (about two minutes in a release build);
+//! `detect/trees.rs` (under three minutes in a release build);
 //! `trained_trees_are_the_shipped_ones` checks that it reproduces.
 
 use super::{Set, Simulator, import};
@@ -126,8 +126,8 @@ fn near(a: (i64, i64), b: (i64, i64)) -> bool {
     (a.0 - b.0).abs() <= 2000 && (a.1 - b.1).abs() <= 2000
 }
 
-/// The ride model's training sets: four simulators.
-pub const TRAINING: [Set; 4] = [TRAIN, TRAIN_B, TRAIN_C, TRAIN_D];
+/// The ride model's training sets: five simulators.
+pub const TRAINING: [Set; 5] = [TRAIN, TRAIN_B, TRAIN_C, TRAIN_D, TRAIN_E];
 
 /// Fits the trees to the sets' windows and measures the bias of the bounds.
 pub async fn train(sets: &[Set]) -> Trained {
@@ -415,7 +415,7 @@ mod tests {
         );
     }
 
-    /// The shipped trees are what the training gives (`--ignored`; about two minutes with
+    /// The shipped trees are what the training gives (`--ignored`; under three minutes with
     /// `--release`).
     #[tokio::test]
     #[ignore]
