@@ -20,7 +20,10 @@
 //! `DEV_C`, `THIRD_HELD`), and `fourth-model` the fourth simulator's (`eval::sim_d`,
 //! `eval::FOURTH_MODEL`); `sixth`, `second-held-3`, `third-held-2`, `dev-d` and `fourth-held`
 //! are `rides-7`'s (`eval::SIXTH`, `SECOND_HELD_3`, `THIRD_HELD_2`, `DEV_D`, `FOURTH_HELD`), and
-//! `fifth-model` the fifth simulator's (`eval::sim_e`, `eval::FIFTH_MODEL`). Also the FIT
+//! `fifth-model` the fifth simulator's (`eval::sim_e`, `eval::FIFTH_MODEL`); `seventh`,
+//! `second-held-4`, `third-held-3`, `fourth-held-2`, `fifth-held` and `dev-e` are `rides-8`'s
+//! (`eval::SEVENTH`, `SECOND_HELD_4`, `THIRD_HELD_3`, `FOURTH_HELD_2`, `FIFTH_HELD`, `DEV_E`),
+//! and `sixth-model` the sixth simulator's (`eval::sim_f`, `eval::SIXTH_MODEL`). Also the FIT
 //! decoder's speed (the import's time bound).
 
 use bench::env;
@@ -248,9 +251,16 @@ fn evaluation(set: &str) -> anyhow::Result<()> {
         "dev-d" => eval::DEV_D,
         "fourth-held" => eval::FOURTH_HELD,
         "fifth-model" => eval::FIFTH_MODEL,
+        "seventh" => eval::SEVENTH,
+        "second-held-4" => eval::SECOND_HELD_4,
+        "third-held-3" => eval::THIRD_HELD_3,
+        "fourth-held-2" => eval::FOURTH_HELD_2,
+        "fifth-held" => eval::FIFTH_HELD,
+        "dev-e" => eval::DEV_E,
+        "sixth-model" => eval::SIXTH_MODEL,
         other => {
             anyhow::bail!(
-                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c, third-held, fourth-model, sixth, second-held-3, third-held-2, dev-d, fourth-held or fifth-model, not {other:?}"
+                "BENCH_SET is dev, held-out, fresh, third, fourth, second, dev-b, second-held, third-model, fifth, second-held-2, dev-c, third-held, fourth-model, sixth, second-held-3, third-held-2, dev-d, fourth-held, fifth-model, seventh, second-held-4, third-held-3, fourth-held-2, fifth-held, dev-e or sixth-model, not {other:?}"
             )
         }
     };

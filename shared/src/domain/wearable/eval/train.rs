@@ -649,6 +649,7 @@ mod tests {
         }
     }
 
+    /// The features a diagnostic prints of a window (path in metres, not its log).
     fn show(x: &[f64; NF]) -> String {
         use detect::model::*;
         format!(
@@ -670,8 +671,11 @@ mod tests {
     }
 
     /// Rides some window matches (IoU ≥ 0.5) that the detector misses: is their run's ride
-    /// another true ride (two rides in one run), a window of wrong bounds, or none at all?
-    /// `EVAL_SET=… cargo test --release -p shared lost_with_a_candidate -- --ignored --nocapture`.
+    /// another true ride (two rides in one run), a window of wrong bounds, or none at all (and
+    /// how many of those the model gave more than 0.2)? Then, at beach breaks, the features of
+    /// each missed ride's likeliest window (`MISS`) and of each false ride taken (`FALSE`), to
+    /// compare. `EVAL_SET=… cargo test --release -p shared lost_with_a_candidate -- --ignored
+    /// --nocapture`.
     #[tokio::test]
     #[ignore]
     async fn lost_with_a_candidate() {
@@ -690,6 +694,7 @@ mod tests {
                 }
                 let runs: Vec<usize> = m.iter().map(|c| c.run).collect();
                 let chosen = took.iter().find(|c| runs.contains(&c.run));
+                // 0: none taken in the run; 1: another true ride taken; 2: wrong bounds.
                 let kind = match chosen {
                     None => 0,
                     Some(c) if truth.iter().any(|&o| o != t && iou(o, c.bounds()) >= 0.5) => 1,
@@ -725,6 +730,47 @@ mod tests {
         );
         for (k, r) in rows {
             println!("{k:8} {:4} {:4} {:4} {:4}", r[0], r[1], r[2], r[3]);
+        }
+    }
+
+    /// Slow straight-in windows (peak 8.5–12 km/h, 3–12 s, within 40° of straight in, straight
+    /// paths): the share of them that are rides, per simulator. A surfer standing on white
+    /// water and one pushed prone by it leave the same track; the simulators' populations
+    /// decide which it mostly is. `cargo test --release -p shared slow_white_water_by_simulator
+    /// -- --ignored --nocapture`.
+    #[tokio::test]
+    #[ignore]
+    async fn slow_white_water_by_simulator() {
+        use detect::model::*;
+        let mut sets: Vec<Set> = TRAINING.to_vec();
+        sets.push(super::super::DEV_F);
+        for set in sets {
+            let quarter = Set {
+                per_cell: set.per_cell.min(10),
+                ..set
+            };
+            let (mut n, mut rides) = (0usize, 0usize);
+            for (truth, all) in windows(&quarter).await {
+                for c in all.iter().filter(|c| !c.seaward) {
+                    let x = &c.x;
+                    let secs = x[SECS].exp();
+                    if (8.5..12.0).contains(&x[PEAK])
+                        && (3.0..12.0).contains(&secs)
+                        && x[SHOREWARD] > 0.77
+                        && x[STRAIGHT] > 0.9
+                    {
+                        n += 1;
+                        rides += usize::from(
+                            truth.iter().any(|&t| iou(t, (c.start_ms, c.end_ms)) >= 0.5),
+                        );
+                    }
+                }
+            }
+            println!(
+                "{:32} {n:6} windows, {:.3} rides",
+                quarter.name,
+                rides as f64 / n.max(1) as f64
+            );
         }
     }
 
