@@ -1,11 +1,11 @@
 //! Trains the detector's ride model ([`crate::domain::wearable::detect::model`]): every window
 //! the detector proposes in simulated sessions of seeds of their own ([`TRAINING`]: the first
 //! simulator's [`TRAIN`], the second's [`TRAIN_B`], the third's [`TRAIN_C`], the fourth's
-//! [`TRAIN_D`] and the fifth's [`TRAIN_E`]), labelled a ride when it matches a true ride (IoU ≥ 0.5), and gradient-boosted
-//! trees fitted to them (depth 3, logistic loss); then the median error of the bounds of the
-//! windows it takes, which the detector takes off. The development and held-out sets are never
-//! trained on, nor the sixth simulator's. `leave_one_simulator_out` measures how the training
-//! holds on physics it did not see.
+//! [`TRAIN_D`] and the fifth's [`TRAIN_E`]), labelled a ride when it matches a true ride (IoU ≥
+//! 0.5), and gradient-boosted trees fitted to them (depth 3, logistic loss); then the median
+//! error of the bounds of the windows it takes, which the detector takes off. The development
+//! and held-out sets are never trained on, nor the sixth simulator's.
+//! `leave_one_simulator_out` measures how the training holds on physics it did not see.
 //! `cargo test --release -p shared train_ride_model -- --ignored --nocapture` writes
 //! `detect/trees.rs` (under three minutes in a release build);
 //! `trained_trees_are_the_shipped_ones` checks that it reproduces.
@@ -544,7 +544,8 @@ mod tests {
 
     /// Where recall is lost: per break, sampling and ride length, the share of true rides with
     /// a candidate window at all (IoU ≥ 0.5; ±2 s) and with one the model takes.
-    /// `EVAL_SET=dev|dev-b|dev-c|dev-d cargo test -p shared candidate_recall -- --ignored --nocapture`.
+    /// `EVAL_SET=dev|dev-b|dev-c|dev-d|dev-e|dev-f cargo test --release -p shared candidate_recall
+    /// -- --ignored --nocapture`.
     #[tokio::test]
     #[ignore]
     async fn candidate_recall() {
