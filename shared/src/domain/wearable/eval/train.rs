@@ -746,12 +746,13 @@ mod tests {
         let mut sets: Vec<Set> = TRAINING.to_vec();
         sets.push(super::super::DEV_F);
         for set in sets {
-            let quarter = Set {
+            // At most 10 sessions a cell (90 a simulator): enough for a share.
+            let some = Set {
                 per_cell: set.per_cell.min(10),
                 ..set
             };
             let (mut n, mut rides) = (0usize, 0usize);
-            for (truth, all) in windows(&quarter).await {
+            for (truth, all) in windows(&some).await {
                 for c in all.iter().filter(|c| !c.seaward) {
                     let x = &c.x;
                     let secs = x[SECS].exp();
@@ -769,7 +770,7 @@ mod tests {
             }
             println!(
                 "{:32} {n:6} windows, {:.3} rides",
-                quarter.name,
+                some.name,
                 rides as f64 / n.max(1) as f64
             );
         }
