@@ -134,3 +134,39 @@ test('watch: import a GPX from the page, read its track and rides, drag a true r
   await check(page);
   await ctx.close();
 });
+
+test('watch: a session watched without a ride is marked so from its page, scored as such, and the mark removed', async () => {
+  const c = await coach('Coach Quiet');
+  const a = await api('/api/athletes', { method: 'POST', session: c, body: { firstName: 'Mia', lastName: 'Silva' } });
+  assert.equal(a.status, 201, a.text);
+  const { ctx, page, session } = await onDesk(c);
+  await page.goto(`/w/${c.orgId}/watch`);
+  await page.getByLabel('Athlete', { exact: true }).first().selectOption({ label: 'Mia Silva' });
+  await page.getByLabel('GPX or FIT file').setInputFiles({ name: 'quiet.gpx', mimeType: 'application/gpx+xml', buffer: gpx() });
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.getByText('Imported.').waitFor();
+  const id = new URL(page.url()).pathname.split('/')[4];
+  await page.locator('.badge', { hasText: 'Ready' }).waitFor({ timeout: 60000 });
+
+  await page.getByRole('button', { name: 'Mark as no rides' }).click();
+  await page.getByText('Marked as holding no ride.').waitFor();
+  // Every found ride now counts as a false one; the ride form gives way to the mark.
+  const acc = await api(`/api/wearable/accuracy?sessionId=${id}`, { session });
+  assert.equal(acc.json.overall.labels, 0, acc.text);
+  assert.ok(acc.json.overall.detected >= 3, acc.text);
+  assert.equal(acc.json.overall.falsePositives, acc.json.overall.detected, acc.text);
+  await page.locator('#accuracy').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Add true ride' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: /^It was a ride/ }).count(), 0);
+  assert.equal(await page.locator('svg[data-label-chart]').count(), 0);
+  assert.equal((await page.locator('#accuracy').textContent()).includes('Recall–'), true);
+  await check(page);
+  await screenshot(page, 'watch-no-rides');
+
+  await page.getByRole('button', { name: 'Remove the mark' }).click();
+  await page.getByText('No-rides mark removed.').waitFor();
+  const r = await api(`/api/wearable/labels?sessionId=${id}`, { session });
+  assert.equal(r.json.items.length, 0, r.text);
+  await page.getByRole('button', { name: 'Add true ride' }).waitFor();
+  await ctx.close();
+});

@@ -284,8 +284,10 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .auth(watch_read).area("web").summary("A watch session: track and speed/heart-rate charts as SVG with the rides, the ride table, true rides and the detector's accuracy, clip alignment"),
         route(POST, "/w/{ws}/watch/{id}/labels", watch::add_label)
             .auth(watch_manage).area("web").summary("Add a true ride, typed, dragged on the speed chart or confirmed from a found one (as POST /api/wearable/labels)"),
+        route(POST, "/w/{ws}/watch/{id}/labels/no-rides", watch::mark_no_rides)
+            .auth(watch_manage).area("web").summary("Mark the session as watched and holding no ride (as POST /api/wearable/labels with noRides)"),
         route(POST, "/w/{ws}/watch/{id}/labels/{other}/delete", watch::delete_label)
-            .auth(watch_manage).area("web").summary("Remove a true ride (as DELETE /api/wearable/labels)"),
+            .auth(watch_manage).area("web").summary("Remove a true ride or the no-rides mark (as DELETE /api/wearable/labels)"),
         route(POST, "/w/{ws}/watch/{id}/sync", watch::align)
             .auth(watch_manage).area("web").summary("Align a clip with the session by rides or clocks (as POST /api/wearable/sync)"),
         route(POST, "/w/{ws}/watch/{id}/rederive", watch::rederive)

@@ -73,11 +73,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             .paged::<shared::domain::wearable::labels::LabelView>(),
         route(POST, "/api/wearable/labels", wearable::add_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
-            .area("wearable").summary("Mark a true ride on a session (start, end: RFC 3339, watch clock)")
+            .area("wearable").summary("Mark a true ride on a session (start, end: RFC 3339, watch clock), or mark it as holding no ride (noRides)")
             .body::<NewLabel>().ok::<shared::domain::wearable::labels::LabelView>(201),
         route(DELETE, "/api/wearable/labels", wearable::delete_label)
             .auth(Auth::member(Perm::WearableManage).in_module(Module::Wearable))
-            .area("wearable").summary("Delete a ride label (id)")
+            .area("wearable").summary("Delete a ride label or a no-rides mark (id)")
             .query_of::<wearable::LabelRef>().required_query("id")
             .empty(204, "deleted"),
         route(GET, "/api/wearable/accuracy", wearable::accuracy)

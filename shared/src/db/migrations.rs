@@ -20,11 +20,11 @@ macro_rules! migration_set {
 }
 
 fn sqlite() -> Vec<Migration> {
-    migration_set!("sqlite": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue", 24 "auth_cache", 25 "job_progress_hot", 26 "job_claims", 27 "notification_channels", 28 "ride_direction", 29 "clip_media", 30 "notification_sends", 31 "delivery_send_marks")
+    migration_set!("sqlite": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue", 24 "auth_cache", 25 "job_progress_hot", 26 "job_claims", 27 "notification_channels", 28 "ride_direction", 29 "clip_media", 30 "notification_sends", 31 "delivery_send_marks", 32 "no_ride_labels")
 }
 
 fn postgres() -> Vec<Migration> {
-    migration_set!("postgres": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue", 24 "auth_cache", 25 "job_progress_hot", 26 "job_claims", 27 "notification_channels", 28 "ride_direction", 29 "clip_media", 30 "notification_sends", 31 "delivery_send_marks")
+    migration_set!("postgres": 1 "foundation", 2 "jobs", 3 "workspaces", 4 "athletes", 5 "messaging", 6 "sms", 7 "footage", 8 "uploads", 9 "reviews", 10 "coaching", 11 "competition", 12 "billing", 13 "wearable", 14 "competition_imports", 15 "strategy", 16 "forecasts", 17 "identity", 18 "opponents", 19 "reports", 22 "probe_effects", 23 "job_queue", 24 "auth_cache", 25 "job_progress_hot", 26 "job_claims", 27 "notification_channels", 28 "ride_direction", 29 "clip_media", 30 "notification_sends", 31 "delivery_send_marks", 32 "no_ride_labels")
 }
 
 /// Our own bookkeeping table: apalis-sqlite kept its migrations in `_sqlx_migrations` of the

@@ -327,17 +327,22 @@ pub struct Label {
     pub session_id: Id,
     pub start_ms: i64,
     pub end_ms: i64,
+    /// A "no rides" mark: `start_ms..end_ms` was watched and holds no ride.
+    pub no_rides: bool,
     pub note: Option<String>,
     pub created_by: Option<Id>,
     pub created_at: Ts,
 }
 
+const LABEL_COLUMNS: &str =
+    "id, org_id, session_id, start_ms, end_ms, no_rides, note, created_by, created_at";
+
 pub async fn insert_label(x: &mut impl Executor, l: &Label) -> Result<(), sqlx::Error> {
     execute!(x, sqlx::query(
-        "INSERT INTO wearable_labels (id, org_id, session_id, start_ms, end_ms, note, created_by, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
-        .bind(l.id).bind(l.org_id).bind(l.session_id).bind(l.start_ms).bind(l.end_ms).bind(&l.note)
-        .bind(l.created_by).bind(l.created_at))?;
+        "INSERT INTO wearable_labels (id, org_id, session_id, start_ms, end_ms, no_rides, note, created_by, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
+        .bind(l.id).bind(l.org_id).bind(l.session_id).bind(l.start_ms).bind(l.end_ms).bind(l.no_rides)
+        .bind(&l.note).bind(l.created_by).bind(l.created_at))?;
     Ok(())
 }
 
@@ -347,15 +352,23 @@ pub async fn labels(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<Label>, sqlx::Error> {
-    sql!(x, c => sqlx::query_as::<_, Label>(
-        "SELECT id, org_id, session_id, start_ms, end_ms, note, created_by, created_at FROM wearable_labels
-         WHERE session_id = $1 ORDER BY start_ms, id LIMIT $2 OFFSET $3")
+    let q = format!(
+        "SELECT {LABEL_COLUMNS} FROM wearable_labels
+         WHERE session_id = $1 ORDER BY start_ms, id LIMIT $2 OFFSET $3"
+    );
+    sql!(x, c => sqlx::query_as::<_, Label>(sqlx::AssertSqlSafe(q))
         .bind(session).bind(limit).bind(offset).fetch_all(&mut *c).await)
 }
 
-pub async fn count_labels(x: &mut impl Executor, session: Id) -> Result<i64, sqlx::Error> {
-    sql!(x, c => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM wearable_labels WHERE session_id = $1")
-        .bind(session).fetch_one(&mut *c).await)
+/// The session's ride labels, or its "no rides" marks.
+pub async fn count_labels(
+    x: &mut impl Executor,
+    session: Id,
+    no_rides: bool,
+) -> Result<i64, sqlx::Error> {
+    sql!(x, c => sqlx::query_scalar::<_, i64>(
+        "SELECT COUNT(*) FROM wearable_labels WHERE session_id = $1 AND no_rides = $2")
+        .bind(session).bind(no_rides).fetch_one(&mut *c).await)
 }
 
 pub async fn get_label(
@@ -363,9 +376,8 @@ pub async fn get_label(
     org: Id,
     id: Id,
 ) -> Result<Option<Label>, sqlx::Error> {
-    sql!(x, c => sqlx::query_as::<_, Label>(
-        "SELECT id, org_id, session_id, start_ms, end_ms, note, created_by, created_at FROM wearable_labels
-         WHERE id = $1 AND org_id = $2")
+    let q = format!("SELECT {LABEL_COLUMNS} FROM wearable_labels WHERE id = $1 AND org_id = $2");
+    sql!(x, c => sqlx::query_as::<_, Label>(sqlx::AssertSqlSafe(q))
         .bind(id).bind(org).fetch_optional(&mut *c).await)
 }
 

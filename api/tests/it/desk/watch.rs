@@ -134,6 +134,84 @@ async fn a_session_page_draws_its_rides_and_takes_true_rides() {
     assert_eq!(gpx.body, theirs.body);
 }
 
+#[tokio::test]
+async fn a_session_watched_without_rides_is_marked_so_and_scored() {
+    let app = TestApp::new().await;
+    let ca = coach_and_athlete(&app).await;
+    let s = synth(34, 600.0, 0);
+    let id = derived_session(&app, &ca.coach, &ca.athlete_id, &s).await;
+    let page_path = ws_path(&ca.coach, &format!("/watch/{id}"));
+    let page = get(&app, &ca.coach, &page_path).await;
+    let mark = format!("{page_path}/labels/no-rides");
+    assert!(
+        page.body.contains(&format!("action=\"{mark}\"")),
+        "{}",
+        page.body
+    );
+    assert!(
+        !page.body.contains("id=\"accuracy\""),
+        "unlabelled: {}",
+        page.body
+    );
+
+    let r = post(&app, &ca.coach, &mark, &[]).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let page = get(&app, &ca.coach, &page_path).await;
+    assert_page(&page, StatusCode::OK);
+    // The mark replaces the ride form; the accuracy shows every found ride as a false one.
+    assert!(
+        page.body.contains("Marked as holding no ride"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("id=\"accuracy\""), "{}", page.body);
+    assert!(!page.body.contains("data-label-form"), "{}", page.body);
+    assert!(!page.body.contains("data-label-chart"), "{}", page.body);
+    assert!(!page.body.contains("It was a ride"), "{}", page.body);
+    assert!(
+        !page.body.contains(&format!("action=\"{mark}\"")),
+        "{}",
+        page.body
+    );
+    let acc = app
+        .get(&format!("/api/wearable/accuracy?sessionId={id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(acc.json["overall"]["labels"], 0, "{}", acc.body);
+    assert_eq!(acc.json["overall"]["precision"], 0.0, "{}", acc.body);
+
+    // Marking twice is refused on the page; an outsider's mark is a 404.
+    let r = post(&app, &ca.coach, &mark, &[]).await;
+    assert_page(&r, StatusCode::CONFLICT);
+    let theirs = ws_path(&ca.outsider, &format!("/watch/{id}/labels/no-rides"));
+    assert_page(
+        &post(&app, &ca.outsider, &theirs, &[]).await,
+        StatusCode::NOT_FOUND,
+    );
+
+    // Removed with its button: unlabelled again.
+    let listed = app
+        .get(&format!("/api/wearable/labels?sessionId={id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(items(&listed).len(), 1);
+    let mark_id = items(&listed)[0]["id"].as_str().unwrap().to_string();
+    let r = post(
+        &app,
+        &ca.coach,
+        &format!("{page_path}/labels/{mark_id}/delete"),
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(label_count(&app, &ca.coach, id).await, 0);
+    let page = get(&app, &ca.coach, &page_path).await;
+    assert!(page.body.contains("data-label-form"), "{}", page.body);
+    assert!(page.body.contains("It was a ride"), "{}", page.body);
+}
+
 async fn label_count(app: &TestApp, s: &Session, id: shared::db::Id) -> usize {
     let p = format!("/api/wearable/labels?sessionId={id}");
     items(&app.get(&p).session(s).send().await).len()

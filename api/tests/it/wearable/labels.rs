@@ -80,3 +80,132 @@ async fn a_bad_label_is_refused_and_not_written() {
     r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
     assert_eq!(app.count("wearable_labels").await, 0);
 }
+
+#[tokio::test]
+async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
+    let app = TestApp::new().await;
+    let ca = coach_and_athlete(&app).await;
+    let s = synth(33, 600.0, 0);
+    let id = derived_session(&app, &ca.coach, &ca.athlete_id, &s).await;
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    let found = r.json["rides"].as_array().unwrap().len();
+    assert!(found > 0, "{}", r.body);
+    assert_eq!(r.json["noRides"], false);
+    // Unlabelled: left out of the accuracy.
+    let r = app
+        .get("/api/wearable/accuracy")
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(r.json["labelledSessions"], 0, "{}", r.body);
+
+    let t0 = s.samples.gps[5].t;
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(json!({ "sessionId": id, "noRides": true, "start": ts_ms(t0).to_rfc3339() }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(
+        r.json["error"]["details"]["fields"][0]["code"], "not_allowed",
+        "{}",
+        r.body
+    );
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339() }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
+    assert_eq!(
+        r.json["error"]["details"]["fields"][0]["field"], "end",
+        "{}",
+        r.body
+    );
+    assert_eq!(app.count("wearable_labels").await, 0);
+
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(json!({ "sessionId": id, "noRides": true }))
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.json["noRides"], true);
+    let mark = r.json["id"].as_str().unwrap().to_string();
+    assert!(r.json["start"].as_str().unwrap() < r.json["end"].as_str().unwrap());
+    let r = app
+        .get("/api/wearable/accuracy")
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(r.json["labelledSessions"], 1, "{}", r.body);
+    assert_eq!(r.json["overall"]["labels"], 0);
+    assert_eq!(r.json["overall"]["detected"], found);
+    assert_eq!(r.json["overall"]["falsePositives"], found);
+    assert_eq!(r.json["overall"]["precision"], 0.0);
+    let r = app
+        .get(&format!("/api/wearable/sessions/{id}"))
+        .session(&ca.coach)
+        .send()
+        .await;
+    assert_eq!(
+        (r.json["noRides"].clone(), r.json["labels"].clone()),
+        (json!(true), json!(0))
+    );
+
+    // A ride contradicts the mark, and a second mark adds nothing.
+    let ride = json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339(), "end": ts_ms(t0 + 5000).to_rfc3339() });
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(ride.clone())
+        .send()
+        .await;
+    r.assert_error(StatusCode::CONFLICT, "labels_contradict");
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(json!({ "sessionId": id, "noRides": true }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::CONFLICT, "already_marked");
+    assert_eq!(app.count("wearable_labels").await, 1);
+
+    // Without the mark a ride may be labelled; then the mark contradicts it.
+    let del = |who: &Session| {
+        app.req(
+            axum::http::Method::DELETE,
+            &format!("/api/wearable/labels?id={mark}"),
+        )
+        .session(who)
+        .send()
+    };
+    del(&ca.outsider)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(del(&ca.coach).await.status, StatusCode::NO_CONTENT);
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(ride)
+        .send()
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.json["noRides"], false);
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.coach)
+        .json(json!({ "sessionId": id, "noRides": true }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::CONFLICT, "labels_contradict");
+    assert_eq!(app.count("wearable_labels").await, 1);
+    assert_eq!(audit_count(&app, "wearable_label.create").await, 2);
+}

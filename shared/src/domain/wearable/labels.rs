@@ -1,6 +1,7 @@
-//! Ground truth: rides a coach marks on a session (from video or from the beach), and the
-//! detector's accuracy against them (temporal IoU ≥ 0.5, per session and overall). A session
-//! counts once it has a label; one without labels is unlabelled, not "no rides".
+//! Ground truth: rides a coach marks on a session (from video or from the beach), or a mark
+//! that the session holds no ride, and the detector's accuracy against them (temporal IoU ≥ 0.5,
+//! per session and overall). A session counts once it has a label of either kind; one without
+//! labels is unlabelled, not "no rides".
 
 use super::accuracy::{Score, score};
 use super::sessions::{find, ts_ms};
@@ -19,12 +20,16 @@ pub const MAX_LABEL_S: i64 = 120;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewLabel {
     pub session_id: Id,
-    /// RFC 3339 with milliseconds, the watch's clock; within the session.
+    /// A ride's start: RFC 3339 with milliseconds, the watch's clock; within the session.
+    /// Required unless `noRides`.
     #[schema(format = DateTime, example = "2026-03-01T07:12:03.250Z")]
-    pub start: String,
-    /// After `start`, at most 120 s later.
+    pub start: Option<String>,
+    /// After `start`, at most 120 s later. Required unless `noRides`.
     #[schema(format = DateTime, example = "2026-03-01T07:12:21.500Z")]
-    pub end: String,
+    pub end: Option<String>,
+    /// Marks the whole session as watched and holding no ride (without `start` and `end`).
+    #[serde(default)]
+    pub no_rides: bool,
     pub note: Option<String>,
 }
 
@@ -35,6 +40,8 @@ pub struct LabelView {
     pub session_id: Id,
     pub start: Ts,
     pub end: Ts,
+    /// A "no rides" mark, spanning the session when it was made.
+    pub no_rides: bool,
     pub note: Option<String>,
     pub created_by: Option<Id>,
     pub created_at: Ts,
@@ -46,6 +53,7 @@ fn view(l: &wearable::Label) -> LabelView {
         session_id: l.session_id,
         start: ts_ms(l.start_ms),
         end: ts_ms(l.end_ms),
+        no_rides: l.no_rides,
         note: l.note.clone(),
         created_by: l.created_by,
         created_at: l.created_at,
@@ -59,39 +67,85 @@ fn ms(v: &mut Validator, field: &str, s: &str) -> Option<i64> {
 
 pub async fn create(db: &Db, ws: &InWorkspace, req: NewLabel) -> Result<LabelView> {
     let mut v = Validator::new();
-    let start = ms(&mut v, "start", &req.start);
-    let end = ms(&mut v, "end", &req.end);
+    let span = if req.no_rides {
+        for (field, given) in [("start", &req.start), ("end", &req.end)] {
+            v.check(
+                given.is_none(),
+                field,
+                "not_allowed",
+                "a no-rides mark covers the whole session",
+            );
+        }
+        None
+    } else {
+        let mut time = |field: &str, text: &Option<String>| match text {
+            Some(t) => ms(&mut v, field, t),
+            None => {
+                v.add(field, "required", "a ride label needs a start and an end");
+                None
+            }
+        };
+        let (start, end) = (time("start", &req.start), time("end", &req.end));
+        if let (Some(a), Some(b)) = (start, end) {
+            v.check(b > a, "end", "out_of_range", "must be after start");
+            v.check(
+                b - a <= MAX_LABEL_S * 1000,
+                "end",
+                "out_of_range",
+                "a ride label lasts at most 120 s",
+            );
+        }
+        start.zip(end)
+    };
     let note = req
         .note
         .as_deref()
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(|n| v.text("note", n, 500));
-    if let (Some(a), Some(b)) = (start, end) {
-        v.check(b > a, "end", "out_of_range", "must be after start");
-        v.check(
-            b - a <= MAX_LABEL_S * 1000,
-            "end",
-            "out_of_range",
-            "a ride label lasts at most 120 s",
-        );
-    }
     v.finish()?;
-    let (start, end) = (start.expect("checked"), end.expect("checked"));
     let mut tx = db.begin().await?;
-    let s = find(&mut tx, ws, req.session_id).await?;
-    let from = s.started_at.unix_millis() - 60_000;
-    let to = s
+    // Locked, so that a ride label and a "no rides" mark sent at once cannot both land.
+    let s = wearable::lock_session(&mut tx, ws.org_id, req.session_id)
+        .await?
+        .ok_or_else(|| Error::not_found("wearable session"))?;
+    let first = s.started_at.unix_millis();
+    let last = s
         .ended_at
         .or(s.last_seen_at)
         .unwrap_or_else(Ts::now)
-        .unix_millis()
-        + 60_000;
-    if start < from || end > to {
-        return Err(Error::field(
-            "start",
-            "out_of_range",
-            "the label must lie within the session",
+        .unix_millis();
+    let (start, end) = match span {
+        Some((start, end)) => {
+            if start < first - 60_000 || end > last + 60_000 {
+                return Err(Error::field(
+                    "start",
+                    "out_of_range",
+                    "the label must lie within the session",
+                ));
+            }
+            (start, end)
+        }
+        None => (first, last.max(first)),
+    };
+    // A ride and a "no rides" mark on one session contradict each other.
+    if wearable::count_labels(&mut tx, s.id, !req.no_rides).await? > 0 {
+        return Err(if req.no_rides {
+            Error::conflict(
+                "labels_contradict",
+                "the session has ride labels; delete them before marking it as holding no ride",
+            )
+        } else {
+            Error::conflict(
+                "labels_contradict",
+                "the session is marked as holding no ride; delete that mark first",
+            )
+        });
+    }
+    if req.no_rides && wearable::count_labels(&mut tx, s.id, true).await? > 0 {
+        return Err(Error::conflict(
+            "already_marked",
+            "the session is already marked as holding no ride",
         ));
     }
     let l = wearable::Label {
@@ -100,12 +154,13 @@ pub async fn create(db: &Db, ws: &InWorkspace, req: NewLabel) -> Result<LabelVie
         session_id: s.id,
         start_ms: start,
         end_ms: end,
+        no_rides: req.no_rides,
         note,
         created_by: Some(ws.actor.user_id),
         created_at: Ts::now(),
     };
     wearable::insert_label(&mut tx, &l).await?;
-    let data = json!({ "sessionId": s.id, "start": start, "end": end });
+    let data = json!({ "sessionId": s.id, "start": start, "end": end, "noRides": req.no_rides });
     audit::record(
         &mut tx,
         ws.audit("wearable_label.create", "wearable_label", l.id, data),
@@ -211,7 +266,11 @@ pub async fn accuracy(
     let mut rows = Vec::new();
     for s in &sessions {
         let labels = wearable::labels(&mut c, s.id, 10_000, 0).await?;
-        let truth: Vec<(i64, i64)> = labels.iter().map(|l| (l.start_ms, l.end_ms)).collect();
+        let truth: Vec<(i64, i64)> = labels
+            .iter()
+            .filter(|l| !l.no_rides)
+            .map(|l| (l.start_ms, l.end_ms))
+            .collect();
         let rides = match &s.detector_version {
             Some(v) => wearable::rides(&mut c, s.id, v).await?,
             None => Vec::new(),

@@ -180,7 +180,10 @@ pub struct SessionDetail {
     pub session: SessionView,
     /// The windows of the session's current detector version.
     pub rides: Vec<RideView>,
+    /// Rides a coach has labelled (ground truth).
     pub labels: i64,
+    /// A coach has marked the session as holding no ride.
+    pub no_rides: bool,
 }
 
 pub fn ts_ms(ms: i64) -> Ts {
@@ -742,11 +745,13 @@ pub async fn get(db: &Db, ws: &InWorkspace, id: Id) -> Result<SessionDetail> {
         Some(v) => wearable::rides(&mut c, s.id, v).await?,
         None => Vec::new(),
     };
-    let labels = wearable::count_labels(&mut c, s.id).await?;
+    let labels = wearable::count_labels(&mut c, s.id, false).await?;
+    let no_rides = wearable::count_labels(&mut c, s.id, true).await? > 0;
     Ok(SessionDetail {
         session: view(&mut c, &s).await?,
         rides: rides.iter().map(ride_view).collect(),
         labels,
+        no_rides,
     })
 }
 

@@ -311,6 +311,10 @@ pub struct ShowPage {
     rides: Vec<RideLine>,
     summary: Vec<(String, String)>,
     labels: Vec<LabelLine>,
+    /// The session's "no rides" mark, when a coach has set one.
+    no_rides: Option<Id>,
+    /// Rides may be labelled: the viewer manages sessions and the session is not marked.
+    may_label: bool,
     score: Option<Score>,
     syncs: Vec<SyncLine>,
     clip_choices: Vec<(Id, String)>,
@@ -424,8 +428,10 @@ async fn show_page(
         })
         .collect();
     let label_rows = labels::list(&state.db, &acting, id, 200, 0).await?;
+    let no_rides = label_rows.iter().find(|l| l.no_rides).map(|l| l.id);
     let labels: Vec<LabelLine> = label_rows
         .iter()
+        .filter(|l| !l.no_rides)
         .map(|l| LabelLine {
             id: l.id,
             from: desk.clock(l.start.unix_millis()),
@@ -437,14 +443,19 @@ async fn show_page(
             note: l.note.clone().unwrap_or_default(),
         })
         .collect();
-    let score = if labels.is_empty() {
+    let score = if label_rows.is_empty() {
         None
     } else {
         let r = labels::accuracy(&state.db, &acting, Some(id), 1, 0).await?;
         let pct = |v: f64| format!("{:.0} %", v * 100.0);
         Some(Score {
             precision: pct(r.overall.precision),
-            recall: pct(r.overall.recall),
+            // Of no true ride, no share was found.
+            recall: if r.overall.labels == 0 {
+                "–".to_string()
+            } else {
+                pct(r.overall.recall)
+            },
             f1: pct(r.overall.f1),
             labels: r.overall.labels,
             detected: r.overall.detected,
@@ -512,6 +523,8 @@ async fn show_page(
         heart,
         rides: ride_lines,
         labels,
+        may_label: may_manage && no_rides.is_none(),
+        no_rides,
         score,
         syncs,
         may_align: may_manage && footage && !clip_choices.is_empty(),
@@ -578,8 +591,9 @@ async fn add_label_of(state: &AppState, desk: &Desk, id: Id, f: &LabelForm) -> R
     };
     let req = NewLabel {
         session_id: id,
-        start: from,
-        end: to,
+        start: Some(from),
+        end: Some(to),
+        no_rides: false,
         note: opt(&f.note).map(str::to_string),
     };
     labels::create(&state.db, &desk.acting(), req)
@@ -606,6 +620,27 @@ pub async fn add_label(
     }
 }
 
+/// `POST …/labels/no-rides`: the session was watched and holds no ride (as POST
+/// `/api/wearable/labels` with `noRides`).
+pub async fn mark_no_rides(
+    State(state): State<AppState>,
+    desk: Desk,
+    Path(SessionPath { id }): Path<SessionPath>,
+    DeskForm(_): DeskForm<Empty>,
+) -> Response {
+    let req = NewLabel {
+        session_id: id,
+        start: None,
+        end: None,
+        no_rides: true,
+        note: None,
+    };
+    match labels::create(&state.db, &desk.acting(), req).await {
+        Ok(_) => desk.done(&format!("/watch/{id}#labels"), "watch.no_rides_marked"),
+        Err(e) => reshow(&state, &desk, id, LabelForm::default(), e).await,
+    }
+}
+
 #[derive(Deserialize)]
 pub struct LabelPath {
     id: Id,
@@ -623,14 +658,16 @@ pub async fn delete_label(
     let acting = desk.acting();
     let done = async {
         let mine = labels::list(&state.db, &acting, id, 200, 0).await?;
-        if !mine.iter().any(|l| l.id == other) {
+        let Some(label) = mine.iter().find(|l| l.id == other) else {
             return Err(Error::not_found("label"));
-        }
-        labels::delete(&state.db, &acting, other).await
+        };
+        labels::delete(&state.db, &acting, other).await?;
+        Ok(label.no_rides)
     }
     .await;
     match done {
-        Ok(()) => desk.done(&format!("/watch/{id}#labels"), "watch.label_deleted"),
+        Ok(true) => desk.done(&format!("/watch/{id}#labels"), "watch.no_rides_removed"),
+        Ok(false) => desk.done(&format!("/watch/{id}#labels"), "watch.label_deleted"),
         Err(e) => reshow(&state, &desk, id, LabelForm::default(), e).await,
     }
 }
