@@ -104,24 +104,21 @@ async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
     assert_eq!(r.json["labelledSessions"], 0, "{}", r.body);
 
     let t0 = s.samples.gps[5].t;
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(json!({ "sessionId": id, "noRides": true, "start": ts_ms(t0).to_rfc3339() }))
-        .send()
-        .await;
+    let label = |body: serde_json::Value| {
+        app.post("/api/wearable/labels")
+            .session(&ca.coach)
+            .json(body)
+            .send()
+    };
+    let r =
+        label(json!({ "sessionId": id, "noRides": true, "start": ts_ms(t0).to_rfc3339() })).await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(
         r.json["error"]["details"]["fields"][0]["code"], "not_allowed",
         "{}",
         r.body
     );
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339() }))
-        .send()
-        .await;
+    let r = label(json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339() })).await;
     r.assert_error(StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(
         r.json["error"]["details"]["fields"][0]["field"], "end",
@@ -130,12 +127,7 @@ async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
     );
     assert_eq!(app.count("wearable_labels").await, 0);
 
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(json!({ "sessionId": id, "noRides": true }))
-        .send()
-        .await;
+    let r = label(json!({ "sessionId": id, "noRides": true })).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     assert_eq!(r.json["noRides"], true);
     let mark = r.json["id"].as_str().unwrap().to_string();
@@ -162,19 +154,9 @@ async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
 
     // A ride contradicts the mark, and a second mark adds nothing.
     let ride = json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339(), "end": ts_ms(t0 + 5000).to_rfc3339() });
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(ride.clone())
-        .send()
-        .await;
+    let r = label(ride.clone()).await;
     r.assert_error(StatusCode::CONFLICT, "labels_contradict");
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(json!({ "sessionId": id, "noRides": true }))
-        .send()
-        .await;
+    let r = label(json!({ "sessionId": id, "noRides": true })).await;
     r.assert_error(StatusCode::CONFLICT, "already_marked");
     assert_eq!(app.count("wearable_labels").await, 1);
 
@@ -191,20 +173,10 @@ async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
         .await
         .assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(del(&ca.coach).await.status, StatusCode::NO_CONTENT);
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(ride)
-        .send()
-        .await;
+    let r = label(ride).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     assert_eq!(r.json["noRides"], false);
-    let r = app
-        .post("/api/wearable/labels")
-        .session(&ca.coach)
-        .json(json!({ "sessionId": id, "noRides": true }))
-        .send()
-        .await;
+    let r = label(json!({ "sessionId": id, "noRides": true })).await;
     r.assert_error(StatusCode::CONFLICT, "labels_contradict");
     assert_eq!(app.count("wearable_labels").await, 1);
     assert_eq!(audit_count(&app, "wearable_label.create").await, 2);
