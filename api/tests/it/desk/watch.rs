@@ -406,9 +406,14 @@ async fn a_viewer_reads_a_session_and_every_post_is_forbidden() {
         !r.body.contains(&format!("{page}/labels\"")),
         "no label form"
     );
+    assert!(
+        !r.body.contains(&format!("{page}/labels/no-rides\"")),
+        "no mark button"
+    );
     let labels = label_count(&app, &ca.coach, id).await;
     for (rest, fields) in [
         ("/labels", vec![("from", "10:00:00"), ("to", "10:00:10")]),
+        ("/labels/no-rides", vec![]),
         (
             "/labels/00000000-0000-0000-0000-000000000000/delete",
             vec![],

@@ -78,6 +78,13 @@ async fn a_bad_label_is_refused_and_not_written() {
     let viewer = add_member(&app, ca.coach.org_id, "viewer@example.com", "viewer").await;
     let r = app.post("/api/wearable/labels").session(&viewer).json(json!({ "sessionId": id, "start": ts_ms(t0).to_rfc3339(), "end": ts_ms(t0 + 5000).to_rfc3339() })).send().await;
     r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&viewer)
+        .json(json!({ "sessionId": id, "noRides": true }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::FORBIDDEN, "permission_denied");
     assert_eq!(app.count("wearable_labels").await, 0);
 }
 
@@ -158,6 +165,14 @@ async fn a_session_marked_without_rides_counts_its_windows_as_false_rides() {
     r.assert_error(StatusCode::CONFLICT, "labels_contradict");
     let r = label(json!({ "sessionId": id, "noRides": true })).await;
     r.assert_error(StatusCode::CONFLICT, "already_marked");
+    // Another workspace's session is not found.
+    let r = app
+        .post("/api/wearable/labels")
+        .session(&ca.outsider)
+        .json(json!({ "sessionId": id, "noRides": true }))
+        .send()
+        .await;
+    r.assert_error(StatusCode::NOT_FOUND, "not_found");
     assert_eq!(app.count("wearable_labels").await, 1);
 
     // Without the mark a ride may be labelled; then the mark contradicts it.
